@@ -1,0 +1,9 @@
+package io.sluice.proxy.config;
+
+/**
+ * One way in to a virtual cluster: a listening address scheme and optional TLS.
+ *
+ * @param tls null means plaintext
+ */
+public record GatewayConfig(String name, PortIdentifiesNodeConfig portIdentifiesNode, TlsServerConfig tls) {
+}

@@ -1,0 +1,56 @@
+package io.sluice.proxy.config;
+
+import java.time.Duration;
+
+import com.fasterxml.jackson.annotation.JsonCreator;
+import com.fasterxml.jackson.annotation.JsonProperty;
+
+/**
+ * Proxy-wide network settings.
+ *
+ * @param workerThreads event loop threads; 0 lets Netty choose (twice the cores)
+ * @param maxFrameBytes largest Kafka frame accepted in either direction
+ * @param filterTimeout how long a filter may take on one message before the connection is closed
+ * @param connectTimeout for connections to brokers
+ * @param writeBufferHighWaterMark stop reading from the other side above this many queued bytes
+ * @param writeBufferLowWaterMark resume reading below this many queued bytes
+ */
+public record NetworkConfig(int workerThreads,
+                            int maxFrameBytes,
+                            Duration filterTimeout,
+                            Duration connectTimeout,
+                            int writeBufferHighWaterMark,
+                            int writeBufferLowWaterMark) {
+
+    public static final int DEFAULT_MAX_FRAME_BYTES = 104_857_600;
+    public static final Duration DEFAULT_FILTER_TIMEOUT = Duration.ofSeconds(20);
+    public static final Duration DEFAULT_CONNECT_TIMEOUT = Duration.ofSeconds(10);
+    public static final int DEFAULT_HIGH_WATER_MARK = 1024 * 1024;
+    public static final int DEFAULT_LOW_WATER_MARK = 512 * 1024;
+
+    public NetworkConfig {
+        filterTimeout = filterTimeout == null ? DEFAULT_FILTER_TIMEOUT : filterTimeout;
+        connectTimeout = connectTimeout == null ? DEFAULT_CONNECT_TIMEOUT : connectTimeout;
+    }
+
+    public static NetworkConfig defaults() {
+        return new NetworkConfig(0, DEFAULT_MAX_FRAME_BYTES, DEFAULT_FILTER_TIMEOUT, DEFAULT_CONNECT_TIMEOUT,
+                DEFAULT_HIGH_WATER_MARK, DEFAULT_LOW_WATER_MARK);
+    }
+
+    @JsonCreator
+    static NetworkConfig fromYaml(@JsonProperty("workerThreads") Integer workerThreads,
+                                  @JsonProperty("maxFrameBytes") Integer maxFrameBytes,
+                                  @JsonProperty("filterTimeout") Duration filterTimeout,
+                                  @JsonProperty("connectTimeout") Duration connectTimeout,
+                                  @JsonProperty("writeBufferHighWaterMark") Integer writeBufferHighWaterMark,
+                                  @JsonProperty("writeBufferLowWaterMark") Integer writeBufferLowWaterMark) {
+        return new NetworkConfig(
+                workerThreads == null ? 0 : workerThreads,
+                maxFrameBytes == null ? DEFAULT_MAX_FRAME_BYTES : maxFrameBytes,
+                filterTimeout,
+                connectTimeout,
+                writeBufferHighWaterMark == null ? DEFAULT_HIGH_WATER_MARK : writeBufferHighWaterMark,
+                writeBufferLowWaterMark == null ? DEFAULT_LOW_WATER_MARK : writeBufferLowWaterMark);
+    }
+}
