@@ -57,7 +57,7 @@ public record HostPort(String host, int port) {
                 throw invalid(text, "the port is missing");
             }
             host = trimmed.substring(0, colon);
-            if (host.contains(":")) {
+            if (host.contains(":") && IPV6_LITERAL.matcher(host).matches()) {
                 throw invalid(text, "IPv6 addresses must be written in brackets, e.g. [::1]:9092");
             }
             if (!HOST_NAME.matcher(host).matches()) {

@@ -28,8 +28,9 @@ public record NodeIdRange(String name, int start, int end) {
         return Math.max(0L, (long) end - start + 1);
     }
 
+    /** Whether some node id is in both; an inverted range holds none, so it overlaps nothing. */
     public boolean overlaps(NodeIdRange other) {
-        return start <= other.end && other.start <= end;
+        return size() > 0 && other.size() > 0 && start <= other.end && other.start <= end;
     }
 
     @Override

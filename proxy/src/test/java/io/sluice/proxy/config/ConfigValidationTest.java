@@ -1,0 +1,383 @@
+package io.sluice.proxy.config;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowableOfType;
+
+class ConfigValidationTest {
+
+    @TempDir
+    Path dir;
+
+    private String pem;
+
+    @BeforeEach
+    void files() throws Exception {
+        pem = Files.writeString(dir.resolve("file.pem"), "x").toString();
+    }
+
+    @Test
+    void theMinimalConfigIsValid() {
+        assertThat(ConfigLoader.parse(cluster("demo", 9192, ""), Map.of())).isNotNull();
+    }
+
+    @Test
+    void needsAVirtualCluster() {
+        assertThat(problems("virtualClusters: []\n"))
+                .containsExactly("virtualClusters: at least one virtual cluster is required");
+        assertThat(problems("management: {port: 1}\n"))
+                .containsExactly("virtualClusters: at least one virtual cluster is required");
+    }
+
+    @Test
+    void clusterNamesAreRequiredWellFormedAndUnique() {
+        String yaml = "virtualClusters:\n" + item(cluster("Bad_Name", 9192, ""))
+                + item(cluster("demo", 9292, "")) + item(cluster("demo", 9392, "")) + item(cluster("-x", 9492, ""))
+                + item(cluster("", 9592, ""));
+
+        assertThat(problems(yaml)).containsExactly(
+                "virtualClusters[0].name: 'Bad_Name' must be lower-case letters, digits and '-', starting and ending with a letter or digit",
+                "virtualClusters[2].name: duplicate virtual cluster name 'demo' (also virtualClusters[1])",
+                "virtualClusters[3].name: '-x' must be lower-case letters, digits and '-', starting and ending with a letter or digit",
+                "virtualClusters[4].name: is required");
+    }
+
+    @Test
+    void needsATargetClusterWithBootstrapServers() {
+        String noTarget = """
+                virtualClusters:
+                  - name: a
+                    gateways: [{name: g, portIdentifiesNode: {bootstrapAddress: "localhost:9192"}}]
+                  - name: b
+                    targetCluster: {}
+                    gateways: [{name: g, portIdentifiesNode: {bootstrapAddress: "localhost:9292"}}]
+                  - name: c
+                    targetCluster: {bootstrapServers: ":9092,kafka:0"}
+                    gateways: [{name: g, portIdentifiesNode: {bootstrapAddress: "localhost:9392"}}]
+                """;
+
+        assertThat(problems(noTarget)).containsExactly(
+                "virtualClusters[0].targetCluster: is required",
+                "virtualClusters[1].targetCluster.bootstrapServers: is required (one or more host:port)",
+                "virtualClusters[2].targetCluster.bootstrapServers[0]: ':9092' needs a host and a port above 0",
+                "virtualClusters[2].targetCluster.bootstrapServers[1]: 'kafka:0' needs a host and a port above 0");
+    }
+
+    @Test
+    void needsUniquelyNamedGatewaysWithABootstrapAddress() {
+        String yaml = """
+                virtualClusters:
+                  - name: a
+                    targetCluster: {bootstrapServers: "kafka:9092"}
+                    gateways: []
+                  - name: b
+                    targetCluster: {bootstrapServers: "kafka:9092"}
+                    gateways:
+                      - {name: g, portIdentifiesNode: {bootstrapAddress: "localhost:9192"}}
+                      - {name: g, portIdentifiesNode: {bootstrapAddress: "localhost:9292"}}
+                      - {portIdentifiesNode: {nodeStartPort: 9400}}
+                      - {name: h}
+                      - {name: i, portIdentifiesNode: {bootstrapAddress: "localhost:0"}}
+                """;
+
+        assertThat(problems(yaml)).containsExactly(
+                "virtualClusters[0].gateways: at least one gateway is required",
+                "virtualClusters[1].gateways[1].name: duplicate gateway name 'g' in this cluster",
+                "virtualClusters[1].gateways[2].name: is required",
+                "virtualClusters[1].gateways[2].portIdentifiesNode.bootstrapAddress: is required",
+                "virtualClusters[1].gateways[3].portIdentifiesNode: is required",
+                "virtualClusters[1].gateways[4].portIdentifiesNode.bootstrapAddress: the port must be between 1 and 65535");
+    }
+
+    @Test
+    void aWildcardBootstrapNeedsAnAdvertisedPattern() {
+        for (String wildcard : List.of("0.0.0.0:9192", "\"[::]:9192\"", "\":9192\"")) {
+            assertThat(problems(gateway("bootstrapAddress: " + wildcard))).singleElement().asString()
+                    .startsWith("virtualClusters[0].gateways[0].portIdentifiesNode.advertisedBrokerAddressPattern: is required when");
+        }
+        assertThat(problems(gateway("bootstrapAddress: 0.0.0.0:9192\n  advertisedBrokerAddressPattern: proxy.local"))).isEmpty();
+    }
+
+    @Test
+    void checksTheAdvertisedPattern() {
+        String path = "virtualClusters[0].gateways[0].portIdentifiesNode.advertisedBrokerAddressPattern: ";
+
+        assertThat(problems(gateway("bootstrapAddress: localhost:9192\n  advertisedBrokerAddressPattern: b-$(nodeID).x")))
+                .containsExactly(path + "only the $(nodeId) placeholder is supported");
+        assertThat(problems(gateway("bootstrapAddress: localhost:9192\n  advertisedBrokerAddressPattern: 'b x:1'")))
+                .singleElement().asString().startsWith(path + "invalid host:port");
+        assertThat(problems(gateway("bootstrapAddress: localhost:9192\n  advertisedBrokerAddressPattern: '0.0.0.0'")))
+                .singleElement().asString().startsWith(path + "'0.0.0.0' is a wildcard address");
+        assertThat(problems(gateway("bootstrapAddress: localhost:9192\n  advertisedBrokerAddressPattern: 'b-$(nodeId).x:0'")))
+                .containsExactly(path + "the port must be between 1 and 65535");
+        assertThat(problems(gateway("bootstrapAddress: localhost:9192\n  advertisedBrokerAddressPattern: 'b-$(nodeId).x:443'")))
+                .isEmpty();
+    }
+
+    @Test
+    void checksNodeIdRanges() {
+        String yaml = gateway("""
+                bootstrapAddress: localhost:9192
+                  nodeIdRanges:
+                    - {name: a, start: 5, end: 3}
+                    - {name: b, start: 0, end: 10}
+                    - {name: c, start: 10, end: 12}
+                    - {name: d, start: -1, end: -1}
+                """);
+
+        assertThat(problems(yaml)).containsExactly(
+                "virtualClusters[0].gateways[0].portIdentifiesNode.nodeIdRanges[0].end: must not be less than start (5)",
+                "virtualClusters[0].gateways[0].portIdentifiesNode.nodeIdRanges[2]: c:[10..12] overlaps nodeIdRanges[1] b:[0..10]",
+                "virtualClusters[0].gateways[0].portIdentifiesNode.nodeIdRanges[3].start: node ids are never negative");
+    }
+
+    @Test
+    void nodePortsMustFitBelow65536() {
+        assertThat(problems(gateway("bootstrapAddress: localhost:65530\n  nodeIdRanges: [{name: a, start: 0, end: 9}]")))
+                .containsExactly("virtualClusters[0].gateways[0].portIdentifiesNode.nodeIdRanges: the 10 node ports from "
+                        + "nodeStartPort 65531 would end at 65540, beyond 65535");
+        assertThat(problems(gateway("bootstrapAddress: localhost:65535")))
+                .containsExactly("virtualClusters[0].gateways[0].portIdentifiesNode.nodeStartPort: must be between 1 and 65535");
+    }
+
+    @Test
+    void gatewaysMayNotShareBootstrapPorts() {
+        String yaml = "virtualClusters:\n" + item(cluster("a", 9192, "")) + item(cluster("b", 9192, ""));
+
+        assertThat(problems(yaml)).containsExactly(
+                "virtualClusters[1].gateways[0].portIdentifiesNode.bootstrapAddress: bootstrap port 9192 overlaps "
+                        + "bootstrap port 9192 of virtualClusters[0].gateways[0]",
+                "virtualClusters[1].gateways[0].portIdentifiesNode.nodeStartPort: node start port 9193 overlaps "
+                        + "node start port 9193 of virtualClusters[0].gateways[0]");
+    }
+
+    @Test
+    void aBootstrapPortMayNotBeAnotherGatewaysNodeStartPort() {
+        String yaml = "virtualClusters:\n" + item(cluster("a", 9192, "")) + item(cluster("b", 9193, ""));
+
+        assertThat(problems(yaml)).containsExactly(
+                "virtualClusters[1].gateways[0].portIdentifiesNode.bootstrapAddress: bootstrap port 9193 overlaps "
+                        + "node start port 9193 of virtualClusters[0].gateways[0]");
+    }
+
+    @Test
+    void rangedNodePortsMayNotOverlapOtherGatewaysPorts() {
+        String yaml = "virtualClusters:\n"
+                + item(cluster("a", 9192, "      nodeIdRanges: [{name: r, start: 0, end: 9}]\n"))
+                + item(cluster("b", 9200, "      nodeStartPort: 9300\n"));
+
+        assertThat(problems(yaml)).containsExactly(
+                "virtualClusters[1].gateways[0].portIdentifiesNode.bootstrapAddress: bootstrap port 9200 overlaps "
+                        + "node ports 9193..9202 of virtualClusters[0].gateways[0]");
+    }
+
+    @Test
+    void aGatewaysOwnNodePortsMayNotCoverItsBootstrapPort() {
+        String yaml = gateway("bootstrapAddress: localhost:9192\n  nodeStartPort: 9190\n  nodeIdRanges: [{name: r, start: 0, end: 5}]");
+
+        assertThat(problems(yaml)).containsExactly(
+                "virtualClusters[0].gateways[0].portIdentifiesNode.nodeIdRanges: node ports 9190..9195 overlaps "
+                        + "bootstrap port 9192 of this gateway");
+    }
+
+    @Test
+    void filterReferencesMustResolveAndDefinitionsBeComplete() {
+        String yaml = cluster("demo", 9192, "").replace("    gateways:", "    filters: [audit, nope]\n    gateways:") + """
+                defaultFilters: [missing]
+                filterDefinitions:
+                  - name: audit
+                    type: Audit
+                  - name: audit
+                    type: Audit
+                  - type: Other
+                  - name: untyped
+                """;
+
+        assertThat(problems(yaml)).containsExactly(
+                "filterDefinitions[1].name: duplicate filter name 'audit' (also filterDefinitions[0])",
+                "filterDefinitions[2].name: is required",
+                "filterDefinitions[3].type: is required",
+                "defaultFilters[0]: unknown filter 'missing' (not in filterDefinitions: audit, untyped)",
+                "virtualClusters[0].filters[1]: unknown filter 'nope' (not in filterDefinitions: audit, untyped)");
+    }
+
+    @Test
+    void anEmptyFilterListMeansNoFilters() {
+        String yaml = cluster("demo", 9192, "").replace("    gateways:", "    filters: []\n    gateways:") + """
+                defaultFilters: [audit]
+                filterDefinitions: [{name: audit, type: Audit}]
+                """;
+
+        ProxyConfig config = ConfigLoader.parse(yaml, Map.of());
+
+        assertThat(config.filtersFor(config.virtualClusters().get(0))).isEmpty();
+    }
+
+    @Test
+    void checksNetworkAndManagementSettings() {
+        String yaml = cluster("demo", 9192, "") + """
+                network:
+                  workerThreads: -1
+                  maxFrameBytes: 0
+                  filterTimeout: 0s
+                  connectTimeout: 0
+                  writeBufferHighWaterMark: 100
+                  writeBufferLowWaterMark: 200
+                management:
+                  bindAddress: " "
+                  port: 70000
+                """;
+
+        assertThat(problems(yaml)).containsExactly(
+                "network.workerThreads: must be 0 (Netty default) or more",
+                "network.maxFrameBytes: must be greater than 0",
+                "network.filterTimeout: must be longer than 0",
+                "network.connectTimeout: must be longer than 0",
+                "network.writeBufferLowWaterMark: must not exceed writeBufferHighWaterMark (100)",
+                "management.bindAddress: must not be empty",
+                "management.port: must be between 0 and 65535 (0 picks a free port)");
+    }
+
+    @Test
+    void aKeyIsEitherPemFilesOrAStore() {
+        String path = "virtualClusters[0].gateways[0].tls.key";
+
+        assertThat(problems(serverTls("key: {}"))).containsExactly(
+                path + ": one of privateKeyFile and certificateFile (PEM) or storeFile is required");
+        assertThat(problems(serverTls("key: {privateKeyFile: %s, storeFile: %s, storePassword: x}".formatted(pem, pem))))
+                .containsExactly(path + ": set either privateKeyFile and certificateFile (PEM) or storeFile, not both");
+        assertThat(problems(serverTls("key: {privateKeyFile: %s}".formatted(pem))))
+                .containsExactly(path + ".certificateFile: is required");
+        assertThat(problems(serverTls("key: {certificateFile: %s, storePassword: x, storeType: JKS}".formatted(pem))))
+                .containsExactly(path + ".privateKeyFile: is required", path + ".storePassword: only applies to storeFile",
+                        path + ".storeType: only applies to storeFile");
+        assertThat(problems(serverTls("key: {storeFile: %s, storeType: PEM}".formatted(pem)))).containsExactly(
+                path + ".storeType: 'PEM' is not supported; use one of [JKS, PKCS12]",
+                path + ".storePassword: is required with storeFile");
+        assertThat(problems(serverTls("key: {storeFile: %s, storePassword: x, storeType: jks}".formatted(pem)))).isEmpty();
+    }
+
+    @Test
+    void namesEveryMissingFile() {
+        String missing = dir.resolve("missing.pem").toString();
+        String yaml = serverTls("""
+                key: {privateKeyFile: %s, certificateFile: %s, keyPassword: {passwordFile: %s}}
+                  trust: {storeFile: %s, storeType: PEM}
+                """.formatted(missing, dir, missing, missing));
+        String path = "virtualClusters[0].gateways[0].tls";
+
+        assertThat(problems(yaml)).containsExactly(
+                path + ".key.privateKeyFile: file '" + missing + "' does not exist",
+                path + ".key.certificateFile: '" + dir + "' is not a regular file",
+                path + ".key.keyPassword.passwordFile: file '" + missing + "' does not exist",
+                path + ".trust.storeFile: file '" + missing + "' does not exist");
+    }
+
+    @Test
+    void checksPasswordsAndTrust() {
+        String yaml = serverTls("""
+                key: {storeFile: %s, storePassword: {password: a, passwordFile: %s}}
+                  trust: {storeFile: %s, storeType: PEM, storePassword: x}
+                  protocols: [""]
+                """.formatted(pem, pem, pem));
+        String path = "virtualClusters[0].gateways[0].tls";
+
+        assertThat(problems(yaml)).containsExactly(
+                path + ".key.storePassword: set either password or passwordFile, not both",
+                path + ".trust.storePassword: only applies to PKCS12 or JKS stores",
+                path + ".protocols[0]: must not be empty");
+        assertThat(problems(serverTls("key: {storeFile: %s, storePassword: {}}".formatted(pem))))
+                .containsExactly(path + ".key.storePassword: one of password or passwordFile is required");
+        assertThat(problems(serverTls("key: {storeFile: %s, storePassword: x}\n  trust: {storeFile: %s, storeType: P12}".formatted(pem, pem))))
+                .containsExactly(path + ".trust.storeType: 'P12' is not supported; use one of [JKS, PEM, PKCS12]");
+    }
+
+    @Test
+    void clientAuthNeedsATrustStore() {
+        assertThat(problems(serverTls("key: {storeFile: %s, storePassword: x}\n  clientAuth: REQUIRED".formatted(pem))))
+                .containsExactly("virtualClusters[0].gateways[0].tls.trust: is required when clientAuth is REQUIRED, "
+                        + "to say which client certificates to accept");
+    }
+
+    @Test
+    void checksTheClientTlsTowardsBrokers() {
+        String yaml = cluster("demo", 9192, "").replace("bootstrapServers: kafka:9092", """
+                bootstrapServers: kafka:9092
+                      tls:
+                        insecure: true
+                        trust: {storeFile: %s, storeType: PEM}
+                        key: {privateKeyFile: %s}""".formatted(pem, pem));
+
+        assertThat(problems(yaml)).containsExactly(
+                "virtualClusters[0].targetCluster.tls.key.certificateFile: is required",
+                "virtualClusters[0].targetCluster.tls.trust: cannot be combined with insecure: true, which trusts every certificate");
+    }
+
+    @Test
+    void reportsProblemsFromAllSectionsAtOnce() {
+        String yaml = "virtualClusters:\n" + item(cluster("A", 9192, "")) + "network: {maxFrameBytes: -1}\n";
+
+        ConfigException e = catchThrowableOfType(ConfigException.class, () -> ConfigLoader.parse(yaml, Map.of()));
+
+        assertThat(e.problems()).hasSize(2);
+        assertThat(e.getMessage()).startsWith("Invalid configuration (2 problems):")
+                .contains("  - network.maxFrameBytes: must be greater than 0")
+                .contains("  - virtualClusters[0].name: 'A' must be");
+    }
+
+    private List<String> problems(String yaml) {
+        try {
+            ConfigLoader.parse(yaml, Map.of());
+            return List.of();
+        }
+        catch (ConfigException e) {
+            return e.problems();
+        }
+    }
+
+    /** A one-cluster config with one gateway; {@code extra} is added to its portIdentifiesNode section. */
+    private static String cluster(String name, int bootstrapPort, String extra) {
+        return """
+                virtualClusters:
+                  - name: "%s"
+                    targetCluster:
+                      bootstrapServers: kafka:9092
+                    gateways:
+                      - name: default
+                        portIdentifiesNode:
+                          bootstrapAddress: localhost:%d
+                %s""".formatted(name, bootstrapPort, extra.indent(4));
+    }
+
+    /** The single cluster entry of {@link #cluster}, for building a list of several. */
+    private static String item(String single) {
+        return single.substring(single.indexOf('\n') + 1);
+    }
+
+    /** A one-cluster config whose gateway's portIdentifiesNode section is {@code body} (continuation lines at 2). */
+    private static String gateway(String body) {
+        return """
+                virtualClusters:
+                  - name: demo
+                    targetCluster:
+                      bootstrapServers: kafka:9092
+                    gateways:
+                      - name: default
+                        portIdentifiesNode:
+                """ + body.strip().indent(10).replace("\n            ", "\n          ");
+    }
+
+    /** A one-cluster config whose gateway has TLS {@code body} (continuation lines at 2). */
+    private static String serverTls(String body) {
+        return cluster("demo", 9192, "").stripTrailing() + "\n        tls:\n"
+                + body.strip().indent(10).replace("\n            ", "\n          ");
+    }
+}
