@@ -1,0 +1,52 @@
+package io.sluice.proxy.metrics;
+
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.binder.jvm.JvmGcMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmThreadMetrics;
+import io.micrometer.core.instrument.binder.system.FileDescriptorMetrics;
+import io.micrometer.core.instrument.binder.system.ProcessorMetrics;
+import io.micrometer.core.instrument.binder.system.UptimeMetrics;
+
+import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentMap;
+
+/**
+ * Entry point to the proxy's meters. Connection handlers look up their {@link VirtualClusterMetrics} once
+ * (when the channel becomes active) and keep it, so the per-request path never touches this map.
+ */
+public final class ProxyMetrics {
+
+    private final MeterRegistry registry;
+    private final ConcurrentMap<String, VirtualClusterMetrics> byVirtualCluster = new ConcurrentHashMap<>();
+
+    public ProxyMetrics(MeterRegistry registry) {
+        this.registry = Objects.requireNonNull(registry, "registry");
+    }
+
+    public VirtualClusterMetrics forVirtualCluster(String virtualCluster) {
+        Objects.requireNonNull(virtualCluster, "virtualCluster");
+        return byVirtualCluster.computeIfAbsent(virtualCluster, name -> new VirtualClusterMetrics(registry, name));
+    }
+
+    public MeterRegistry registry() {
+        return registry;
+    }
+
+    /**
+     * Binds JVM and process meters. The returned handle unregisters the GC notification listeners; callers that
+     * bind once for the life of the process may ignore it.
+     */
+    public static AutoCloseable bindJvmMetrics(MeterRegistry registry) {
+        new JvmMemoryMetrics().bindTo(registry);
+        new ProcessorMetrics().bindTo(registry);
+        new JvmThreadMetrics().bindTo(registry);
+        new UptimeMetrics().bindTo(registry);
+        // A proxy holds two sockets per client connection; running out of descriptors is its most likely resource failure.
+        new FileDescriptorMetrics().bindTo(registry);
+        JvmGcMetrics gc = new JvmGcMetrics();
+        gc.bindTo(registry);
+        return gc;
+    }
+}

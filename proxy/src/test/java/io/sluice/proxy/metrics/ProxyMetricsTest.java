@@ -1,0 +1,202 @@
+package io.sluice.proxy.metrics;
+
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import org.apache.kafka.common.protocol.ApiKeys;
+import org.junit.jupiter.api.Test;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+class ProxyMetricsTest {
+
+    private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+    private final ProxyMetrics metrics = new ProxyMetrics(registry);
+
+    @Test
+    void connectionGaugeFollowsOpensAndClosesWhileCounterOnlyGrows() {
+        VirtualClusterMetrics vc = metrics.forVirtualCluster("demo");
+        vc.connectionOpened();
+        vc.connectionOpened();
+        vc.connectionOpened();
+        vc.connectionClosed();
+
+        String scrape = registry.scrape();
+        assertThat(scrape)
+                .contains("sluice_client_connections{virtual_cluster=\"demo\"} 2.0")
+                .contains("sluice_client_connections_opened_total{virtual_cluster=\"demo\"} 3.0");
+    }
+
+    @Test
+    void rejectionsAreCountedPerReason() {
+        VirtualClusterMetrics vc = metrics.forVirtualCluster("demo");
+        vc.connectionRejected("frame_too_large");
+        vc.connectionRejected("frame_too_large");
+        vc.connectionRejected("malformed");
+
+        assertThat(registry.scrape())
+                .contains("sluice_client_connections_rejected_total{reason=\"frame_too_large\",virtual_cluster=\"demo\"} 2.0")
+                .contains("sluice_client_connections_rejected_total{reason=\"malformed\",virtual_cluster=\"demo\"} 1.0");
+    }
+
+    @Test
+    void rejectionReasonsAreCappedSoALabelCannotGrowWithoutBound() {
+        VirtualClusterMetrics vc = metrics.forVirtualCluster("demo");
+        for (int i = 0; i < 1000; i++) {
+            vc.connectionRejected("reason-" + i);
+        }
+
+        long series = registry.getMeters().stream()
+                .filter(m -> m.getId().getName().equals("sluice.client.connections.rejected"))
+                .count();
+        assertThat(series).isLessThanOrEqualTo(33);
+        assertThat(registry.scrape()).contains("sluice_client_connections_rejected_total{reason=\"other\",virtual_cluster=\"demo\"}");
+        double total = registry.find("sluice.client.connections.rejected").counters().stream()
+                .mapToDouble(c -> c.count()).sum();
+        assertThat(total).isEqualTo(1000.0);
+    }
+
+    @Test
+    void bytesAreCountedPerDirection() {
+        VirtualClusterMetrics vc = metrics.forVirtualCluster("demo");
+        vc.bytesFromClient(100);
+        vc.bytesToBroker(110);
+        vc.bytesFromBroker(2000);
+        vc.bytesToClient(1990);
+        vc.bytesFromClient(1);
+
+        assertThat(registry.scrape())
+                .contains("sluice_bytes_total{direction=\"from_client\",virtual_cluster=\"demo\"} 101.0")
+                .contains("sluice_bytes_total{direction=\"to_broker\",virtual_cluster=\"demo\"} 110.0")
+                .contains("sluice_bytes_total{direction=\"from_broker\",virtual_cluster=\"demo\"} 2000.0")
+                .contains("sluice_bytes_total{direction=\"to_client\",virtual_cluster=\"demo\"} 1990.0");
+    }
+
+    @Test
+    void requestsAreCountedAndTimedPerApiKeyWithFixedBuckets() {
+        VirtualClusterMetrics vc = metrics.forVirtualCluster("demo");
+        vc.requestCompleted(ApiKeys.PRODUCE.id, TimeUnit.MICROSECONDS.toNanos(80));
+        vc.requestCompleted(ApiKeys.PRODUCE.id, TimeUnit.MILLISECONDS.toNanos(3));
+        vc.requestCompleted(ApiKeys.FETCH.id, TimeUnit.MILLISECONDS.toNanos(500));
+
+        String scrape = registry.scrape();
+        assertThat(scrape)
+                .contains("sluice_requests_total{api_key=\"PRODUCE\",virtual_cluster=\"demo\"} 2.0")
+                .contains("sluice_requests_total{api_key=\"FETCH\",virtual_cluster=\"demo\"} 1.0")
+                .contains("# TYPE sluice_request_latency_seconds histogram")
+                .contains("sluice_request_latency_seconds_bucket{api_key=\"PRODUCE\",virtual_cluster=\"demo\",le=\"5.0E-5\"} 0")
+                .contains("sluice_request_latency_seconds_bucket{api_key=\"PRODUCE\",virtual_cluster=\"demo\",le=\"1.0E-4\"} 1")
+                .contains("sluice_request_latency_seconds_bucket{api_key=\"PRODUCE\",virtual_cluster=\"demo\",le=\"0.005\"} 2")
+                .contains("sluice_request_latency_seconds_bucket{api_key=\"FETCH\",virtual_cluster=\"demo\",le=\"0.25\"} 0")
+                .contains("sluice_request_latency_seconds_bucket{api_key=\"FETCH\",virtual_cluster=\"demo\",le=\"0.5\"} 1")
+                .contains("sluice_request_latency_seconds_bucket{api_key=\"FETCH\",virtual_cluster=\"demo\",le=\"10.0\"} 1")
+                .contains("sluice_request_latency_seconds_count{api_key=\"FETCH\",virtual_cluster=\"demo\"} 1")
+                // Series appear only for APIs that were called.
+                .doesNotContain("api_key=\"METADATA\"");
+    }
+
+    @Test
+    void apiKeysOutsideTheKnownRangeShareOneUnknownSeries() {
+        VirtualClusterMetrics vc = metrics.forVirtualCluster("demo");
+        vc.requestCompleted((short) -1, 1_000);
+        vc.requestCompleted(Short.MAX_VALUE, 1_000);
+        vc.requestCompleted((short) 9999, 1_000);
+
+        assertThat(registry.scrape())
+                .contains("sluice_requests_total{api_key=\"UNKNOWN\",virtual_cluster=\"demo\"} 3.0");
+    }
+
+    @Test
+    void everyKnownApiKeyGetsItsEnumName() {
+        SimpleMeterRegistry simple = new SimpleMeterRegistry();
+        VirtualClusterMetrics vc = new ProxyMetrics(simple).forVirtualCluster("vc");
+        for (ApiKeys key : ApiKeys.values()) {
+            vc.requestCompleted(key.id, 1_000);
+        }
+        for (ApiKeys key : ApiKeys.values()) {
+            assertThat(simple.get("sluice.requests").tag("api_key", key.name()).functionCounter().count())
+                    .as(key.name())
+                    .isEqualTo(1.0);
+        }
+    }
+
+    @Test
+    void filterErrorsAndUpstreamFailuresAreCounted() {
+        VirtualClusterMetrics vc = metrics.forVirtualCluster("demo");
+        vc.filterError("topic-rename");
+        vc.filterError("topic-rename");
+        vc.upstreamConnectFailed();
+
+        assertThat(registry.scrape())
+                .contains("sluice_filter_errors_total{filter=\"topic-rename\",virtual_cluster=\"demo\"} 2.0")
+                .contains("sluice_upstream_connect_failures_total{virtual_cluster=\"demo\"} 1.0");
+    }
+
+    @Test
+    void virtualClustersAreSeparateSeries() {
+        metrics.forVirtualCluster("a").connectionOpened();
+        metrics.forVirtualCluster("b").upstreamConnectFailed();
+
+        assertThat(registry.scrape())
+                .contains("sluice_client_connections{virtual_cluster=\"a\"} 1.0")
+                .contains("sluice_client_connections{virtual_cluster=\"b\"} 0.0")
+                .contains("sluice_upstream_connect_failures_total{virtual_cluster=\"a\"} 0.0")
+                .contains("sluice_upstream_connect_failures_total{virtual_cluster=\"b\"} 1.0");
+    }
+
+    @Test
+    void forVirtualClusterReturnsOneInstancePerNameUnderContention() throws Exception {
+        int threads = 8;
+        ExecutorService pool = Executors.newFixedThreadPool(threads);
+        try {
+            CountDownLatch go = new CountDownLatch(1);
+            List<Future<VirtualClusterMetrics>> results = new ArrayList<>();
+            for (int i = 0; i < threads; i++) {
+                results.add(pool.submit(() -> {
+                    go.await();
+                    VirtualClusterMetrics vc = metrics.forVirtualCluster("shared");
+                    for (int n = 0; n < 1000; n++) {
+                        vc.requestCompleted(ApiKeys.METADATA.id, 10_000);
+                    }
+                    return vc;
+                }));
+            }
+            go.countDown();
+            Set<VirtualClusterMetrics> distinct = ConcurrentHashMap.newKeySet();
+            for (Future<VirtualClusterMetrics> f : results) {
+                distinct.add(f.get(30, TimeUnit.SECONDS));
+            }
+            assertThat(distinct).hasSize(1);
+            assertThat(registry.scrape())
+                    .contains("sluice_requests_total{api_key=\"METADATA\",virtual_cluster=\"shared\"} 8000.0");
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    @Test
+    void jvmMetricsAreBound() throws Exception {
+        try (AutoCloseable gc = ProxyMetrics.bindJvmMetrics(registry)) {
+            assertThat(registry.scrape())
+                    .contains("jvm_memory_used_bytes")
+                    .contains("jvm_threads_live_threads")
+                    .contains("process_uptime_seconds")
+                    .contains("system_cpu_count");
+        }
+    }
+
+    @Test
+    void registryIsTheOneGiven() {
+        assertThat(metrics.registry()).isSameAs(registry);
+    }
+}
