@@ -1,0 +1,72 @@
+package io.sluice.proxy.filter;
+
+import java.util.Optional;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ScheduledExecutorService;
+
+import org.apache.kafka.common.message.RequestHeaderData;
+import org.apache.kafka.common.message.ResponseHeaderData;
+import org.apache.kafka.common.protocol.ApiMessage;
+import org.apache.kafka.common.utils.ByteBufferOutputStream;
+
+/**
+ * What a filter can see and do on its connection. One context per filter instance; all methods must be
+ * called on the connection's event loop (which is where every filter callback runs).
+ */
+public interface FilterContext {
+
+    /** A short description of the connection for log lines: client address, virtual cluster, gateway. */
+    String channelDescriptor();
+
+    /** A unique id for this client connection, stable for its lifetime. */
+    String sessionId();
+
+    /** The name of the virtual cluster the client connected to. */
+    String virtualClusterName();
+
+    /** The name of the filter definition this instance was created from. */
+    String filterName();
+
+    /** TLS details of the client connection, empty when the client connected in plaintext. */
+    Optional<ClientTlsContext> clientTlsContext();
+
+    /** The principal a filter authenticated on this connection, empty before (or without) authentication. */
+    Optional<AuthenticatedPrincipal> principal();
+
+    /**
+     * Records that the client authenticated as {@code principal}. Every filter on the connection sees it
+     * from then on; called again (re-authentication) it replaces the previous principal.
+     */
+    void authenticated(AuthenticatedPrincipal principal);
+
+    /** The connection's event loop, for timers; tasks run on the same thread as the filter's callbacks. */
+    ScheduledExecutorService eventLoop();
+
+    /** A heap buffer for building records; it is garbage-collected with the message that uses it. */
+    ByteBufferOutputStream createByteBufferOutputStream(int initialCapacity);
+
+    /** Forwards the request unchanged or modified: shorthand for {@code requestFilterResultBuilder().forward(h, r).completed()}. */
+    CompletionStage<RequestFilterResult> forwardRequest(RequestHeaderData header, ApiMessage request);
+
+    /** Forwards the response: shorthand for {@code responseFilterResultBuilder().forward(h, r).completed()}. */
+    CompletionStage<ResponseFilterResult> forwardResponse(ResponseHeaderData header, ApiMessage response);
+
+    RequestFilterResultBuilder requestFilterResultBuilder();
+
+    ResponseFilterResultBuilder responseFilterResultBuilder();
+
+    /**
+     * Sends a request of the filter's own to the broker. It passes the filters between this one and the
+     * broker, and so does its response, which completes the stage (on the event loop) instead of reaching
+     * the client. {@code header.requestApiVersion()} must be set; the api key and correlation id are filled in.
+     * The stage completes with {@code null} for a request that has no response (a Produce with acks=0).
+     */
+    <M extends ApiMessage> CompletionStage<M> sendRequest(RequestHeaderData header, ApiMessage request);
+
+    /**
+     * The names of topics known by id: newer Produce (v13+) and Fetch (v13+) requests carry topic ids only.
+     * Answered from a per-connection cache, or with an out-of-band Metadata request for the ids it lacks.
+     * Ids the cluster does not know are absent from the map.
+     */
+    CompletionStage<java.util.Map<org.apache.kafka.common.Uuid, String>> topicNames(java.util.Collection<org.apache.kafka.common.Uuid> topicIds);
+}

@@ -1,0 +1,30 @@
+package io.sluice.proxy.filter;
+
+/**
+ * Creates filters of one kind. Found with {@link java.util.ServiceLoader} (list the class in
+ * {@code META-INF/services/io.sluice.proxy.filter.FilterFactory}) and named in YAML by
+ * {@code filterDefinitions[].type}: the factory's simple class name or its fully qualified name.
+ *
+ * @param <C> the filter's config type, bound from {@code filterDefinitions[].config} by Jackson
+ *            ({@link Void} when the filter takes none)
+ * @param <I> whatever {@link #initialize} prepares once per definition and every filter instance shares
+ */
+public interface FilterFactory<C, I> {
+
+    /** The class {@code config} is bound to. */
+    Class<C> configType();
+
+    /**
+     * Called once per filter definition at start-up: validate the config and build shared state (key
+     * caches, JWKS clients). Throw {@link IllegalArgumentException} with a message naming the bad field
+     * to stop the proxy from starting.
+     */
+    I initialize(FilterFactoryContext context, C config);
+
+    /** Called once per client connection, on that connection's event loop. */
+    Filter createFilter(FilterFactoryContext context, I initializationData);
+
+    /** Releases what {@link #initialize} built, at shutdown. */
+    default void close(I initializationData) {
+    }
+}

@@ -1,0 +1,84 @@
+package io.sluice.proxy.filter;
+
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+
+import org.apache.kafka.common.errors.ApiException;
+import org.apache.kafka.common.message.RequestHeaderData;
+import org.apache.kafka.common.message.ResponseHeaderData;
+import org.apache.kafka.common.protocol.ApiMessage;
+
+/**
+ * Builds a {@link RequestFilterResult}. Choose one outcome (forward, short-circuit, error response or drop),
+ * optionally add {@link #withCloseConnection()}, then {@link #build()} or {@link #completed()}.
+ */
+public final class RequestFilterResultBuilder {
+
+    private RequestHeaderData header;
+    private ApiMessage message;
+    private ResponseHeaderData responseHeader;
+    private ApiMessage response;
+    private boolean drop;
+    private boolean close;
+    private boolean decided;
+
+    public RequestFilterResultBuilder forward(RequestHeaderData header, ApiMessage request) {
+        decide();
+        this.header = java.util.Objects.requireNonNull(header, "header");
+        this.message = java.util.Objects.requireNonNull(request, "request");
+        return this;
+    }
+
+    public RequestFilterResultBuilder shortCircuitResponse(ResponseHeaderData header, ApiMessage response) {
+        decide();
+        this.responseHeader = header;
+        this.response = java.util.Objects.requireNonNull(response, "response");
+        return this;
+    }
+
+    public RequestFilterResultBuilder shortCircuitResponse(ApiMessage response) {
+        return shortCircuitResponse(null, response);
+    }
+
+    /**
+     * Answers the request with the API's own error response carrying {@code error}'s code for every
+     * resource in the request (as a broker would).
+     */
+    public RequestFilterResultBuilder errorResponse(RequestHeaderData header, ApiMessage request, ApiException error) {
+        return shortCircuitResponse(null, ErrorResponses.forRequest(header.requestApiVersion(), request, error));
+    }
+
+    public RequestFilterResultBuilder drop() {
+        decide();
+        this.drop = true;
+        return this;
+    }
+
+    public RequestFilterResultBuilder withCloseConnection() {
+        this.close = true;
+        return this;
+    }
+
+    public RequestFilterResult build() {
+        if (!decided && !close) {
+            throw new IllegalStateException("choose forward, shortCircuitResponse, errorResponse or drop (or withCloseConnection)");
+        }
+        return new Result(header, message, response, responseHeader, drop || (!decided && close), close);
+    }
+
+    public CompletionStage<RequestFilterResult> completed() {
+        return CompletableFuture.completedFuture(build());
+    }
+
+    private void decide() {
+        if (decided) {
+            throw new IllegalStateException("a request filter result has exactly one outcome");
+        }
+        decided = true;
+    }
+
+    private record Result(RequestHeaderData header, ApiMessage message, ApiMessage shortCircuitResponse,
+                          ResponseHeaderData shortCircuitResponseHeader, boolean drop, boolean closeConnection)
+            implements RequestFilterResult {
+    }
+}
