@@ -1,0 +1,58 @@
+package io.sluice.proxy.codec;
+
+import java.util.ArrayDeque;
+
+import org.apache.kafka.common.protocol.ApiKeys;
+
+/**
+ * The requests sent on one upstream connection that still await a response. The proxy numbers upstream
+ * requests itself (filters add requests of their own), and a broker answers in order, so a FIFO is
+ * enough, and a response out of order is a protocol violation.
+ */
+public final class CorrelationTracker {
+
+    /** What the response decoder needs to know about the request a response answers. */
+    public record Pending(int upstreamId, int clientCorrelationId, ApiKeys apiKey, short apiVersion, boolean decodeResponse, OutOfBand outOfBand) {
+    }
+
+    private final ArrayDeque<Pending> pending = new ArrayDeque<>();
+    private int nextId;
+
+    /** Assigns the upstream correlation id; records the request when a response will come. */
+    public int register(RequestFrame request, boolean decodeResponse, OutOfBand outOfBand) {
+        int id = nextId++;
+        if (nextId < 0) {
+            nextId = 0;
+        }
+        if (request.hasResponse()) {
+            pending.addLast(new Pending(id, request.correlationId(), request.apiKey(), request.apiVersion(), decodeResponse, outOfBand));
+        }
+        return id;
+    }
+
+    public Pending complete(int upstreamId) {
+        Pending head = pending.pollFirst();
+        if (head == null) {
+            throw new ProtocolException(ProtocolException.Reason.UNEXPECTED_RESPONSE, "broker sent response #" + upstreamId + " with no request outstanding");
+        }
+        if (head.upstreamId() != upstreamId) {
+            throw new ProtocolException(ProtocolException.Reason.UNEXPECTED_RESPONSE,
+                    "broker sent response #" + upstreamId + " but #" + head.upstreamId() + " (" + head.apiKey() + ") was next");
+        }
+        return head;
+    }
+
+    public int outstanding() {
+        return pending.size();
+    }
+
+    /** Fails filters' out-of-band requests when the connection ends before their responses came. */
+    public void abandon(Throwable cause) {
+        Pending p;
+        while ((p = pending.pollFirst()) != null) {
+            if (p.outOfBand() != null) {
+                p.outOfBand().response().completeExceptionally(cause);
+            }
+        }
+    }
+}

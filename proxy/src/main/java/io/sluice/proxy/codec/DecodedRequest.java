@@ -1,0 +1,86 @@
+package io.sluice.proxy.codec;
+
+import org.apache.kafka.common.message.RequestHeaderData;
+import org.apache.kafka.common.protocol.ApiKeys;
+import org.apache.kafka.common.protocol.ApiMessage;
+
+/** A request decoded into kafka-clients' generated classes, for filters to read and change. */
+public final class DecodedRequest implements RequestFrame {
+
+    private final boolean hasResponse;
+    private final OutOfBand outOfBand;
+    private io.netty.buffer.ByteBuf backing;
+    private RequestHeaderData header;
+    private ApiMessage body;
+
+    /**
+     * @param backing the frame the message was decoded from, or null: records in the body are views of it,
+     *                so it stays retained until the request is encoded upstream or discarded
+     */
+    public DecodedRequest(RequestHeaderData header, ApiMessage body, boolean hasResponse, OutOfBand outOfBand, io.netty.buffer.ByteBuf backing) {
+        this.backing = backing;
+        this.header = header;
+        this.body = body;
+        this.hasResponse = hasResponse;
+        this.outOfBand = outOfBand;
+    }
+
+    @Override
+    public ApiKeys apiKey() {
+        return ApiKeys.forId(body.apiKey());
+    }
+
+    @Override
+    public short apiVersion() {
+        return header.requestApiVersion();
+    }
+
+    @Override
+    public int correlationId() {
+        return header.correlationId();
+    }
+
+    @Override
+    public boolean hasResponse() {
+        return hasResponse;
+    }
+
+    public RequestHeaderData header() {
+        return header;
+    }
+
+    public ApiMessage body() {
+        return body;
+    }
+
+    /** Null for client requests. */
+    public OutOfBand outOfBand() {
+        return outOfBand;
+    }
+
+    /** Replaces header and body with what a filter forwarded (it may have built new objects). */
+    public void replace(RequestHeaderData newHeader, ApiMessage newBody) {
+        if (newBody.apiKey() != body.apiKey()) {
+            throw new IllegalArgumentException("a filter forwarded " + ApiKeys.forId(newBody.apiKey()) + " in place of " + apiKey());
+        }
+        // The correlation id and version are the proxy's bookkeeping, not the filter's to change.
+        newHeader.setCorrelationId(header.correlationId());
+        newHeader.setRequestApiKey(body.apiKey());
+        newHeader.setRequestApiVersion(header.requestApiVersion());
+        this.header = newHeader;
+        this.body = newBody;
+    }
+
+    @Override
+    public void release() {
+        if (backing != null) {
+            backing.release();
+            backing = null;
+        }
+    }
+
+    @Override
+    public String toString() {
+        return apiKey() + " v" + apiVersion() + " #" + correlationId() + (outOfBand != null ? " (out-of-band)" : "");
+    }
+}

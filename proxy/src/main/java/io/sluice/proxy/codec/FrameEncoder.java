@@ -1,0 +1,47 @@
+package io.sluice.proxy.codec;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.ChannelHandler;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelOutboundHandlerAdapter;
+import io.netty.channel.ChannelPromise;
+
+/**
+ * Turns frames back into bytes on either side of the proxy: decoded messages are serialised, opaque ones
+ * pass through as the buffers they already are.
+ */
+@ChannelHandler.Sharable
+public final class FrameEncoder extends ChannelOutboundHandlerAdapter {
+
+    public static final FrameEncoder INSTANCE = new FrameEncoder();
+
+    private FrameEncoder() {
+    }
+
+    @Override
+    public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
+        if (msg instanceof OpaqueResponse response) {
+            ctx.write(response.takeFrame(), promise);
+        } else if (msg instanceof DecodedResponse response) {
+            ByteBuf bytes;
+            try {
+                bytes = MessageCodec.encode(ctx.alloc(), response.header(), response.apiKey().responseHeaderVersion(response.apiVersion()),
+                        response.body(), response.apiVersion());
+            } finally {
+                response.release();
+            }
+            ctx.write(bytes, promise);
+        } else if (msg instanceof DecodedRequest request) {
+            ByteBuf bytes;
+            try {
+                bytes = MessageCodec.encode(ctx.alloc(), request.header(), request.apiKey().requestHeaderVersion(request.apiVersion()),
+                        request.body(), request.apiVersion());
+            } finally {
+                request.release();
+            }
+            ctx.write(bytes, promise);
+        } else {
+            ctx.write(msg, promise);
+        }
+    }
+}

@@ -1,0 +1,70 @@
+package io.sluice.proxy.codec;
+
+import org.apache.kafka.common.message.ResponseHeaderData;
+import org.apache.kafka.common.protocol.ApiMessage;
+import org.apache.kafka.common.protocol.ByteBufferAccessor;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+
+/**
+ * Broker frames in, {@link ResponseFrame}s out. A response carries only a correlation id, so the request
+ * it answers (API, version, whether anyone wants it decoded) comes from the {@link CorrelationTracker};
+ * the client's own correlation id is put back here.
+ */
+public final class ResponseDecoder extends ChannelInboundHandlerAdapter {
+
+    private final CorrelationTracker tracker;
+
+    public ResponseDecoder(CorrelationTracker tracker) {
+        this.tracker = tracker;
+    }
+
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+        if (!(msg instanceof ByteBuf frame)) {
+            ctx.fireChannelRead(msg);
+            return;
+        }
+        ResponseFrame decoded;
+        try {
+            decoded = decode(frame);
+        } catch (RuntimeException e) {
+            frame.release();
+            throw e instanceof ProtocolException ? e : new ProtocolException(ProtocolException.Reason.MALFORMED, "undecodable response: " + e, e);
+        }
+        ctx.fireChannelRead(decoded);
+    }
+
+    private ResponseFrame decode(ByteBuf frame) {
+        int start = frame.readerIndex();
+        int size = frame.readableBytes() - 4;
+        if (size < 4) {
+            throw new ProtocolException(ProtocolException.Reason.MALFORMED, "response of " + size + " bytes has no correlation id");
+        }
+        CorrelationTracker.Pending request = tracker.complete(frame.getInt(start + OpaqueResponse.CORRELATION_ID_OFFSET));
+        if (!request.decodeResponse() && request.outOfBand() == null) {
+            frame.setInt(start + OpaqueResponse.CORRELATION_ID_OFFSET, request.clientCorrelationId());
+            return new OpaqueResponse(request.clientCorrelationId(), frame);
+        }
+        ByteBufferAccessor reader;
+        ByteBuf backing = frame;
+        if (request.outOfBand() != null) {
+            // The sending filter may keep the response (records and all) past this event-loop turn, so it
+            // gets a heap copy instead of views into a pooled buffer that is about to be recycled.
+            byte[] copy = new byte[size];
+            frame.getBytes(start + 4, copy);
+            frame.release();
+            backing = null;
+            reader = new ByteBufferAccessor(java.nio.ByteBuffer.wrap(copy));
+        } else {
+            reader = new ByteBufferAccessor(frame.nioBuffer(start + 4, size));
+        }
+        ResponseHeaderData header = new ResponseHeaderData(reader, request.apiKey().responseHeaderVersion(request.apiVersion()));
+        ApiMessage body = request.apiKey().messageType.newResponse();
+        body.read(reader, request.apiVersion());
+        header.setCorrelationId(request.clientCorrelationId());
+        return new DecodedResponse(request.apiKey(), request.apiVersion(), header, body, request.outOfBand(), backing);
+    }
+}
