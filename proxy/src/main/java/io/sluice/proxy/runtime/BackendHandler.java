@@ -1,0 +1,51 @@
+package io.sluice.proxy.runtime;
+
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.sluice.proxy.codec.ResponseFrame;
+
+/**
+ * The tail of the broker pipeline: hands each response to the client pipeline at its tail, so that it
+ * travels back through the filters, and ties the two connections' lifetimes and read rates together.
+ */
+public final class BackendHandler extends ChannelInboundHandlerAdapter {
+
+    private final ProxyConnection connection;
+
+    public BackendHandler(ProxyConnection connection) {
+        this.connection = connection;
+    }
+
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+        if (msg instanceof ResponseFrame response) {
+            if (connection.isClosing()) {
+                response.release();
+            } else {
+                connection.forwarderContext().write(response, connection.frontend().voidPromise());
+            }
+        } else {
+            io.netty.util.ReferenceCountUtil.release(msg);
+        }
+    }
+
+    @Override
+    public void channelReadComplete(ChannelHandlerContext ctx) {
+        connection.forwarderContext().flush();
+    }
+
+    @Override
+    public void channelWritabilityChanged(ChannelHandlerContext ctx) {
+        connection.updateReads();
+    }
+
+    @Override
+    public void channelInactive(ChannelHandlerContext ctx) {
+        connection.close("the broker closed its connection", null);
+    }
+
+    @Override
+    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+        connection.close("broker connection failed", UpstreamForwarder.unwrap(cause));
+    }
+}

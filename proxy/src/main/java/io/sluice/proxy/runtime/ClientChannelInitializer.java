@@ -1,0 +1,60 @@
+package io.sluice.proxy.runtime;
+
+import java.util.ArrayList;
+import java.util.List;
+
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelPipeline;
+import io.netty.channel.socket.SocketChannel;
+import io.sluice.proxy.codec.FrameDecoder;
+import io.sluice.proxy.codec.FrameEncoder;
+import io.sluice.proxy.codec.RequestDecoder;
+import io.sluice.proxy.filter.Filter;
+
+/**
+ * Assembles the pipeline of a client connection. Read top to bottom it is the request's path; responses
+ * take it bottom to top:
+ *
+ * <pre>
+ *   socket
+ *   [tls]             TLS termination, when the gateway has it
+ *   bytes             counts bytes for metrics
+ *   frame             int32-size framing, size limit
+ *   decode / encode   request header always, body only if a filter wants it; responses to bytes
+ *   sequencer         responses leave in request order; latency per API
+ *   filter-1..n       the virtual cluster's filters
+ *   upstream          to the broker connection, under the proxy's correlation ids
+ * </pre>
+ */
+public final class ClientChannelInitializer extends ChannelInitializer<SocketChannel> {
+
+    private final ConnectionSetup setup;
+
+    public ClientChannelInitializer(ConnectionSetup setup) {
+        this.setup = setup;
+    }
+
+    @Override
+    protected void initChannel(SocketChannel ch) {
+        ProxyConnection connection = new ProxyConnection(ch, setup.virtualCluster(), setup.gateway(), setup.metrics());
+        List<NamedFilter> filters = setup.createFilters(connection);
+        List<Filter> plain = new ArrayList<>(filters.size());
+        filters.forEach(f -> plain.add(f.filter()));
+        connection.decodePolicy(new FilterChainDecodePolicy(plain));
+
+        ChannelPipeline p = ch.pipeline();
+        if (setup.clientSslContext() != null) {
+            p.addLast("tls", setup.clientSslContext().newHandler(ch.alloc()));
+        }
+        p.addLast("bytes", new ByteCounter(setup.metrics()::bytesFromClient, setup.metrics()::bytesToClient));
+        p.addLast("frame", new FrameDecoder(setup.maxFrameBytes()));
+        p.addLast("encode", FrameEncoder.INSTANCE);
+        p.addLast("decode", new RequestDecoder(connection.decodePolicy()));
+        p.addLast("sequencer", new ResponseSequencer(setup.metrics()));
+        for (int i = 0; i < filters.size(); i++) {
+            NamedFilter f = filters.get(i);
+            p.addLast("filter-" + i + "-" + f.name(), new FilterHandler(f.name(), f.filter(), connection, setup.filterTimeout()));
+        }
+        p.addLast("upstream", new UpstreamForwarder(connection, setup.dialer()));
+    }
+}

@@ -1,0 +1,66 @@
+package io.sluice.proxy.runtime;
+
+import java.util.List;
+
+import org.apache.kafka.common.protocol.ApiKeys;
+
+import io.sluice.proxy.codec.DecodePolicy;
+import io.sluice.proxy.filter.Filter;
+import io.sluice.proxy.filter.RequestFilter;
+import io.sluice.proxy.filter.ResponseFilter;
+
+/**
+ * Decode a message when any filter on the connection handles it. The filters' answers are asked once per
+ * API and version and remembered, so the per-request cost is an array lookup.
+ */
+final class FilterChainDecodePolicy implements DecodePolicy {
+
+    private static final byte UNKNOWN = 0;
+    private static final byte NO = 1;
+    private static final byte YES = 2;
+
+    private final List<Filter> filters;
+    private final byte[][] requests = new byte[maxApiKey() + 1][];
+    private final byte[][] responses = new byte[maxApiKey() + 1][];
+
+    FilterChainDecodePolicy(List<Filter> filters) {
+        this.filters = filters;
+    }
+
+    @Override
+    public boolean decodeRequest(ApiKeys apiKey, short apiVersion) {
+        byte[] byVersion = versions(requests, apiKey);
+        if (byVersion[apiVersion] == UNKNOWN) {
+            boolean any = filters.stream().anyMatch(f -> f instanceof RequestFilter rf && rf.shouldHandleRequest(apiKey, apiVersion));
+            byVersion[apiVersion] = any ? YES : NO;
+        }
+        return byVersion[apiVersion] == YES;
+    }
+
+    @Override
+    public boolean decodeResponse(ApiKeys apiKey, short apiVersion) {
+        byte[] byVersion = versions(responses, apiKey);
+        if (byVersion[apiVersion] == UNKNOWN) {
+            boolean any = filters.stream().anyMatch(f -> f instanceof ResponseFilter rf && rf.shouldHandleResponse(apiKey, apiVersion));
+            byVersion[apiVersion] = any ? YES : NO;
+        }
+        return byVersion[apiVersion] == YES;
+    }
+
+    private static byte[] versions(byte[][] table, ApiKeys apiKey) {
+        byte[] byVersion = table[apiKey.id];
+        if (byVersion == null) {
+            byVersion = new byte[apiKey.latestVersion(true) + 1];
+            table[apiKey.id] = byVersion;
+        }
+        return byVersion;
+    }
+
+    private static int maxApiKey() {
+        int max = 0;
+        for (ApiKeys k : ApiKeys.values()) {
+            max = Math.max(max, k.id);
+        }
+        return max;
+    }
+}

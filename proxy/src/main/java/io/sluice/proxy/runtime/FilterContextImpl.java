@@ -1,0 +1,187 @@
+package io.sluice.proxy.runtime;
+
+import java.security.cert.Certificate;
+import java.security.cert.X509Certificate;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ScheduledExecutorService;
+
+import javax.net.ssl.SSLPeerUnverifiedException;
+import javax.net.ssl.SSLSession;
+
+import org.apache.kafka.common.message.ProduceRequestData;
+import org.apache.kafka.common.message.RequestHeaderData;
+import org.apache.kafka.common.message.ResponseHeaderData;
+import org.apache.kafka.common.protocol.ApiKeys;
+import org.apache.kafka.common.protocol.ApiMessage;
+import org.apache.kafka.common.utils.ByteBufferOutputStream;
+
+import io.netty.handler.ssl.SslHandler;
+import io.sluice.proxy.codec.DecodedRequest;
+import io.sluice.proxy.codec.OutOfBand;
+import io.sluice.proxy.filter.AuthenticatedPrincipal;
+import io.sluice.proxy.filter.ClientTlsContext;
+import io.sluice.proxy.filter.FilterContext;
+import io.sluice.proxy.filter.RequestFilterResult;
+import io.sluice.proxy.filter.RequestFilterResultBuilder;
+import io.sluice.proxy.filter.ResponseFilterResult;
+import io.sluice.proxy.filter.ResponseFilterResultBuilder;
+
+/** The {@link FilterContext} of one filter instance on one connection. */
+final class FilterContextImpl implements FilterContext {
+
+    private final FilterHandler handler;
+    private final ProxyConnection connection;
+    private final String filterName;
+
+    FilterContextImpl(FilterHandler handler, ProxyConnection connection, String filterName) {
+        this.handler = handler;
+        this.connection = connection;
+        this.filterName = filterName;
+    }
+
+    @Override
+    public String channelDescriptor() {
+        return connection.descriptor();
+    }
+
+    @Override
+    public String sessionId() {
+        return connection.sessionId();
+    }
+
+    @Override
+    public String virtualClusterName() {
+        return connection.virtualCluster();
+    }
+
+    @Override
+    public String filterName() {
+        return filterName;
+    }
+
+    @Override
+    public Optional<ClientTlsContext> clientTlsContext() {
+        SslHandler ssl = connection.frontend().pipeline().get(SslHandler.class);
+        if (ssl == null || !ssl.handshakeFuture().isSuccess()) {
+            return Optional.empty();
+        }
+        SSLSession session = ssl.engine().getSession();
+        Optional<X509Certificate> peer;
+        try {
+            Certificate[] chain = session.getPeerCertificates();
+            peer = chain.length > 0 && chain[0] instanceof X509Certificate x ? Optional.of(x) : Optional.empty();
+        } catch (SSLPeerUnverifiedException e) {
+            peer = Optional.empty();
+        }
+        return Optional.of(new ClientTlsContext(session.getProtocol(), session.getCipherSuite(),
+                sniHostname(session), peer));
+    }
+
+    private static Optional<String> sniHostname(SSLSession session) {
+        if (session instanceof javax.net.ssl.ExtendedSSLSession extended) {
+            return extended.getRequestedServerNames().stream()
+                    .filter(javax.net.ssl.SNIHostName.class::isInstance)
+                    .map(n -> ((javax.net.ssl.SNIHostName) n).getAsciiName())
+                    .findFirst();
+        }
+        return Optional.empty();
+    }
+
+    @Override
+    public Optional<AuthenticatedPrincipal> principal() {
+        return connection.principal();
+    }
+
+    @Override
+    public void authenticated(AuthenticatedPrincipal principal) {
+        connection.principal(principal);
+    }
+
+    @Override
+    public ScheduledExecutorService eventLoop() {
+        return connection.frontend().eventLoop();
+    }
+
+    @Override
+    public ByteBufferOutputStream createByteBufferOutputStream(int initialCapacity) {
+        return new ByteBufferOutputStream(initialCapacity);
+    }
+
+    @Override
+    public CompletionStage<RequestFilterResult> forwardRequest(RequestHeaderData header, ApiMessage request) {
+        return requestFilterResultBuilder().forward(header, request).completed();
+    }
+
+    @Override
+    public CompletionStage<ResponseFilterResult> forwardResponse(ResponseHeaderData header, ApiMessage response) {
+        return responseFilterResultBuilder().forward(header, response).completed();
+    }
+
+    @Override
+    public RequestFilterResultBuilder requestFilterResultBuilder() {
+        return new RequestFilterResultBuilder();
+    }
+
+    @Override
+    public ResponseFilterResultBuilder responseFilterResultBuilder() {
+        return new ResponseFilterResultBuilder();
+    }
+
+    @Override
+    @SuppressWarnings("unchecked")
+    public <M extends ApiMessage> CompletionStage<M> sendRequest(RequestHeaderData header, ApiMessage request) {
+        ApiKeys apiKey = ApiKeys.forId(request.apiKey());
+        short version = header.requestApiVersion();
+        if (!apiKey.isVersionSupported(version)) {
+            return CompletableFuture.failedFuture(new IllegalArgumentException(
+                    "sendRequest: " + apiKey + " version " + version + " (set header.requestApiVersion) is not supported"));
+        }
+        header.setRequestApiKey(apiKey.id);
+        if (header.clientId() == null) {
+            header.setClientId("sluice-" + filterName);
+        }
+        boolean hasResponse = !(request instanceof ProduceRequestData produce && produce.acks() == 0);
+        CompletableFuture<ApiMessage> response = new CompletableFuture<>();
+        DecodedRequest frame = new DecodedRequest(header, request, hasResponse, new OutOfBand(handler, response), null);
+        if (eventLoop() instanceof io.netty.util.concurrent.EventExecutor loop && loop.inEventLoop()) {
+            handler.sendOutOfBand(frame);
+        } else {
+            connection.frontend().eventLoop().execute(() -> handler.sendOutOfBand(frame));
+        }
+        return (CompletionStage<M>) response;
+    }
+
+    /** Metadata v12 is the first to accept topic ids in requests. */
+    private static final short METADATA_BY_ID_VERSION = 12;
+
+    @Override
+    public CompletionStage<java.util.Map<org.apache.kafka.common.Uuid, String>> topicNames(java.util.Collection<org.apache.kafka.common.Uuid> topicIds) {
+        java.util.Map<org.apache.kafka.common.Uuid, String> cache = connection.topicNames();
+        java.util.Map<org.apache.kafka.common.Uuid, String> names = new java.util.HashMap<>();
+        org.apache.kafka.common.message.MetadataRequestData request = new org.apache.kafka.common.message.MetadataRequestData()
+                .setAllowAutoTopicCreation(false);
+        for (org.apache.kafka.common.Uuid id : topicIds) {
+            String name = cache.get(id);
+            if (name != null) {
+                names.put(id, name);
+            } else if (!org.apache.kafka.common.Uuid.ZERO_UUID.equals(id)) {
+                request.topics().add(new org.apache.kafka.common.message.MetadataRequestData.MetadataRequestTopic().setTopicId(id).setName(null));
+            }
+        }
+        if (request.topics().isEmpty()) {
+            return CompletableFuture.completedFuture(names);
+        }
+        return this.<org.apache.kafka.common.message.MetadataResponseData>sendRequest(new RequestHeaderData().setRequestApiVersion(METADATA_BY_ID_VERSION), request)
+                .thenApply(response -> {
+                    for (org.apache.kafka.common.message.MetadataResponseData.MetadataResponseTopic t : response.topics()) {
+                        if (t.errorCode() == 0 && t.name() != null) {
+                            cache.put(t.topicId(), t.name());
+                            names.put(t.topicId(), t.name());
+                        }
+                    }
+                    return names;
+                });
+    }
+}

@@ -1,0 +1,315 @@
+package io.sluice.proxy.runtime;
+
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+
+import org.apache.kafka.common.message.ResponseHeaderData;
+import org.apache.kafka.common.protocol.ApiMessage;
+
+import io.netty.channel.ChannelDuplexHandler;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelPromise;
+import io.sluice.proxy.codec.DecodedRequest;
+import io.sluice.proxy.codec.DecodedResponse;
+import io.sluice.proxy.codec.OutOfBand;
+import io.sluice.proxy.codec.RequestDropped;
+import io.sluice.proxy.codec.ResponseFrame;
+import io.sluice.proxy.filter.Filter;
+import io.sluice.proxy.filter.RequestFilter;
+import io.sluice.proxy.filter.RequestFilterResult;
+import io.sluice.proxy.filter.ResponseFilter;
+import io.sluice.proxy.filter.ResponseFilterResult;
+
+/**
+ * Runs one filter instance in the client pipeline: requests pass it inbound, responses outbound. While the
+ * filter works on a message asynchronously, later messages in the same direction queue behind it, so a
+ * filter never reorders traffic and sees messages one at a time. Results are applied on the event loop
+ * whatever thread completed them; a result that never comes closes the connection after the timeout.
+ */
+final class FilterHandler extends ChannelDuplexHandler {
+
+    private record QueuedWrite(Object msg, ChannelPromise promise) {
+    }
+
+    private final String filterName;
+    private final RequestFilter requestFilter;
+    private final ResponseFilter responseFilter;
+    private final ProxyConnection connection;
+    private final long timeoutNanos;
+    private final FilterContextImpl context;
+    private final ArrayDeque<Object> queuedRequests = new ArrayDeque<>();
+    private final ArrayDeque<QueuedWrite> queuedResponses = new ArrayDeque<>();
+    private ChannelHandlerContext ctx;
+    private boolean requestBusy;
+    private boolean responseBusy;
+    private boolean removed;
+
+    FilterHandler(String filterName, Filter filter, ProxyConnection connection, Duration timeout) {
+        this.filterName = filterName;
+        this.requestFilter = filter instanceof RequestFilter rf ? rf : null;
+        this.responseFilter = filter instanceof ResponseFilter rf ? rf : null;
+        this.connection = connection;
+        this.timeoutNanos = timeout.toNanos();
+        this.context = new FilterContextImpl(this, connection, filterName);
+    }
+
+    String filterName() {
+        return filterName;
+    }
+
+    ChannelHandlerContext ctx() {
+        return ctx;
+    }
+
+    @Override
+    public void handlerAdded(ChannelHandlerContext ctx) {
+        this.ctx = ctx;
+    }
+
+    @Override
+    public void handlerRemoved(ChannelHandlerContext ctx) {
+        removed = true;
+        queuedRequests.forEach(FilterHandler::releaseAny);
+        queuedRequests.clear();
+        queuedResponses.forEach(q -> releaseAny(q.msg()));
+        queuedResponses.clear();
+    }
+
+    // ---- requests, client to broker ----
+
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+        if (requestBusy || !queuedRequests.isEmpty()) {
+            queuedRequests.addLast(msg);
+            return;
+        }
+        handleRequest(msg);
+    }
+
+    private void handleRequest(Object msg) {
+        if (!(msg instanceof DecodedRequest request) || requestFilter == null
+                || !requestFilter.shouldHandleRequest(request.apiKey(), request.apiVersion())) {
+            ctx.fireChannelRead(msg);
+            return;
+        }
+        CompletionStage<RequestFilterResult> stage;
+        try {
+            stage = requestFilter.onRequest(request.apiKey(), request.header(), request.body(), context);
+        } catch (RuntimeException e) {
+            request.release();
+            fail("onRequest(" + request.apiKey() + ") threw", e);
+            return;
+        }
+        CompletableFuture<RequestFilterResult> future = stage.toCompletableFuture();
+        if (future.isDone()) {
+            completeRequest(request, future);
+            return;
+        }
+        requestBusy = true;
+        ScheduledFuture<?> timer = ctx.executor().schedule(() -> timedOut("onRequest(" + request.apiKey() + ")"), timeoutNanos, TimeUnit.NANOSECONDS);
+        future.whenComplete((r, e) -> onLoop(() -> {
+            timer.cancel(false);
+            if (removed || connection.isClosing()) {
+                request.release();
+                return;
+            }
+            requestBusy = false;
+            completeRequest(request, future);
+            while (!requestBusy && !queuedRequests.isEmpty() && !removed) {
+                handleRequest(queuedRequests.pollFirst());
+            }
+            ctx.fireChannelReadComplete();
+        }));
+    }
+
+    private void completeRequest(DecodedRequest request, CompletableFuture<RequestFilterResult> future) {
+        RequestFilterResult result;
+        try {
+            result = future.join();
+            if (result == null) {
+                throw new IllegalStateException("filter completed with a null result");
+            }
+        } catch (RuntimeException e) {
+            request.release();
+            fail("onRequest(" + request.apiKey() + ") failed", e);
+            return;
+        }
+        if (result.shortCircuitResponse() != null) {
+            request.release();
+            ResponseHeaderData header = result.shortCircuitResponseHeader() != null ? result.shortCircuitResponseHeader() : new ResponseHeaderData();
+            header.setCorrelationId(request.correlationId());
+            if (request.hasResponse()) {
+                ctx.writeAndFlush(new DecodedResponse(request.apiKey(), request.apiVersion(), header, result.shortCircuitResponse(),
+                        request.outOfBand(), null));
+            }
+        } else if (result.drop()) {
+            request.release();
+            if (request.outOfBand() != null) {
+                request.outOfBand().response().complete(null);
+            } else if (request.hasResponse()) {
+                ctx.writeAndFlush(new RequestDropped(request.correlationId()));
+            }
+        } else if (result.message() != null) {
+            try {
+                request.replace(result.header(), result.message());
+            } catch (RuntimeException e) {
+                request.release();
+                fail("onRequest(" + request.apiKey() + ") forwarded a bad message", e);
+                return;
+            }
+            ctx.fireChannelRead(request);
+        }
+        if (result.closeConnection()) {
+            connection.close("filter " + filterName + " closed the connection", null);
+        }
+    }
+
+    /** Injects a filter's own request just after this handler, towards the broker. */
+    void sendOutOfBand(DecodedRequest request) {
+        ctx.fireChannelRead(request);
+        ctx.fireChannelReadComplete();
+        if (!request.hasResponse()) {
+            request.outOfBand().response().complete(null);
+        }
+    }
+
+    // ---- responses, broker to client ----
+
+    @Override
+    public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
+        if (responseBusy || !queuedResponses.isEmpty()) {
+            queuedResponses.addLast(new QueuedWrite(msg, promise));
+            return;
+        }
+        handleResponse(msg, promise);
+    }
+
+    @Override
+    public void flush(ChannelHandlerContext ctx) {
+        // A response held back here is flushed when it is released.
+        ctx.flush();
+    }
+
+    private void handleResponse(Object msg, ChannelPromise promise) {
+        if (!(msg instanceof DecodedResponse response)) {
+            ctx.write(msg, promise);
+            return;
+        }
+        OutOfBand oob = response.outOfBand();
+        if (oob != null && oob.origin() == this) {
+            promise.trySuccess();
+            oob.response().complete(response.body());
+            response.release();
+            return;
+        }
+        if (responseFilter == null || !responseFilter.shouldHandleResponse(response.apiKey(), response.apiVersion())) {
+            ctx.write(msg, promise);
+            return;
+        }
+        CompletionStage<ResponseFilterResult> stage;
+        try {
+            stage = responseFilter.onResponse(response.apiKey(), response.apiVersion(), response.header(), response.body(), context);
+        } catch (RuntimeException e) {
+            response.release();
+            promise.tryFailure(e);
+            fail("onResponse(" + response.apiKey() + ") threw", e);
+            return;
+        }
+        CompletableFuture<ResponseFilterResult> future = stage.toCompletableFuture();
+        if (future.isDone()) {
+            completeResponse(response, promise, future);
+            return;
+        }
+        responseBusy = true;
+        ScheduledFuture<?> timer = ctx.executor().schedule(() -> timedOut("onResponse(" + response.apiKey() + ")"), timeoutNanos, TimeUnit.NANOSECONDS);
+        future.whenComplete((r, e) -> onLoop(() -> {
+            timer.cancel(false);
+            if (removed || connection.isClosing()) {
+                response.release();
+                promise.tryFailure(new IllegalStateException("connection closed"));
+                return;
+            }
+            responseBusy = false;
+            completeResponse(response, promise, future);
+            while (!responseBusy && !queuedResponses.isEmpty() && !removed) {
+                QueuedWrite next = queuedResponses.pollFirst();
+                handleResponse(next.msg(), next.promise());
+            }
+            ctx.flush();
+        }));
+    }
+
+    private void completeResponse(DecodedResponse response, ChannelPromise promise, CompletableFuture<ResponseFilterResult> future) {
+        ResponseFilterResult result;
+        try {
+            result = future.join();
+            if (result == null) {
+                throw new IllegalStateException("filter completed with a null result");
+            }
+        } catch (RuntimeException e) {
+            response.release();
+            promise.tryFailure(e);
+            fail("onResponse(" + response.apiKey() + ") failed", e);
+            return;
+        }
+        if (result.drop()) {
+            response.release();
+            if (response.outOfBand() != null) {
+                response.outOfBand().response().complete(null);
+                promise.trySuccess();
+            } else {
+                ctx.write(new RequestDropped(response.correlationId()), promise);
+            }
+        } else {
+            try {
+                response.replace(result.header(), result.message());
+            } catch (RuntimeException e) {
+                response.release();
+                promise.tryFailure(e);
+                fail("onResponse(" + response.apiKey() + ") forwarded a bad message", e);
+                return;
+            }
+            ctx.write(response, promise);
+        }
+        if (result.closeConnection()) {
+            connection.close("filter " + filterName + " closed the connection", null);
+        }
+    }
+
+    // ---- shared ----
+
+    private void onLoop(Runnable task) {
+        if (ctx.executor().inEventLoop()) {
+            task.run();
+        } else {
+            ctx.executor().execute(task);
+        }
+    }
+
+    private void timedOut(String what) {
+        if (!removed && !connection.isClosing()) {
+            connection.metrics().filterError(filterName);
+            connection.close("filter " + filterName + " did not complete " + what + " within " + Duration.ofNanos(timeoutNanos).toMillis() + " ms", null);
+        }
+    }
+
+    private void fail(String what, Throwable e) {
+        connection.metrics().filterError(filterName);
+        Throwable cause = e instanceof java.util.concurrent.CompletionException && e.getCause() != null ? e.getCause() : e;
+        connection.close("filter " + filterName + " " + what, cause);
+    }
+
+    private static void releaseAny(Object msg) {
+        if (msg instanceof io.sluice.proxy.codec.RequestFrame r) {
+            r.release();
+        } else if (msg instanceof ResponseFrame r) {
+            r.release();
+        } else {
+            io.netty.util.ReferenceCountUtil.release(msg);
+        }
+    }
+}

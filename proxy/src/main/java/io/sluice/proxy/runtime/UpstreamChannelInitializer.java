@@ -1,0 +1,53 @@
+package io.sluice.proxy.runtime;
+
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelPipeline;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.handler.ssl.SslHandler;
+import io.sluice.proxy.codec.FrameDecoder;
+import io.sluice.proxy.codec.FrameEncoder;
+import io.sluice.proxy.codec.ResponseDecoder;
+
+/**
+ * Assembles the pipeline of a broker connection:
+ *
+ * <pre>
+ *   socket
+ *   [tls]        TLS towards the broker, when the target cluster has it
+ *   bytes        counts bytes for metrics
+ *   frame        int32-size framing, size limit
+ *   decode       restores the client's correlation id; body decoded if a filter wants it
+ *   encode       requests to bytes
+ *   backend      into the client pipeline's tail
+ * </pre>
+ */
+public final class UpstreamChannelInitializer extends ChannelInitializer<SocketChannel> {
+
+    /** Builds the TLS handler for a broker host and port (SNI and hostname verification need them). */
+    public interface TlsHandlerFactory {
+        SslHandler create(SocketChannel channel);
+    }
+
+    private final ProxyConnection connection;
+    private final TlsHandlerFactory tls;
+    private final int maxFrameBytes;
+
+    public UpstreamChannelInitializer(ProxyConnection connection, TlsHandlerFactory tls, int maxFrameBytes) {
+        this.connection = connection;
+        this.tls = tls;
+        this.maxFrameBytes = maxFrameBytes;
+    }
+
+    @Override
+    protected void initChannel(SocketChannel ch) {
+        ChannelPipeline p = ch.pipeline();
+        if (tls != null) {
+            p.addLast("tls", tls.create(ch));
+        }
+        p.addLast("bytes", new ByteCounter(connection.metrics()::bytesFromBroker, connection.metrics()::bytesToBroker));
+        p.addLast("frame", new FrameDecoder(maxFrameBytes));
+        p.addLast("decode", new ResponseDecoder(connection.tracker()));
+        p.addLast("encode", FrameEncoder.INSTANCE);
+        p.addLast("backend", new BackendHandler(connection));
+    }
+}

@@ -1,0 +1,168 @@
+package io.sluice.proxy.server;
+
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.netty.channel.Channel;
+import io.netty.channel.EventLoopGroup;
+import io.sluice.proxy.config.ConfigException;
+import io.sluice.proxy.config.HostPort;
+import io.sluice.proxy.config.ProxyConfig;
+import io.sluice.proxy.config.VirtualClusterConfig;
+import io.sluice.proxy.management.ManagementServer;
+import io.sluice.proxy.management.ManagementServer.Readiness;
+import io.sluice.proxy.metrics.ProxyMetrics;
+
+/**
+ * The running proxy: event loops, every virtual cluster's gateways, discovery, and the management port.
+ * {@link #start} returns once every bootstrap port accepts connections.
+ */
+public final class ProxyServer implements AutoCloseable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(ProxyServer.class);
+
+    private final ProxyConfig config;
+    private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+    private final ProxyMetrics metrics = new ProxyMetrics(registry);
+    private final Transport transport = Transport.best();
+    private final EventLoopGroup group;
+    private final ScheduledExecutorService background = Executors.newSingleThreadScheduledExecutor(r -> {
+        Thread t = new Thread(r, "sluice-discovery");
+        t.setDaemon(true);
+        return t;
+    });
+    private final List<VirtualClusterRuntime> clusters = new ArrayList<>();
+    private final FilterDefinitions filterDefinitions;
+    private ManagementServer management;
+
+    private ProxyServer(ProxyConfig config) {
+        this.config = config;
+        this.group = transport.newGroup(config.network().workerThreads(), "sluice-proxy");
+        ProxyMetrics.bindJvmMetrics(registry);
+        this.filterDefinitions = new FilterDefinitions(config.filterDefinitions(), registry, group.next());
+    }
+
+    public static ProxyServer start(ProxyConfig config) {
+        ProxyServer server = new ProxyServer(config);
+        try {
+            server.startAll();
+            return server;
+        } catch (RuntimeException e) {
+            server.close();
+            throw e;
+        }
+    }
+
+    private void startAll() {
+        for (int i = 0; i < config.virtualClusters().size(); i++) {
+            VirtualClusterConfig vc = config.virtualClusters().get(i);
+            List<String> names = vc.filters() != null ? vc.filters() : config.defaultFilters();
+            List<FilterDefinitions.Initialised> chain = new ArrayList<>();
+            for (String name : names) {
+                FilterDefinitions.Initialised def = filterDefinitions.get(name);
+                if (def == null) {
+                    throw new ConfigException(List.of("virtualClusters[" + i + "].filters: no filter definition named '" + name + "'"));
+                }
+                chain.add(def);
+            }
+            VirtualClusterRuntime runtime = new VirtualClusterRuntime(vc, chain, metrics.forVirtualCluster(vc.name()), registry, group, transport, config.network());
+            clusters.add(runtime);
+            for (Gateway gateway : runtime.gateways()) {
+                gateway.bindBootstrap();
+            }
+            if (vc.targetCluster().discovery()) {
+                ClusterDiscovery discovery = new ClusterDiscovery(runtime, background);
+                runtime.discovery(discovery);
+                discovery.start();
+            }
+        }
+        if (config.management().enabled()) {
+            management = new ManagementServer(config.management().bindAddress(), config.management().port(), registry, readinessChecks());
+            try {
+                management.start();
+            } catch (java.io.IOException e) {
+                throw new java.io.UncheckedIOException("cannot start the management endpoint on "
+                        + config.management().bindAddress() + ":" + config.management().port() + ": " + e.getMessage(), e);
+            }
+            LOG.info("management endpoints on http://{}:{}/ (metrics, healthz, readyz)", config.management().bindAddress(), management.port());
+        }
+        LOG.info("Sluice proxy started with {} transport, {} virtual cluster(s)", transport.name(), clusters.size());
+    }
+
+    private Map<String, Supplier<Readiness>> readinessChecks() {
+        Map<String, Supplier<Readiness>> checks = new LinkedHashMap<>();
+        for (VirtualClusterRuntime cluster : clusters) {
+            checks.put("virtualCluster:" + cluster.name() + ":gateways", () -> {
+                boolean bound = cluster.gateways().stream().allMatch(Gateway::isBound);
+                return new Readiness(bound, bound ? "bootstrap ports bound" : "a bootstrap port is not bound");
+            });
+            checks.put("virtualCluster:" + cluster.name() + ":upstream", () -> upstreamReadiness(cluster));
+        }
+        return checks;
+    }
+
+    /** Ready when discovery has reached the cluster, or failing that (SASL-only clusters) a bootstrap server accepts TCP. */
+    private static Readiness upstreamReadiness(VirtualClusterRuntime cluster) {
+        ClusterDiscovery discovery = cluster.discovery();
+        if (discovery != null && discovery.succeededOnce()) {
+            return new Readiness(true, "brokers discovered: " + cluster.registry().snapshot().keySet());
+        }
+        for (HostPort server : cluster.config().targetCluster().bootstrapServers()) {
+            try (Socket socket = new Socket()) {
+                socket.connect(new InetSocketAddress(server.host(), server.port()), 1000);
+                return new Readiness(true, server + " accepts connections");
+            } catch (java.io.IOException e) {
+                // try the next one
+            }
+        }
+        return new Readiness(false, "no bootstrap server reachable" + (discovery != null && discovery.lastError() != null ? "; " + discovery.lastError() : ""));
+    }
+
+    /** The bound bootstrap address of a gateway (useful when the config asked for port 0). */
+    public InetSocketAddress bootstrapAddress(String virtualCluster, String gateway) {
+        return clusters.stream().filter(c -> c.name().equals(virtualCluster))
+                .flatMap(c -> c.gateways().stream()).filter(g -> g.name().equals(gateway))
+                .findFirst().map(Gateway::bootstrapAddress)
+                .orElseThrow(() -> new IllegalArgumentException("no gateway " + virtualCluster + "/" + gateway));
+    }
+
+    public int managementPort() {
+        return management == null ? -1 : management.port();
+    }
+
+    public PrometheusMeterRegistry meterRegistry() {
+        return registry;
+    }
+
+    @Override
+    public void close() {
+        if (management != null) {
+            management.close();
+        }
+        for (VirtualClusterRuntime cluster : clusters) {
+            for (Gateway gateway : cluster.gateways()) {
+                gateway.channels().forEach(Channel::close);
+            }
+            if (cluster.discovery() != null) {
+                cluster.discovery().close();
+            }
+        }
+        background.shutdownNow();
+        group.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
+        filterDefinitions.close();
+        registry.close();
+    }
+}

@@ -1,0 +1,123 @@
+package io.sluice.proxy.server;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+
+import io.netty.channel.EventLoopGroup;
+import io.netty.handler.ssl.SslContext;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.sluice.proxy.cluster.ApiVersionsFilter;
+import io.sluice.proxy.cluster.BrokerAddressFilter;
+import io.sluice.proxy.cluster.NodeRegistry;
+import io.sluice.proxy.config.GatewayConfig;
+import io.sluice.proxy.config.HostPort;
+import io.sluice.proxy.config.NetworkConfig;
+import io.sluice.proxy.config.VirtualClusterConfig;
+import io.sluice.proxy.metrics.VirtualClusterMetrics;
+import io.sluice.proxy.runtime.NamedFilter;
+import io.sluice.proxy.runtime.ProxyConnection;
+import io.sluice.proxy.runtime.UpstreamDialer;
+import io.sluice.proxy.tls.SslContexts;
+
+/** One virtual cluster while the proxy runs: its gateways, its broker registry, its filter chain. */
+final class VirtualClusterRuntime {
+
+    private final VirtualClusterConfig config;
+    private final VirtualClusterMetrics metrics;
+    private final NodeRegistry registry;
+    private final List<FilterDefinitions.Initialised> filters;
+    private final MeterRegistry meterRegistry;
+    private final List<Gateway> gateways = new ArrayList<>();
+    private final BrokerDialer bootstrapDialer;
+    private final Transport transport;
+    private final NetworkConfig network;
+    private final SslContext upstreamSsl;
+    private ClusterDiscovery discovery;
+
+    VirtualClusterRuntime(VirtualClusterConfig config, List<FilterDefinitions.Initialised> filters, VirtualClusterMetrics metrics,
+                          MeterRegistry meterRegistry, EventLoopGroup group, Transport transport, NetworkConfig network) {
+        this.config = config;
+        this.filters = filters;
+        this.metrics = metrics;
+        this.meterRegistry = meterRegistry;
+        this.transport = transport;
+        this.network = network;
+        this.registry = new NodeRegistry(config.name());
+        this.upstreamSsl = config.targetCluster().tls() == null ? null : SslContexts.forClient(config.targetCluster().tls());
+        List<HostPort> bootstrap = List.copyOf(config.targetCluster().bootstrapServers());
+        this.bootstrapDialer = dialer(connection -> CompletableFuture.completedFuture(bootstrap));
+        for (GatewayConfig g : config.gateways()) {
+            SslContext gatewaySsl = g.tls() == null ? null : SslContexts.forServer(g.tls());
+            gateways.add(new Gateway(this, g, group, transport, network, gatewaySsl));
+        }
+    }
+
+    String name() {
+        return config.name();
+    }
+
+    VirtualClusterConfig config() {
+        return config;
+    }
+
+    VirtualClusterMetrics metrics() {
+        return metrics;
+    }
+
+    NodeRegistry registry() {
+        return registry;
+    }
+
+    List<Gateway> gateways() {
+        return gateways;
+    }
+
+    void discovery(ClusterDiscovery discovery) {
+        this.discovery = discovery;
+    }
+
+    ClusterDiscovery discovery() {
+        return discovery;
+    }
+
+    UpstreamDialer bootstrapDialer() {
+        return bootstrapDialer;
+    }
+
+    /**
+     * For a client on node N's port: the address the registry has for N. A port can outlive what the
+     * registry knows (a client reconnecting after a proxy restart, say), so an unknown node triggers a
+     * discovery round before giving up.
+     */
+    UpstreamDialer nodeDialer(int nodeId) {
+        return dialer(connection -> registry.lookup(nodeId)
+                .<CompletionStage<List<HostPort>>>map(address -> CompletableFuture.completedFuture(List.of(address)))
+                .orElseGet(() -> {
+                    if (discovery == null) {
+                        return CompletableFuture.failedFuture(new IllegalStateException("broker node " + nodeId + " is unknown"));
+                    }
+                    return discovery.refreshNow(Duration.ofMillis(network.connectTimeout().toMillis()))
+                            .thenApply(done -> List.of(registry.lookup(nodeId)
+                                    .orElseThrow(() -> new IllegalStateException("broker node " + nodeId + " is not in the target cluster"))));
+                }));
+    }
+
+    private BrokerDialer dialer(java.util.function.Function<ProxyConnection, CompletionStage<List<HostPort>>> targets) {
+        return new BrokerDialer(targets, transport, network, upstreamSsl, config.targetCluster().tls());
+    }
+
+    /** User filters in configured order, then the built-in ones nearest the broker. */
+    List<NamedFilter> createFilters(ProxyConnection connection, Gateway gateway) {
+        List<NamedFilter> chain = new ArrayList<>(filters.size() + 2);
+        for (FilterDefinitions.Initialised def : filters) {
+            chain.add(new NamedFilter(def.name(),
+                    def.create(new FilterDefinitions.FactoryContext(def.name(), meterRegistry, connection.frontend().eventLoop()))));
+        }
+        chain.add(new NamedFilter("broker-address", new BrokerAddressFilter(gateway)));
+        chain.add(new NamedFilter("api-versions", new ApiVersionsFilter()));
+        return chain;
+    }
+}
