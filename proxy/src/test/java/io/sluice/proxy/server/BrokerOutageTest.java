@@ -1,0 +1,88 @@
+package io.sluice.proxy.server;
+
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.ExecutionException;
+
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+import io.kroxylicious.testing.kafka.api.KafkaCluster;
+import io.kroxylicious.testing.kafka.api.TerminationStyle;
+import io.kroxylicious.testing.kafka.junit5ext.KafkaClusterExtension;
+import io.sluice.proxy.testing.ProxyFixture;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/** A broker that goes away and comes back; a broker that is not there at all. */
+@ExtendWith(KafkaClusterExtension.class)
+class BrokerOutageTest {
+
+    @Test
+    void clientsRecoverThroughTheProxyWhenTheBrokerRestarts(KafkaCluster cluster) throws Exception {
+        try (ProxyFixture proxy = ProxyFixture.start(cluster.getBootstrapServers())) {
+            String topic = "restart-" + UUID.randomUUID();
+            try (Admin admin = Admin.create(proxy.clientConfig())) {
+                admin.createTopics(List.of(new NewTopic(topic, 1, (short) 1))).all().get();
+            }
+            Map<String, Object> config = new HashMap<>(proxy.clientConfig());
+            config.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, 120_000);
+            config.put(ProducerConfig.RECONNECT_BACKOFF_MAX_MS_CONFIG, 1000);
+            try (KafkaProducer<String, String> producer = new KafkaProducer<>(config, new StringSerializer(), new StringSerializer())) {
+                producer.send(new ProducerRecord<>(topic, "k", "before")).get();
+                cluster.stopNodes(n -> true, TerminationStyle.GRACEFUL);
+                // send() may block while it waits for metadata, so the broker comes back from another thread.
+                var restart = java.util.concurrent.CompletableFuture.runAsync(() -> {
+                    try {
+                        Thread.sleep(2000);
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                    cluster.startNodes(n -> true);
+                });
+                var during = producer.send(new ProducerRecord<>(topic, "k", "during"));
+                restart.get();
+                assertThat(during.get().offset()).isEqualTo(1);
+                assertThat(producer.send(new ProducerRecord<>(topic, "k", "after")).get().offset()).isEqualTo(2);
+            }
+        }
+    }
+
+    @Test
+    void unreachableBrokerClosesClientConnectionsAndFailsReadiness() throws Exception {
+        int deadPort;
+        try (ServerSocket s = new ServerSocket(0)) {
+            deadPort = s.getLocalPort();
+        }
+        try (ProxyFixture proxy = ProxyFixture.start("127.0.0.1:" + deadPort)) {
+            Map<String, Object> config = new HashMap<>(proxy.clientConfig());
+            config.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 3000);
+            config.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, 2000);
+            try (Admin admin = Admin.create(config)) {
+                assertThatThrownBy(() -> admin.describeCluster().nodes().get()).isInstanceOf(ExecutionException.class);
+            }
+            assertThat(proxy.metric("sluice_upstream_connect_failures_total", "virtual_cluster=\"demo\"")).isGreaterThan(0);
+            HttpResponse<String> ready = HttpClient.newHttpClient().send(
+                    HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + proxy.server().managementPort() + "/readyz")).timeout(Duration.ofSeconds(10)).build(),
+                    HttpResponse.BodyHandlers.ofString());
+            assertThat(ready.statusCode()).isEqualTo(503);
+            assertThat(ready.body()).contains("upstream");
+        }
+    }
+}

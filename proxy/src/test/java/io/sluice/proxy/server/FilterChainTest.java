@@ -1,0 +1,216 @@
+package io.sluice.proxy.server;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.ExecutionException;
+
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.OffsetSpec;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.TopicAuthorizationException;
+import org.apache.kafka.common.serialization.StringDeserializer;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+import io.kroxylicious.testing.kafka.api.KafkaCluster;
+import io.kroxylicious.testing.kafka.junit5ext.KafkaClusterExtension;
+import io.sluice.proxy.config.ConfigException;
+import io.sluice.proxy.testing.ProxyFixture;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/** Filters from the test sources, loaded by type name from YAML, against a real broker. */
+@ExtendWith(KafkaClusterExtension.class)
+class FilterChainTest {
+
+    static KafkaCluster cluster;
+
+    @Test
+    void asyncFilterRewritesProducedRecords() throws Exception {
+        try (ProxyFixture proxy = withFilters("""
+                filterDefinitions:
+                  - name: upper
+                    type: UppercaseValues
+                defaultFilters: [upper]
+                """)) {
+            String topic = createTopic(proxy);
+            produce(proxy, topic, "hello", "sluice");
+            assertThat(consume(proxy, topic, 2)).extracting(ConsumerRecord::value).containsExactly("HELLO", "SLUICE");
+        }
+    }
+
+    @Test
+    void filterUsesAnOutOfBandRequestBeforeForwarding() throws Exception {
+        try (ProxyFixture proxy = withFilters("""
+                filterDefinitions:
+                  - name: partition-count
+                    type: io.sluice.proxy.testing.filters.PartitionCountHeader
+                defaultFilters: [partition-count]
+                """)) {
+            String topic = createTopic(proxy, 3);
+            produce(proxy, topic, "a");
+            ConsumerRecord<String, String> record = consume(proxy, topic, 1).get(0);
+            assertThat(new String(record.headers().lastHeader("partitions").value(), StandardCharsets.UTF_8)).isEqualTo("3");
+        }
+    }
+
+    @Test
+    void filtersRunInConfiguredOrderOnTheSameRequest() throws Exception {
+        try (ProxyFixture proxy = withFilters("""
+                filterDefinitions:
+                  - name: upper
+                    type: UppercaseValues
+                  - name: partition-count
+                    type: PartitionCountHeader
+                defaultFilters: [upper, partition-count]
+                """)) {
+            String topic = createTopic(proxy);
+            produce(proxy, topic, "both");
+            ConsumerRecord<String, String> record = consume(proxy, topic, 1).get(0);
+            assertThat(record.value()).isEqualTo("BOTH");
+            assertThat(record.headers().lastHeader("partitions")).isNotNull();
+        }
+    }
+
+    @Test
+    void shortCircuitErrorResponseReachesTheProducerAsTopicAuthorizationFailure() throws Exception {
+        try (ProxyFixture proxy = withFilters("""
+                filterDefinitions:
+                  - name: reject
+                    type: RejectTopics
+                    config:
+                      prefix: forbidden-
+                defaultFilters: [reject]
+                """)) {
+            String allowed = createTopic(proxy);
+            String forbidden = "forbidden-" + UUID.randomUUID();
+            try (Admin admin = Admin.create(proxy.clientConfig())) {
+                admin.createTopics(List.of(new NewTopic(forbidden, 1, (short) 1))).all().get();
+            }
+            try (KafkaProducer<String, String> producer = producer(proxy)) {
+                assertThatThrownBy(() -> producer.send(new ProducerRecord<>(forbidden, "k", "secret")).get())
+                        .isInstanceOf(ExecutionException.class).hasCauseInstanceOf(TopicAuthorizationException.class);
+                producer.send(new ProducerRecord<>(allowed, "k", "fine")).get();
+            }
+            assertThat(consume(proxy, allowed, 1)).extracting(ConsumerRecord::value).containsExactly("fine");
+            assertThat(directEndOffset(forbidden)).isZero();
+        }
+    }
+
+    @Test
+    void filterThatNeverCompletesIsTimedOutAndOnlyItsConnectionCloses() throws Exception {
+        try (ProxyFixture proxy = withFilters("""
+                network:
+                  filterTimeout: 1s
+                filterDefinitions:
+                  - name: stall
+                    type: StallListOffsets
+                defaultFilters: [stall]
+                """)) {
+            String topic = createTopic(proxy);
+            Map<String, Object> adminConfig = new HashMap<>(proxy.clientConfig());
+            adminConfig.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 4000);
+            adminConfig.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, 3000);
+            try (Admin admin = Admin.create(adminConfig)) {
+                assertThatThrownBy(() -> admin.listOffsets(Map.of(new TopicPartition(topic, 0), OffsetSpec.latest())).all().get())
+                        .isInstanceOf(ExecutionException.class);
+            }
+            assertThat(proxy.metric("sluice_filter_errors_total", "filter=\"stall\"")).isGreaterThanOrEqualTo(1);
+            // Other connections, and requests the filter passes, are unaffected.
+            produce(proxy, topic, "still-working");
+        }
+    }
+
+    @Test
+    void unknownFilterTypeIsAConfigErrorNamingTheField() {
+        assertThatThrownBy(() -> withFilters("""
+                filterDefinitions:
+                  - name: nope
+                    type: NoSuchFilter
+                defaultFilters: [nope]
+                """)).isInstanceOf(ConfigException.class).hasMessageContaining("filterDefinitions[0].type").hasMessageContaining("NoSuchFilter");
+    }
+
+    @Test
+    void badFilterConfigIsAConfigErrorNamingTheField() {
+        assertThatThrownBy(() -> withFilters("""
+                filterDefinitions:
+                  - name: reject
+                    type: RejectTopics
+                    config:
+                      prefx: oops
+                defaultFilters: [reject]
+                """)).isInstanceOf(ConfigException.class).hasMessageContaining("filterDefinitions[0].config");
+    }
+
+    // ---- helpers ----
+
+    private static ProxyFixture withFilters(String yaml) {
+        return ProxyFixture.start(cluster.getBootstrapServers(), "", yaml);
+    }
+
+    private static String createTopic(ProxyFixture proxy) throws Exception {
+        return createTopic(proxy, 1);
+    }
+
+    private static String createTopic(ProxyFixture proxy, int partitions) throws Exception {
+        String topic = "f-" + UUID.randomUUID();
+        try (Admin admin = Admin.create(proxy.clientConfig())) {
+            admin.createTopics(List.of(new NewTopic(topic, partitions, (short) 1))).all().get();
+        }
+        return topic;
+    }
+
+    private static KafkaProducer<String, String> producer(ProxyFixture proxy) {
+        Map<String, Object> config = new HashMap<>(proxy.clientConfig());
+        // The test filters rebuild batches without producer state, so idempotence must be off.
+        config.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, false);
+        config.put(ProducerConfig.ACKS_CONFIG, "1");
+        config.put(ProducerConfig.PARTITIONER_IGNORE_KEYS_CONFIG, false);
+        return new KafkaProducer<>(config, new StringSerializer(), new StringSerializer());
+    }
+
+    private static void produce(ProxyFixture proxy, String topic, String... values) throws Exception {
+        try (KafkaProducer<String, String> producer = producer(proxy)) {
+            for (String v : values) {
+                producer.send(new ProducerRecord<>(topic, 0, "k", v)).get();
+            }
+        }
+    }
+
+    private static List<ConsumerRecord<String, String>> consume(ProxyFixture proxy, String topic, int expected) {
+        Map<String, Object> config = new HashMap<>(proxy.clientConfig());
+        config.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+        List<ConsumerRecord<String, String>> records = new ArrayList<>();
+        try (KafkaConsumer<String, String> consumer = new KafkaConsumer<>(config, new StringDeserializer(), new StringDeserializer())) {
+            consumer.assign(List.of(new TopicPartition(topic, 0)));
+            long deadline = System.currentTimeMillis() + 30_000;
+            while (records.size() < expected && System.currentTimeMillis() < deadline) {
+                consumer.poll(Duration.ofMillis(200)).forEach(records::add);
+            }
+        }
+        return records;
+    }
+
+    private static long directEndOffset(String topic) throws Exception {
+        try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, cluster.getBootstrapServers()))) {
+            TopicPartition tp = new TopicPartition(topic, 0);
+            return admin.listOffsets(Map.of(tp, OffsetSpec.latest())).all().get().get(tp).offset();
+        }
+    }
+}

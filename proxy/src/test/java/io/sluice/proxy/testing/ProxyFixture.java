@@ -1,0 +1,96 @@
+package io.sluice.proxy.testing;
+
+import java.util.HashMap;
+import java.util.Map;
+
+import org.apache.kafka.clients.CommonClientConfigs;
+
+import io.sluice.proxy.config.ConfigLoader;
+import io.sluice.proxy.config.ProxyConfig;
+import io.sluice.proxy.server.ProxyServer;
+
+/**
+ * A proxy in front of a test cluster, configured from YAML the way users configure it. The bootstrap
+ * port and the node ports after it are picked from a block that is free right now.
+ */
+public final class ProxyFixture implements AutoCloseable {
+
+    public static final String VIRTUAL_CLUSTER = "demo";
+    public static final String GATEWAY = "default";
+
+    private final ProxyServer server;
+    private final int bootstrapPort;
+
+    private ProxyFixture(ProxyServer server, int bootstrapPort) {
+        this.server = server;
+        this.bootstrapPort = bootstrapPort;
+    }
+
+    /** A passthrough proxy (no user filters). */
+    public static ProxyFixture start(String targetBootstrap) {
+        return start(targetBootstrap, "", "");
+    }
+
+    /**
+     * @param targetSection extra YAML lines inside {@code targetCluster} (indented 6 spaces)
+     * @param topLevel      extra top-level YAML (filterDefinitions, defaultFilters, network)
+     */
+    public static ProxyFixture start(String targetBootstrap, String targetSection, String topLevel) {
+        int port = io.sluice.proxy.embedded.FreePorts.block(8);
+        String yaml = """
+                management:
+                  port: 0
+                virtualClusters:
+                  - name: %s
+                    targetCluster:
+                      bootstrapServers: "%s"
+                %s
+                    gateways:
+                      - name: %s
+                        portIdentifiesNode:
+                          bootstrapAddress: "127.0.0.1:%d"
+                %s
+                """.formatted(VIRTUAL_CLUSTER, targetBootstrap, targetSection, GATEWAY, port, topLevel);
+        return start(ConfigLoader.parse(yaml, Map.of()), port);
+    }
+
+    public static ProxyFixture start(ProxyConfig config, int bootstrapPort) {
+        return new ProxyFixture(ProxyServer.start(config), bootstrapPort);
+    }
+
+    public String bootstrapServers() {
+        return "127.0.0.1:" + bootstrapPort;
+    }
+
+    public int bootstrapPort() {
+        return bootstrapPort;
+    }
+
+    public ProxyServer server() {
+        return server;
+    }
+
+    /** kafka-clients settings pointing at the proxy. */
+    public Map<String, Object> clientConfig() {
+        Map<String, Object> config = new HashMap<>();
+        config.put(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers());
+        return config;
+    }
+
+    /** The value of a Prometheus sample line from /metrics, summed over label sets matching the filter. */
+    public double metric(String name, String labelFragment) {
+        String scrape = server.meterRegistry().scrape();
+        double sum = 0;
+        for (String line : scrape.split("\n")) {
+            if (line.startsWith(name) && (line.charAt(name.length()) == '{' || line.charAt(name.length()) == ' ') && line.contains(labelFragment)) {
+                sum += Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));
+            }
+        }
+        return sum;
+    }
+
+    @Override
+    public void close() {
+        server.close();
+    }
+}
