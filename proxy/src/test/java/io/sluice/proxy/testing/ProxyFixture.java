@@ -1,6 +1,7 @@
 package io.sluice.proxy.testing;
 
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 
 import org.apache.kafka.clients.CommonClientConfigs;
@@ -32,10 +33,19 @@ public final class ProxyFixture implements AutoCloseable {
     }
 
     /**
-     * @param targetSection extra YAML lines inside {@code targetCluster} (indented 6 spaces)
+     * @param targetSection extra YAML inside {@code targetCluster} (any indentation)
      * @param topLevel      extra top-level YAML (filterDefinitions, defaultFilters, network)
      */
     public static ProxyFixture start(String targetBootstrap, String targetSection, String topLevel) {
+        return start(targetBootstrap, targetSection, "", topLevel);
+    }
+
+    /** @param gatewayTls YAML for the gateway's {@code tls} section, starting with {@code tls:} (any indentation) */
+    public static ProxyFixture startWithGatewayTls(String targetBootstrap, String gatewayTls) {
+        return start(targetBootstrap, "", gatewayTls, "");
+    }
+
+    private static ProxyFixture start(String targetBootstrap, String targetSection, String gatewaySection, String topLevel) {
         int port = io.sluice.proxy.embedded.FreePorts.block(8);
         String yaml = """
                 management:
@@ -44,14 +54,22 @@ public final class ProxyFixture implements AutoCloseable {
                   - name: %s
                     targetCluster:
                       bootstrapServers: "%s"
-                %s
-                    gateways:
+                %s    gateways:
                       - name: %s
                         portIdentifiesNode:
                           bootstrapAddress: "127.0.0.1:%d"
-                %s
-                """.formatted(VIRTUAL_CLUSTER, targetBootstrap, targetSection, GATEWAY, port, topLevel);
+                %s%s""".formatted(VIRTUAL_CLUSTER, targetBootstrap, reindent(targetSection, 6), GATEWAY, port,
+                reindent(gatewaySection, 8), reindent(topLevel, 0));
         return start(ConfigLoader.parse(yaml, Map.of()), port);
+    }
+
+    /** Moves a YAML fragment written at any indentation to {@code spaces}. */
+    private static String reindent(String yaml, int spaces) {
+        List<String> lines = yaml.lines().filter(l -> !l.isBlank()).toList();
+        int common = lines.stream().mapToInt(l -> l.length() - l.stripLeading().length()).min().orElse(0);
+        StringBuilder out = new StringBuilder();
+        lines.forEach(l -> out.append(" ".repeat(spaces)).append(l.substring(common)).append('\n'));
+        return out.toString();
     }
 
     public static ProxyFixture start(ProxyConfig config, int bootstrapPort) {

@@ -20,18 +20,18 @@ import io.netty.pkitesting.CertificateBuilder;
 import io.netty.pkitesting.X509Bundle;
 
 /** Certificates made for one test run and written to files the way an operator would provide them. */
-final class TestPki {
+public final class TestPki {
 
-    static final String STORE_PASSWORD = "store-secret";
+    public static final String STORE_PASSWORD = "store-secret";
 
-    final Path dir;
-    final X509Bundle ca;
-    final X509Bundle otherCa;
-    final X509Bundle server;
-    final X509Bundle wrongHostServer;
-    final X509Bundle client;
+    public final Path dir;
+    public final X509Bundle ca;
+    public final X509Bundle otherCa;
+    public final X509Bundle server;
+    public final X509Bundle wrongHostServer;
+    public final X509Bundle client;
 
-    TestPki(Path dir) throws Exception {
+    public TestPki(Path dir) throws Exception {
         this.dir = dir;
         ca = new CertificateBuilder().subject("CN=Sluice Test CA").setIsCertificateAuthority(true).ecp256().buildSelfSigned();
         otherCa = new CertificateBuilder().subject("CN=Someone Else").setIsCertificateAuthority(true).ecp256().buildSelfSigned();
@@ -42,15 +42,15 @@ final class TestPki {
         client = new CertificateBuilder().subject("CN=client").addExtendedKeyUsageClientAuth().ecp256().buildIssuedBy(ca);
     }
 
-    Path certificatePem(X509Bundle bundle, String name) throws Exception {
+    public Path certificatePem(X509Bundle bundle, String name) throws Exception {
         return write(name + ".crt", bundle.getCertificatePathPEM());
     }
 
-    Path privateKeyPem(X509Bundle bundle, String name) throws Exception {
+    public Path privateKeyPem(X509Bundle bundle, String name) throws Exception {
         return write(name + ".key", bundle.getPrivateKeyPEM());
     }
 
-    Path caPem(X509Bundle root, String name) throws Exception {
+    public Path caPem(X509Bundle root, String name) throws Exception {
         return write(name + ".pem", root.getCertificatePEM());
     }
 
@@ -58,7 +58,7 @@ final class TestPki {
      * An encrypted PKCS#8 key ({@code BEGIN ENCRYPTED PRIVATE KEY}). Uses a PKCS#12 PBE scheme because Java 17 cannot
      * encode the parameters of the PBES2 schemes; decrypting goes through the same code either way.
      */
-    Path encryptedPrivateKeyPem(X509Bundle bundle, String name, String password) throws Exception {
+    public Path encryptedPrivateKeyPem(X509Bundle bundle, String name, String password) throws Exception {
         String algorithm = "PBEWithSHA1AndDESede";
         byte[] salt = new byte[16];
         new SecureRandom().nextBytes(salt);
@@ -71,14 +71,14 @@ final class TestPki {
         return write(name + ".key", "-----BEGIN ENCRYPTED PRIVATE KEY-----\n" + body + "\n-----END ENCRYPTED PRIVATE KEY-----\n");
     }
 
-    Path keyStore(X509Bundle bundle, String name, String type, String storePassword, String keyPassword) throws Exception {
+    public Path keyStore(X509Bundle bundle, String name, String type, String storePassword, String keyPassword) throws Exception {
         KeyStore store = KeyStore.getInstance(type);
         store.load(null, null);
         store.setKeyEntry(name, bundle.getKeyPair().getPrivate(), keyPassword.toCharArray(), bundle.getCertificatePath());
         return save(store, name + "." + type.toLowerCase(), storePassword);
     }
 
-    Path trustStore(X509Bundle root, String name, String type) throws Exception {
+    public Path trustStore(X509Bundle root, String name, String type) throws Exception {
         KeyStore store = KeyStore.getInstance(type);
         store.load(null, null);
         if (root != null) {
