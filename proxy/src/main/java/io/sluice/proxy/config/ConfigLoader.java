@@ -3,6 +3,7 @@ package io.sluice.proxy.config;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -40,8 +41,11 @@ public final class ConfigLoader {
         try {
             yaml = Files.readString(file, StandardCharsets.UTF_8);
         }
+        catch (NoSuchFileException e) {
+            throw new ConfigException(file + ": configuration file does not exist", e);
+        }
         catch (IOException e) {
-            throw new ConfigException(file + ": cannot read configuration file: " + e.getMessage(), e);
+            throw new ConfigException(file + ": cannot read configuration file: " + e, e);
         }
         return parse(yaml, System.getenv());
     }

@@ -10,7 +10,7 @@ import com.fasterxml.jackson.annotation.JsonProperty;
  *
  * @param workerThreads event loop threads; 0 lets Netty choose (twice the cores)
  * @param maxFrameBytes largest Kafka frame accepted in either direction
- * @param filterTimeout how long a filter may take on one message before the connection is closed
+ * @param filterTimeout how long a filter may take to handle one message
  * @param connectTimeout for connections to brokers
  * @param writeBufferHighWaterMark stop reading from the other side above this many queued bytes
  * @param writeBufferLowWaterMark resume reading below this many queued bytes

@@ -3,6 +3,7 @@ package io.sluice.proxy.config;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 
 import com.fasterxml.jackson.annotation.JsonCreator;
@@ -49,6 +50,9 @@ public record PasswordSource(String password, String passwordFile) {
         try {
             String content = Files.readString(Path.of(passwordFile), StandardCharsets.UTF_8);
             return content.replaceFirst("[\\r\\n]+$", "");
+        }
+        catch (NoSuchFileException e) {
+            throw new ConfigException("passwordFile '" + passwordFile + "' cannot be read: it does not exist", e);
         }
         catch (IOException | RuntimeException e) {
             throw new ConfigException("passwordFile '" + passwordFile + "' cannot be read: " + e, e);

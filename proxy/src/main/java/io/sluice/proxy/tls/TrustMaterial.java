@@ -54,6 +54,8 @@ final class TrustMaterial {
         catch (KeyStoreException e) {
             throw new IllegalStateException("trust store was loaded but cannot be listed", e);
         }
-        throw new ConfigException(path + ".storeFile: '" + trust.storeFile() + "' holds no trusted certificate entry");
+        // PKCS12 stores usually encrypt their certificates too, which then stay invisible without the password.
+        throw new ConfigException(path + ".storeFile: '" + trust.storeFile() + "' holds no trusted certificate entry"
+                + (trust.storePassword() == null ? " readable without a password; set storePassword" : ""));
     }
 }

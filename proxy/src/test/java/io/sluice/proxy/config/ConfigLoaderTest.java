@@ -317,7 +317,7 @@ class ConfigLoaderTest {
 
         assertThatThrownBy(() -> ConfigLoader.load(missing))
                 .isInstanceOf(ConfigException.class)
-                .hasMessageContaining(missing.toString());
+                .hasMessage("Invalid configuration: " + missing + ": configuration file does not exist");
     }
 
     record AuditSettings(List<String> topics, Duration flushInterval, int batchSize) {

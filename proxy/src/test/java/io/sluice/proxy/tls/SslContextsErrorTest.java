@@ -117,6 +117,15 @@ class SslContextsErrorTest {
     }
 
     @Test
+    void aPasswordProtectedPkcs12TrustStoreReadWithoutItsPassword() throws Exception {
+        String trust = pki.trustStore(pki.ca, "trust-needs-password", "PKCS12").toString();
+
+        assertThatThrownBy(() -> SslContexts.forClient(client(new TrustConfig(trust, null, "PKCS12"))))
+                .hasMessage("Invalid configuration: tls.trust.storeFile: '" + trust + "' holds no trusted certificate entry "
+                        + "readable without a password; set storePassword");
+    }
+
+    @Test
     void aKeyStoreWithoutAKey() throws Exception {
         String trustOnly = pki.trustStore(pki.ca, "trust-only", "PKCS12").toString();
 
