@@ -80,7 +80,8 @@ final class Gateway implements NodeAdvertiser {
     @Override
     public CompletionStage<HostPort> advertise(int nodeId, String brokerHost, int brokerPort) {
         cluster.registry().learn(nodeId, new HostPort(brokerHost, brokerPort));
-        return ensureNodePort(nodeId).thenApply(channel -> advertisedAddress(nodeId, localAddress(channel).getPort()));
+        return ensureNodePort(nodeId).thenApply(channel -> config.portIdentifiesNode().advertisedAddress(nodeId)
+                .orElseThrow(() -> new IllegalStateException("broker node " + nodeId + " has no advertised address in gateway " + name())));
     }
 
     /** Binds the node's port unless already bound; completes when it accepts connections. */
@@ -110,16 +111,6 @@ final class Gateway implements NodeAdvertiser {
             }
         });
         return bound;
-    }
-
-    private HostPort advertisedAddress(int nodeId, int port) {
-        String pattern = config.portIdentifiesNode().advertisedBrokerAddressPattern();
-        String host = pattern == null ? config.portIdentifiesNode().bootstrapAddress().host() : pattern.replace("$(nodeId)", Integer.toString(nodeId));
-        int colon = host.lastIndexOf(':');
-        if (colon > 0 && !host.endsWith("]") && host.indexOf(':') == colon) {
-            host = host.substring(0, colon);
-        }
-        return new HostPort(host, port);
     }
 
     private io.netty.channel.ChannelFuture bind(int port, UpstreamDialer dialer) {
