@@ -62,6 +62,10 @@ public final class ProxyBenchmark {
     public List<Phase> run() throws Exception {
         List<Phase> phases = new ArrayList<>();
         List<String> names = new ArrayList<>(targets.keySet());
+        // JIT, connection set-up and the broker's first segments would otherwise land on whichever target goes first.
+        for (String target : names) {
+            throughputPhase(String.format("warm-up      %-12s", target), target, targets.get(target), Math.min(settings.records(), 50_000), 0);
+        }
         for (int round = 1; round <= settings.rounds(); round++) {
             List<String> order = new ArrayList<>(names);
             if (round % 2 == 0) {
@@ -76,28 +80,8 @@ public final class ProxyBenchmark {
 
     private Phase runPhase(String target, int round, String bootstrap) throws Exception {
         String prefix = String.format("round %d/%d  %-12s", round, settings.rounds(), target);
+        double[] throughput = throughputPhase(prefix, target, bootstrap, settings.records(), round);
         String topic = "bench-" + target + "-" + round + "-" + System.nanoTime();
-        createTopic(bootstrap, topic);
-        out.printf("%s throughput: %,d records of %,d bytes...%n", prefix, settings.records(), settings.recordBytes());
-        long cpuBefore = proxyCpuNanos.getAsLong();
-        long start = System.nanoTime();
-        Thread consumer = startConsumer(bootstrap, topic, settings.records(), null);
-        try (KafkaProducer<byte[], byte[]> producer = producer(bootstrap, 5)) {
-            byte[] value = new byte[settings.recordBytes()];
-            new Random(round).nextBytes(value);
-            for (int i = 0; i < settings.records(); i++) {
-                producer.send(new ProducerRecord<>(topic, value));
-            }
-            producer.flush();
-        }
-        consumer.join();
-        long elapsed = System.nanoTime() - start;
-        long cpu = proxyCpuNanos.getAsLong() - cpuBefore;
-        double mb = (double) settings.records() * settings.recordBytes() / 1_000_000.0;
-        double seconds = elapsed / 1e9;
-        // Each byte crosses the proxy twice: produced, then consumed.
-        double cpuMsPerMb = cpu / 1e6 / (2 * mb);
-        out.printf("%s %,.1f MB/s  %,.0f records/s  proxy CPU %.3f ms per MB moved%n", prefix, mb / seconds, settings.records() / seconds, cpuMsPerMb);
 
         int latencyRecords = (int) (settings.latencyRate() * settings.latencyDuration().toSeconds());
         out.printf("%s latency: %,d records/s for %ds...%n", prefix, settings.latencyRate(), settings.latencyDuration().toSeconds());
@@ -132,7 +116,34 @@ public final class ProxyBenchmark {
         out.printf("%s produce p50 %.2f ms p99 %.2f ms; end-to-end p50 %.2f ms p99 %.2f ms%n", prefix,
                 produceLatency.getValueAtPercentile(50) / 1000.0, produceLatency.getValueAtPercentile(99) / 1000.0,
                 e2eLatency.getValueAtPercentile(50) / 1000.0, e2eLatency.getValueAtPercentile(99) / 1000.0);
-        return new Phase(target, round, mb / seconds, settings.records() / seconds, cpuMsPerMb, produceLatency, e2eLatency);
+        return new Phase(target, round, throughput[0], throughput[1], throughput[2], produceLatency, e2eLatency);
+    }
+
+    /** Returns MB/s, records/s and proxy CPU ms per MB moved. */
+    private double[] throughputPhase(String prefix, String target, String bootstrap, int records, int seed) throws Exception {
+        String topic = "bench-" + target + "-" + seed + "-" + System.nanoTime();
+        createTopic(bootstrap, topic);
+        out.printf("%s throughput: %,d records of %,d bytes...%n", prefix, records, settings.recordBytes());
+        long cpuBefore = proxyCpuNanos.getAsLong();
+        long start = System.nanoTime();
+        Thread consumer = startConsumer(bootstrap, topic, records, null);
+        try (KafkaProducer<byte[], byte[]> producer = producer(bootstrap, 5)) {
+            byte[] value = new byte[settings.recordBytes()];
+            new Random(seed).nextBytes(value);
+            for (int i = 0; i < records; i++) {
+                producer.send(new ProducerRecord<>(topic, value));
+            }
+            producer.flush();
+        }
+        consumer.join();
+        long elapsed = System.nanoTime() - start;
+        long cpu = proxyCpuNanos.getAsLong() - cpuBefore;
+        double mb = (double) records * settings.recordBytes() / 1_000_000.0;
+        double seconds = elapsed / 1e9;
+        // Each byte crosses the proxy twice: produced, then consumed.
+        double cpuMsPerMb = cpu / 1e6 / (2 * mb);
+        out.printf("%s %,.1f MB/s  %,.0f records/s  proxy CPU %.3f ms per MB moved%n", prefix, mb / seconds, records / seconds, cpuMsPerMb);
+        return new double[] { mb / seconds, records / seconds, cpuMsPerMb };
     }
 
     private static KafkaProducer<byte[], byte[]> producer(String bootstrap, int lingerMs) {
