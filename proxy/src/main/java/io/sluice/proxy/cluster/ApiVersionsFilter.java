@@ -19,6 +19,21 @@ import io.sluice.proxy.filter.ResponseFilterResult;
  */
 public final class ApiVersionsFilter implements ResponseFilter {
 
+    /**
+     * Fetch v16 added broker addresses (leader hints, KIP-951) to Fetch responses, which would force the
+     * proxy to decode and re-encode every Fetch response to rewrite them. Unless a filter decodes Fetch
+     * responses anyway, clients are offered Fetch up to v15: they then learn a new leader from Metadata,
+     * as every client before Kafka 3.7 does.
+     */
+    public static final short FETCH_WITHOUT_NODE_ENDPOINTS = 15;
+
+    private final java.util.Map<ApiKeys, Short> caps;
+
+    /** @param caps the highest version to offer for some APIs, below what broker and proxy support */
+    public ApiVersionsFilter(java.util.Map<ApiKeys, Short> caps) {
+        this.caps = java.util.Map.copyOf(caps);
+    }
+
     @Override
     public boolean shouldHandleResponse(ApiKeys apiKey, short apiVersion) {
         return apiKey == ApiKeys.API_VERSIONS;
@@ -27,11 +42,11 @@ public final class ApiVersionsFilter implements ResponseFilter {
     @Override
     public CompletionStage<ResponseFilterResult> onResponse(ApiKeys apiKey, short apiVersion, ResponseHeaderData header, ApiMessage response,
                                                             FilterContext context) {
-        intersect((ApiVersionsResponseData) response);
+        intersect((ApiVersionsResponseData) response, caps);
         return context.forwardResponse(header, response);
     }
 
-    static void intersect(ApiVersionsResponseData response) {
+    static void intersect(ApiVersionsResponseData response, java.util.Map<ApiKeys, Short> caps) {
         List<ApiVersionsResponseData.ApiVersion> unsupported = new ArrayList<>();
         for (ApiVersionsResponseData.ApiVersion v : response.apiKeys()) {
             if (!ApiKeys.hasId(v.apiKey())) {
@@ -40,7 +55,7 @@ public final class ApiVersionsFilter implements ResponseFilter {
             }
             ApiKeys known = ApiKeys.forId(v.apiKey());
             short min = (short) Math.max(v.minVersion(), known.oldestVersion());
-            short max = (short) Math.min(v.maxVersion(), known.latestVersion(true));
+            short max = (short) Math.min(Math.min(v.maxVersion(), known.latestVersion(true)), caps.getOrDefault(known, Short.MAX_VALUE));
             if (min > max) {
                 unsupported.add(v);
             } else {

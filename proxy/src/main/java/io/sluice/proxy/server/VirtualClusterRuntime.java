@@ -116,8 +116,11 @@ final class VirtualClusterRuntime {
             chain.add(new NamedFilter(def.name(),
                     def.create(new FilterDefinitions.FactoryContext(def.name(), meterRegistry, connection.frontend().eventLoop()))));
         }
+        boolean fetchDecodedAnyway = chain.stream().anyMatch(f -> f.filter() instanceof io.sluice.proxy.filter.ResponseFilter rf
+                && rf.shouldHandleResponse(org.apache.kafka.common.protocol.ApiKeys.FETCH, org.apache.kafka.common.protocol.ApiKeys.FETCH.latestVersion(true)));
         chain.add(new NamedFilter("broker-address", new BrokerAddressFilter(gateway)));
-        chain.add(new NamedFilter("api-versions", new ApiVersionsFilter()));
+        chain.add(new NamedFilter("api-versions", new ApiVersionsFilter(fetchDecodedAnyway ? java.util.Map.of()
+                : java.util.Map.of(org.apache.kafka.common.protocol.ApiKeys.FETCH, ApiVersionsFilter.FETCH_WITHOUT_NODE_ENDPOINTS))));
         return chain;
     }
 }

@@ -178,6 +178,8 @@ class BadInputTest {
             new ResponseHeaderData(reader, (short) 0);
             ApiVersionsResponseData response = new ApiVersionsResponseData(reader, (short) 3);
             assertThat(response.errorCode()).isZero();
+            // Passthrough offers Fetch without KIP-951 leader hints, so Fetch responses stay opaque.
+            assertThat(response.apiKeys().find(ApiKeys.FETCH.id).maxVersion()).isEqualTo((short) 15);
             assertThat(response.apiKeys()).isNotEmpty().allSatisfy(v -> {
                 assertThat(ApiKeys.hasId(v.apiKey())).isTrue();
                 assertThat(v.maxVersion()).isLessThanOrEqualTo(ApiKeys.forId(v.apiKey()).latestVersion(true));
