@@ -10,11 +10,12 @@ import java.util.stream.Collectors;
 import io.sluice.proxy.bench.CpuSampler;
 import io.sluice.proxy.bench.ProxyBenchmark;
 import io.sluice.proxy.embedded.LocalKafka;
-import io.sluice.proxy.server.ProxyServer;
+import io.sluice.proxy.embedded.FreePorts;
+import io.sluice.proxy.embedded.LocalProxy;
 
 /**
- * {@code sluice bench proxy}: a broker in a child process, the proxy in this JVM (its CPU measured from its
- * own threads in /proc), and the load run directly and through the proxy, alternating, in one run.
+ * {@code sluice bench proxy}: a broker and the proxy each in a child process (the proxy's CPU read from /proc),
+ * and the load, from this JVM, run directly and through the proxy, alternating, in one run.
  */
 public final class BenchProxyCommand implements Command {
 
@@ -30,19 +31,22 @@ public final class BenchProxyCommand implements Command {
 
     @Override
     public int run(List<String> args) throws Exception {
-        Options o = Options.parse(args, "records", "record-bytes", "rounds", "latency-rate", "latency-seconds");
+        Options o = Options.parse(args, "records", "record-bytes", "rounds", "latency-rate", "latency-seconds", "proxy-heap");
         ProxyBenchmark.Settings settings = new ProxyBenchmark.Settings(o.getInt("records", 200_000), o.getInt("record-bytes", 1024),
                 o.getInt("rounds", 3), o.getInt("latency-rate", 1000), Duration.ofSeconds(o.getInt("latency-seconds", 10)));
         System.out.printf("sluice bench proxy: %s; %d cores%n", settings, Runtime.getRuntime().availableProcessors());
         try (LocalKafka kafka = LocalKafka.start(LocalKafka.Options.defaults())) {
-            String bootstrap = "127.0.0.1:" + io.sluice.proxy.embedded.FreePorts.block(8);
-            try (ProxyServer proxy = ProxyServer.start(DemoCommand.demoConfig(kafka.bootstrapServers(), bootstrap, 0))) {
+            String bootstrap = "127.0.0.1:" + FreePorts.block(8);
+            int managementPort = FreePorts.block(1);
+            // The proxy runs in its own JVM so its CPU, GC and memory are its own, not the load generator's.
+            try (LocalProxy proxy = LocalProxy.start(DemoCommand.demoYaml(kafka.bootstrapServers(), bootstrap, managementPort), managementPort,
+                    List.of(o.get("proxy-heap", "-Xmx512m"), "-XX:+UseParallelGC"))) {
                 Map<String, String> targets = new LinkedHashMap<>();
                 targets.put("direct", kafka.bootstrapServers());
                 targets.put("proxy", bootstrap);
-                long self = ProcessHandle.current().pid();
+                System.out.printf("broker pid %d, proxy pid %d; proxy CPU is the proxy process's utime+stime from /proc%n", kafka.pid(), proxy.pid());
                 List<ProxyBenchmark.Phase> phases = new ProxyBenchmark(settings, targets,
-                        () -> CpuSampler.threadsCpuNanos(self, name -> name.startsWith("sluice-proxy")), System.out).run();
+                        () -> CpuSampler.processCpuNanos(proxy.pid()), System.out).run();
                 printSummary(settings, phases);
             }
         }

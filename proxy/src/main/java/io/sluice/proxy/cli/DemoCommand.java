@@ -87,7 +87,12 @@ public final class DemoCommand implements Command {
     }
 
     static ProxyConfig demoConfig(String kafkaBootstrap, String proxyBootstrap, int managementPort) {
-        String yaml = """
+        return ConfigLoader.parse(demoYaml(kafkaBootstrap, proxyBootstrap, managementPort), Map.of());
+    }
+
+    /** The demo's proxy configuration: one virtual cluster, passthrough, one port-per-broker gateway. */
+    static String demoYaml(String kafkaBootstrap, String proxyBootstrap, int managementPort) {
+        return """
                 management:
                   bindAddress: 127.0.0.1
                   port: %d
@@ -100,7 +105,6 @@ public final class DemoCommand implements Command {
                         portIdentifiesNode:
                           bootstrapAddress: "%s"
                 """.formatted(managementPort, kafkaBootstrap, proxyBootstrap);
-        return ConfigLoader.parse(yaml, Map.of());
     }
 
     /** Creates the demo topic, then produces and consumes three records through the proxy. */
