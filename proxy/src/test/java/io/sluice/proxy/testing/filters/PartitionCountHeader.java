@@ -17,7 +17,6 @@ import org.apache.kafka.common.record.SimpleRecord;
 
 import io.sluice.proxy.filter.Filter;
 import io.sluice.proxy.filter.FilterContext;
-import io.sluice.proxy.filter.FilterFactory;
 import io.sluice.proxy.filter.FilterFactoryContext;
 import io.sluice.proxy.filter.RequestFilter;
 import io.sluice.proxy.filter.RequestFilterResult;
@@ -26,17 +25,7 @@ import io.sluice.proxy.filter.RequestFilterResult;
  * Test filter using an out-of-band request: before forwarding a Produce, asks the broker (Metadata) how
  * many partitions the topic has and stamps that into a {@code partitions} header on every record.
  */
-public final class PartitionCountHeader implements FilterFactory<Void, Void> {
-
-    @Override
-    public Class<Void> configType() {
-        return Void.class;
-    }
-
-    @Override
-    public Void initialize(FilterFactoryContext context, Void config) {
-        return null;
-    }
+public final class PartitionCountHeader extends NoConfigFilterFactory {
 
     @Override
     public Filter createFilter(FilterFactoryContext context, Void data) {

@@ -9,23 +9,12 @@ import org.apache.kafka.common.protocol.ApiMessage;
 
 import io.sluice.proxy.filter.Filter;
 import io.sluice.proxy.filter.FilterContext;
-import io.sluice.proxy.filter.FilterFactory;
 import io.sluice.proxy.filter.FilterFactoryContext;
 import io.sluice.proxy.filter.RequestFilter;
 import io.sluice.proxy.filter.RequestFilterResult;
 
 /** Test filter that never completes ListOffsets, to exercise the filter timeout. */
-public final class StallListOffsets implements FilterFactory<Void, Void> {
-
-    @Override
-    public Class<Void> configType() {
-        return Void.class;
-    }
-
-    @Override
-    public Void initialize(FilterFactoryContext context, Void config) {
-        return null;
-    }
+public final class StallListOffsets extends NoConfigFilterFactory {
 
     @Override
     public Filter createFilter(FilterFactoryContext context, Void data) {

@@ -12,23 +12,12 @@ import org.apache.kafka.common.record.SimpleRecord;
 
 import io.sluice.proxy.filter.Filter;
 import io.sluice.proxy.filter.FilterContext;
-import io.sluice.proxy.filter.FilterFactory;
 import io.sluice.proxy.filter.FilterFactoryContext;
 import io.sluice.proxy.filter.RequestFilter;
 import io.sluice.proxy.filter.RequestFilterResult;
 
 /** Test filter: upper-cases every produced value, asynchronously (completes on another thread). */
-public final class UppercaseValues implements FilterFactory<Void, Void> {
-
-    @Override
-    public Class<Void> configType() {
-        return Void.class;
-    }
-
-    @Override
-    public Void initialize(FilterFactoryContext context, Void config) {
-        return null;
-    }
+public final class UppercaseValues extends NoConfigFilterFactory {
 
     @Override
     public Filter createFilter(FilterFactoryContext context, Void data) {
