@@ -140,6 +140,18 @@ final class ConfigValidator {
         if (target.tls() != null) {
             tls.client(target.tls(), path + ".tls");
         }
+        if (target.sasl() != null) {
+            SaslClientConfig sasl = target.sasl();
+            if (blank(sasl.mechanism()) || !SaslClientConfig.MECHANISMS.contains(sasl.mechanism())) {
+                problems.add(path + ".sasl.mechanism: must be one of PLAIN, SCRAM-SHA-256, SCRAM-SHA-512");
+            }
+            if (blank(sasl.username())) {
+                problems.add(path + ".sasl.username: is required");
+            }
+            if (sasl.password() == null) {
+                problems.add(path + ".sasl.password: is required");
+            }
+        }
     }
 
     private void gateways(List<GatewayConfig> gateways, String path) {

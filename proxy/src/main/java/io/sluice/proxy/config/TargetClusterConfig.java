@@ -14,11 +14,13 @@ import com.fasterxml.jackson.databind.annotation.JsonDeserialize;
  * @param tls null means plaintext
  * @param discovery whether to learn the broker list with a Kafka Admin client (YAML default true)
  * @param discoveryProperties extra properties for that Admin client, e.g. SASL settings
+ * @param sasl the proxy's own SASL credentials towards the brokers; null means none (clients' SASL passes through)
  */
 public record TargetClusterConfig(List<HostPort> bootstrapServers,
                                   TlsClientConfig tls,
                                   boolean discovery,
-                                  Map<String, String> discoveryProperties) {
+                                  Map<String, String> discoveryProperties,
+                                  SaslClientConfig sasl) {
 
     public TargetClusterConfig {
         bootstrapServers = bootstrapServers == null ? List.of() : List.copyOf(bootstrapServers);
@@ -29,8 +31,9 @@ public record TargetClusterConfig(List<HostPort> bootstrapServers,
     static TargetClusterConfig fromYaml(@JsonProperty("bootstrapServers") @JsonDeserialize(using = BootstrapServersDeserializer.class) List<HostPort> bootstrapServers,
                                         @JsonProperty("tls") TlsClientConfig tls,
                                         @JsonProperty("discovery") Boolean discovery,
-                                        @JsonProperty("discoveryProperties") Map<String, String> discoveryProperties) {
-        return new TargetClusterConfig(bootstrapServers, tls, !Boolean.FALSE.equals(discovery), discoveryProperties);
+                                        @JsonProperty("discoveryProperties") Map<String, String> discoveryProperties,
+                                        @JsonProperty("sasl") SaslClientConfig sasl) {
+        return new TargetClusterConfig(bootstrapServers, tls, !Boolean.FALSE.equals(discovery), discoveryProperties, sasl);
     }
 
     /** The servers in Kafka's {@code bootstrap.servers} form. */

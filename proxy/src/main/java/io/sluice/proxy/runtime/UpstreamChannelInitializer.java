@@ -18,6 +18,7 @@ import io.sluice.proxy.codec.ResponseDecoder;
  *   frame        int32-size framing, size limit
  *   decode       restores the client's correlation id; body decoded if a filter wants it
  *   encode       requests to bytes
+ *   [auth]       the proxy's own SASL login, when the target cluster has credentials
  *   backend      into the client pipeline's tail
  * </pre>
  */
@@ -31,11 +32,17 @@ public final class UpstreamChannelInitializer extends ChannelInitializer<SocketC
     private final ProxyConnection connection;
     private final TlsHandlerFactory tls;
     private final int maxFrameBytes;
+    private final io.sluice.proxy.config.SaslClientConfig sasl;
+    private final java.time.Duration saslTimeout;
 
-    public UpstreamChannelInitializer(ProxyConnection connection, TlsHandlerFactory tls, int maxFrameBytes) {
+    /** @param sasl the proxy's credentials towards the broker, or null */
+    public UpstreamChannelInitializer(ProxyConnection connection, TlsHandlerFactory tls, int maxFrameBytes, io.sluice.proxy.config.SaslClientConfig sasl,
+                                      java.time.Duration saslTimeout) {
+        this.saslTimeout = saslTimeout;
         this.connection = connection;
         this.tls = tls;
         this.maxFrameBytes = maxFrameBytes;
+        this.sasl = sasl;
     }
 
     @Override
@@ -48,6 +55,9 @@ public final class UpstreamChannelInitializer extends ChannelInitializer<SocketC
         p.addLast("frame", new FrameDecoder(maxFrameBytes));
         p.addLast("decode", new ResponseDecoder(connection.tracker()));
         p.addLast("encode", FrameEncoder.INSTANCE);
+        if (sasl != null) {
+            p.addLast("auth", new UpstreamAuthenticator(connection, sasl, saslTimeout));
+        }
         p.addLast("backend", new BackendHandler(connection));
     }
 }

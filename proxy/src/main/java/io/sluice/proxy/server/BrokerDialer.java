@@ -15,8 +15,10 @@ import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslHandler;
 import io.sluice.proxy.config.HostPort;
 import io.sluice.proxy.config.NetworkConfig;
+import io.sluice.proxy.config.SaslClientConfig;
 import io.sluice.proxy.config.TlsClientConfig;
 import io.sluice.proxy.runtime.ProxyConnection;
+import io.sluice.proxy.runtime.UpstreamAuthenticator;
 import io.sluice.proxy.runtime.UpstreamChannelInitializer;
 import io.sluice.proxy.runtime.UpstreamDialer;
 import io.sluice.proxy.tls.SslContexts;
@@ -33,10 +35,12 @@ final class BrokerDialer implements UpstreamDialer {
     private final NetworkConfig network;
     private final SslContext sslContext;
     private final TlsClientConfig tls;
+    private final SaslClientConfig sasl;
     private final AtomicInteger roundRobin = new AtomicInteger();
 
     BrokerDialer(Function<ProxyConnection, CompletionStage<List<HostPort>>> targets, Transport transport, NetworkConfig network,
-                 SslContext sslContext, TlsClientConfig tls) {
+                 SslContext sslContext, TlsClientConfig tls, SaslClientConfig sasl) {
+        this.sasl = sasl;
         this.targets = targets;
         this.transport = transport;
         this.network = network;
@@ -62,7 +66,21 @@ final class BrokerDialer implements UpstreamDialer {
         HostPort target = candidates.get((first + tried) % candidates.size());
         connect(connection, target).addListener(f -> {
             if (f.isSuccess()) {
-                result.complete(((ChannelFuture) f).channel());
+                Channel channel = ((ChannelFuture) f).channel();
+                UpstreamAuthenticator authenticator = channel.pipeline().get(UpstreamAuthenticator.class);
+                if (authenticator == null) {
+                    result.complete(channel);
+                } else {
+                    // An authentication failure is final: other brokers would reject the same credentials.
+                    authenticator.ready().whenComplete((ok, error) -> {
+                        if (error == null) {
+                            result.complete(channel);
+                        } else {
+                            channel.close();
+                            result.completeExceptionally(error);
+                        }
+                    });
+                }
             } else {
                 attempt(connection, candidates, first, tried + 1, result,
                         new java.io.IOException("cannot connect to broker " + target + ": " + f.cause().getMessage(), f.cause()));
@@ -82,7 +100,7 @@ final class BrokerDialer implements UpstreamDialer {
                 .option(ChannelOption.TCP_NODELAY, true)
                 .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) network.connectTimeout().toMillis())
                 .option(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(network.writeBufferLowWaterMark(), network.writeBufferHighWaterMark()))
-                .handler(new UpstreamChannelInitializer(connection, tlsHandler, network.maxFrameBytes()))
+                .handler(new UpstreamChannelInitializer(connection, tlsHandler, network.maxFrameBytes(), sasl, network.connectTimeout()))
                 .connect(target.host(), target.port());
     }
 }

@@ -162,8 +162,21 @@ final class ClusterDiscovery implements AutoCloseable {
                 }
             }
         }
+        if (target.sasl() != null) {
+            props.put(AdminClientConfig.SECURITY_PROTOCOL_CONFIG, tls != null ? "SASL_SSL" : "SASL_PLAINTEXT");
+            props.put("sasl.mechanism", target.sasl().mechanism());
+            String module = target.sasl().mechanism().equals("PLAIN")
+                    ? "org.apache.kafka.common.security.plain.PlainLoginModule"
+                    : "org.apache.kafka.common.security.scram.ScramLoginModule";
+            props.put("sasl.jaas.config", module + " required username=\"" + jaasEscape(target.sasl().username())
+                    + "\" password=\"" + jaasEscape(target.sasl().password().resolve()) + "\";");
+        }
         props.putAll(target.discoveryProperties());
         return props;
+    }
+
+    private static String jaasEscape(String value) {
+        return value.replace("\\", "\\\\").replace("\"", "\\\"");
     }
 
     private static String read(String file) {

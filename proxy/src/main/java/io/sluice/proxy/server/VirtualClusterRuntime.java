@@ -106,7 +106,7 @@ final class VirtualClusterRuntime {
     }
 
     private BrokerDialer dialer(java.util.function.Function<ProxyConnection, CompletionStage<List<HostPort>>> targets) {
-        return new BrokerDialer(targets, transport, network, upstreamSsl, config.targetCluster().tls());
+        return new BrokerDialer(targets, transport, network, upstreamSsl, config.targetCluster().tls(), config.targetCluster().sasl());
     }
 
     /** User filters in configured order, then the built-in ones nearest the broker. */
