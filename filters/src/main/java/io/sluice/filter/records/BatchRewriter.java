@@ -1,0 +1,122 @@
+package io.sluice.filter.records;
+
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+
+import org.apache.kafka.common.compress.Compression;
+import org.apache.kafka.common.header.Header;
+import org.apache.kafka.common.record.MemoryRecords;
+import org.apache.kafka.common.record.MemoryRecordsBuilder;
+import org.apache.kafka.common.record.MutableRecordBatch;
+import org.apache.kafka.common.record.Record;
+import org.apache.kafka.common.record.RecordBatch;
+import org.apache.kafka.common.record.TimestampType;
+import org.apache.kafka.common.utils.ByteBufferOutputStream;
+
+/**
+ * Rebuilds the records of one partition with some records changed, keeping everything else about each
+ * batch: base offset and every record's offset, producer id, epoch and base sequence, transactional and
+ * control flags, partition leader epoch, timestamp type and every record's timestamp, and the codec.
+ * Control batches (transaction markers) and batches the transform leaves alone are copied byte for byte.
+ *
+ * <p>Why rebuild rather than patch: a record's value sits inside a (possibly compressed) batch protected
+ * by a CRC, so any change means re-encoding the batch; kafka-clients' {@link MemoryRecordsBuilder} does
+ * that exactly as producers do.</p>
+ */
+public final class BatchRewriter {
+
+    /** What to do with one record; return the record unchanged ({@code same}) to keep it as it is. */
+    @FunctionalInterface
+    public interface RecordTransform {
+        /** @return the replacement, or {@code null} to keep the original record */
+        Rewritten apply(RecordBatch batch, Record record);
+    }
+
+    /** A replacement value and headers for a record (its key, offset and timestamp never change). */
+    public record Rewritten(ByteBuffer value, Header[] headers) {
+    }
+
+    private BatchRewriter() {
+    }
+
+    /**
+     * @return {@code records} itself when nothing changed, else new records
+     */
+    public static MemoryRecords rewrite(MemoryRecords records, RecordTransform transform) {
+        ByteBufferOutputStream out = null;
+        int unchangedSoFar = 0;
+        for (MutableRecordBatch batch : records.batches()) {
+            Changes changes = batch.isControlBatch() || batch.magic() < RecordBatch.MAGIC_VALUE_V2 ? null : changes(batch, transform);
+            if (changes == null) {
+                if (out == null) {
+                    unchangedSoFar++;
+                } else {
+                    batch.writeTo(out);
+                }
+                continue;
+            }
+            if (out == null) {
+                out = new ByteBufferOutputStream(records.sizeInBytes() + 1024);
+                // The batches before the first changed one are taken as they are.
+                int copied = 0;
+                for (MutableRecordBatch earlier : records.batches()) {
+                    if (copied++ == unchangedSoFar) {
+                        break;
+                    }
+                    earlier.writeTo(out);
+                }
+            }
+            rebuild(batch, changes, out);
+        }
+        if (out == null) {
+            return records;
+        }
+        ByteBuffer buffer = out.buffer();
+        buffer.flip();
+        return MemoryRecords.readableRecords(buffer.slice());
+    }
+
+    /** A batch's records (read once: a compressed batch is decompressed once) and the replacements by index. */
+    private record Changes(List<Record> records, Rewritten[] replacements) {
+    }
+
+    /** The changes the transform makes to a batch's records; null when it changes none. */
+    private static Changes changes(RecordBatch batch, RecordTransform transform) {
+        List<Record> records = new ArrayList<>();
+        Rewritten[] replacements = null;
+        for (Record record : batch) {
+            Rewritten changed = transform.apply(batch, record);
+            if (changed != null) {
+                if (replacements == null) {
+                    replacements = new Rewritten[Math.max(16, batch.countOrNull() == null ? 16 : batch.countOrNull())];
+                } else if (records.size() >= replacements.length) {
+                    replacements = Arrays.copyOf(replacements, replacements.length * 2);
+                }
+                replacements[records.size()] = changed;
+            }
+            records.add(record);
+        }
+        return replacements == null ? null : new Changes(records, replacements);
+    }
+
+    private static void rebuild(RecordBatch batch, Changes changes, ByteBufferOutputStream out) {
+        MemoryRecordsBuilder builder = new MemoryRecordsBuilder(out, batch.magic(), Compression.of(batch.compressionType()).build(), batch.timestampType(),
+                batch.baseOffset(), batch.timestampType() == TimestampType.LOG_APPEND_TIME ? batch.maxTimestamp() : RecordBatch.NO_TIMESTAMP,
+                batch.producerId(), batch.producerEpoch(), batch.baseSequence(), batch.isTransactional(), false, batch.partitionLeaderEpoch(),
+                Integer.MAX_VALUE);
+        List<Record> records = changes.records();
+        for (int i = 0; i < records.size(); i++) {
+            Record record = records.get(i);
+            Rewritten changed = i < changes.replacements().length ? changes.replacements()[i] : null;
+            if (changed == null) {
+                builder.appendWithOffset(record.offset(), record.timestamp(), record.key(), record.value(), record.headers());
+            } else {
+                builder.appendWithOffset(record.offset(), record.timestamp(), record.key(), changed.value(), changed.headers());
+            }
+        }
+        // The builder writes into `out` directly; closing it finalises the batch header (CRC, counts).
+        builder.close();
+    }
+}
