@@ -1,0 +1,44 @@
+package io.sluice.filter.encryption;
+
+import java.util.concurrent.CompletionStage;
+
+import javax.crypto.SecretKey;
+
+/**
+ * Where the filter gets data keys: a live key per KEK for encrypting, and unwrapped keys for decrypting.
+ * Implemented over the KMS module's caches; stages may complete on any thread.
+ */
+public interface DataKeys {
+
+    /** A plaintext data key and its wrapped form. */
+    record DataKey(SecretKey key, byte[] wrapped) {
+        @Override
+        public String toString() {
+            return "DataKey[wrapped " + wrapped.length + " bytes]";
+        }
+    }
+
+    /**
+     * The key to encrypt {@code records} more records with under {@code kekName}. Fails with
+     * {@link UnknownKekException} when the KMS has no such KEK, {@link KeysUnavailableException} when it cannot
+     * be reached.
+     */
+    CompletionStage<DataKey> forEncryption(String kekName, int records);
+
+    /** The plaintext of a wrapped data key; fails like {@link #forEncryption}. */
+    CompletionStage<SecretKey> forDecryption(String kekName, byte[] wrapped);
+
+    /** The KMS has no KEK of that name (or refuses to say). */
+    final class UnknownKekException extends RuntimeException {
+        public UnknownKekException(String message, Throwable cause) {
+            super(message, cause);
+        }
+    }
+
+    /** The KMS cannot be reached or failed; retrying later may succeed. */
+    final class KeysUnavailableException extends RuntimeException {
+        public KeysUnavailableException(String message, Throwable cause) {
+            super(message, cause);
+        }
+    }
+}
