@@ -7,6 +7,7 @@ import java.util.List;
 
 import org.apache.kafka.common.compress.Compression;
 import org.apache.kafka.common.header.Header;
+import org.apache.kafka.common.record.DefaultRecordBatch;
 import org.apache.kafka.common.record.MemoryRecords;
 import org.apache.kafka.common.record.MemoryRecordsBuilder;
 import org.apache.kafka.common.record.MutableRecordBatch;
@@ -37,6 +38,13 @@ public final class BatchRewriter {
     /** A replacement value and headers for a record (its key, offset and timestamp never change). */
     public record Rewritten(ByteBuffer value, Header[] headers) {
     }
+
+    /**
+     * Returned by a transform to remove a record. Its offset stays taken: the batch keeps its last offset
+     * (an emptied batch stays as an empty batch), so consumers move past removed records and commit and
+     * resume exactly as if they had seen them.
+     */
+    public static final Rewritten DROP = new Rewritten(null, new Header[0]);
 
     private BatchRewriter() {
     }
@@ -107,16 +115,35 @@ public final class BatchRewriter {
                 batch.producerId(), batch.producerEpoch(), batch.baseSequence(), batch.isTransactional(), false, batch.partitionLeaderEpoch(),
                 Integer.MAX_VALUE);
         List<Record> records = changes.records();
+        int kept = 0;
         for (int i = 0; i < records.size(); i++) {
             Record record = records.get(i);
             Rewritten changed = i < changes.replacements().length ? changes.replacements()[i] : null;
+            if (changed == DROP) {
+                continue;
+            }
+            kept++;
             if (changed == null) {
                 builder.appendWithOffset(record.offset(), record.timestamp(), record.key(), record.value(), record.headers());
             } else {
                 builder.appendWithOffset(record.offset(), record.timestamp(), record.key(), changed.value(), changed.headers());
             }
         }
+        if (kept == 0) {
+            builder.abort();
+            writeEmptyBatch(batch, out);
+            return;
+        }
+        builder.overrideLastOffset(batch.lastOffset());
         // The builder writes into `out` directly; closing it finalises the batch header (CRC, counts).
         builder.close();
+    }
+
+    /** A batch with no records but the original's offsets and producer state, as the log cleaner writes them. */
+    private static void writeEmptyBatch(RecordBatch batch, ByteBufferOutputStream out) {
+        ByteBuffer header = ByteBuffer.allocate(DefaultRecordBatch.RECORD_BATCH_OVERHEAD);
+        DefaultRecordBatch.writeEmptyHeader(header, batch.magic(), batch.producerId(), batch.producerEpoch(), batch.baseSequence(), batch.baseOffset(),
+                batch.lastOffset(), batch.partitionLeaderEpoch(), batch.timestampType(), batch.maxTimestamp(), batch.isTransactional(), false);
+        out.write(header.array(), 0, DefaultRecordBatch.RECORD_BATCH_OVERHEAD);
     }
 }

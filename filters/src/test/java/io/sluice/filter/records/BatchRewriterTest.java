@@ -95,4 +95,28 @@ class BatchRewriterTest {
     private static String string(ByteBuffer b) {
         return StandardCharsets.UTF_8.decode(b.duplicate()).toString();
     }
+
+    @Test
+    void droppedRecordsKeepTheirOffsetsTakenSoConsumersMovePastThem() {
+        MemoryRecords original = MemoryRecords.withIdempotentRecords((byte) 2, 10L, Compression.lz4().build(), 5L, (short) 0, 0, 0,
+                new SimpleRecord(bytes("keep")), new SimpleRecord(bytes("drop")), new SimpleRecord(bytes("keep")), new SimpleRecord(bytes("drop")));
+
+        MemoryRecords filtered = BatchRewriter.rewrite(original, (batch, record) -> string(record.value()).equals("drop") ? BatchRewriter.DROP : null);
+        MutableRecordBatch batch = filtered.batches().iterator().next();
+        batch.ensureValid();
+        assertThat(batch.baseOffset()).isEqualTo(10L);
+        assertThat(batch.lastOffset()).as("trailing dropped record still counted").isEqualTo(13L);
+        assertThat(batch.nextOffset()).isEqualTo(14L);
+        List<Long> offsets = new ArrayList<>();
+        batch.forEach(r -> offsets.add(r.offset()));
+        assertThat(offsets).containsExactly(10L, 12L);
+
+        MemoryRecords emptied = BatchRewriter.rewrite(original, (b, record) -> BatchRewriter.DROP);
+        MutableRecordBatch empty = emptied.batches().iterator().next();
+        empty.ensureValid();
+        assertThat(empty.countOrNull()).isZero();
+        assertThat(empty.baseOffset()).isEqualTo(10L);
+        assertThat(empty.lastOffset()).isEqualTo(13L);
+        assertThat(empty.producerId()).isEqualTo(5L);
+    }
 }
