@@ -19,11 +19,14 @@ public interface DataKeys {
     }
 
     /**
-     * The key to encrypt {@code records} more records with under {@code kekName}. Fails with
-     * {@link UnknownKekException} when the KMS has no such KEK, {@link KeysUnavailableException} when it cannot
-     * be reached.
+     * Keys to encrypt {@code records} more records with under {@code kekName}: the i-th record uses key
+     * {@code i / recordsPerKey()}. Fails with {@link UnknownKekException} when the KMS has no such KEK (or
+     * refuses it), {@link KeysUnavailableException} when it cannot be reached.
      */
-    CompletionStage<DataKey> forEncryption(String kekName, int records);
+    CompletionStage<java.util.List<DataKey>> forEncryption(String kekName, int records);
+
+    /** How many records one data key may encrypt. */
+    int recordsPerKey();
 
     /** The plaintext of a wrapped data key; fails like {@link #forEncryption}. */
     CompletionStage<SecretKey> forDecryption(String kekName, byte[] wrapped);

@@ -106,14 +106,15 @@ final class RecordEncryptionFilter implements RequestFilter, ResponseFilter {
         if (selected.isEmpty()) {
             return context.forwardRequest(header, produce);
         }
-        Map<String, CompletableFuture<DataKeys.DataKey>> keysByKek = new HashMap<>();
+        Map<String, CompletableFuture<List<DataKeys.DataKey>>> keysByKek = new HashMap<>();
         recordsByKek.forEach((kek, count) -> keysByKek.put(kek, keys.forEncryption(kek, count).toCompletableFuture()));
         return CompletableFuture.allOf(keysByKek.values().stream().map(f -> f.handle((k, e) -> null)).toArray(CompletableFuture[]::new))
                 .thenApplyAsync(done -> {
+                    Map<String, KeyAllotment> allotments = new HashMap<>();
                     for (var entry : selected.entrySet()) {
                         String topic = entry.getValue()[0];
                         String kek = entry.getValue()[1];
-                        CompletableFuture<DataKeys.DataKey> key = keysByKek.get(kek);
+                        CompletableFuture<List<DataKeys.DataKey>> key = keysByKek.get(kek);
                         if (key.isCompletedExceptionally()) {
                             Throwable error = cause(key);
                             if (error instanceof DataKeys.UnknownKekException && policy.unresolvedKek() == EncryptionPolicy.UnresolvedKek.PASSTHROUGH) {
@@ -125,21 +126,38 @@ final class RecordEncryptionFilter implements RequestFilter, ResponseFilter {
                             metrics.encryptFailures.increment();
                             return refuse(header, produce, topic, kek, error, context);
                         }
-                        DataKeys.DataKey dataKey = key.join();
+                        KeyAllotment allotment = allotments.computeIfAbsent(kek, k -> new KeyAllotment(key.join(), keys.recordsPerKey()));
                         for (ProduceRequestData.PartitionProduceData partition : entry.getKey().partitionData()) {
-                            partition.setRecords(encrypt(topic, kek, dataKey, (MemoryRecords) partition.records()));
+                            partition.setRecords(encrypt(topic, kek, allotment, (MemoryRecords) partition.records()));
                         }
                     }
                     return context.requestFilterResultBuilder().forward(header, produce).build();
                 }, context.eventLoop());
     }
 
-    private MemoryRecords encrypt(String topic, String kek, DataKeys.DataKey dataKey, MemoryRecords records) {
+    /** Hands out a KEK's data keys record by record, each for at most its quota of records. */
+    private static final class KeyAllotment {
+        private final List<DataKeys.DataKey> keys;
+        private final int perKey;
+        private int used;
+
+        KeyAllotment(List<DataKeys.DataKey> keys, int perKey) {
+            this.keys = keys;
+            this.perKey = perKey;
+        }
+
+        DataKeys.DataKey next() {
+            return keys.get(Math.min(used++ / perKey, keys.size() - 1));
+        }
+    }
+
+    private MemoryRecords encrypt(String topic, String kek, KeyAllotment allotment, MemoryRecords records) {
         return BatchRewriter.rewrite(records, (batch, record) -> {
             if (!record.hasValue()) {
                 // A tombstone must stay a tombstone for compaction to remove the key.
                 return null;
             }
+            DataKeys.DataKey dataKey = allotment.next();
             RecordCipher.EncryptedRecord encrypted = cipher.encrypt(topic, record.key(), new RecordCipher.Plain(record.value(), record.headers()),
                     dataKey.key(), dataKey.wrapped(), kek, policy.encryptHeaders());
             metrics.recordsEncrypted.increment();

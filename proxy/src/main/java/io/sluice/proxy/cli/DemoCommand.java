@@ -48,9 +48,11 @@ public final class DemoCommand implements Command {
         int managementPort = options.getInt("management-port", 9190);
         System.out.println("Starting a single-node Kafka broker (KRaft) from the Maven Central jars...");
         LocalKafka kafka = LocalKafka.start(LocalKafka.Options.defaults());
+        List<DemoPart> parts = new java.util.ArrayList<>();
+        java.util.ServiceLoader.load(DemoPart.class).forEach(parts::add);
         ProxyServer proxy;
         try {
-            proxy = ProxyServer.start(demoConfig(kafka.bootstrapServers(), bootstrap, managementPort));
+            proxy = ProxyServer.start(ConfigLoader.parse(demoYaml(kafka.bootstrapServers(), bootstrap, managementPort) + filtersYaml(parts), Map.of()));
         } catch (RuntimeException e) {
             kafka.close();
             throw e;
@@ -72,6 +74,10 @@ public final class DemoCommand implements Command {
             System.out.println("  kafka-console-producer.sh --bootstrap-server " + bootstrap + " --topic " + TOPIC);
             System.out.println("  kafka-console-consumer.sh --bootstrap-server " + bootstrap + " --topic " + TOPIC + " --from-beginning");
             System.out.println("  kcat -b " + bootstrap + " -L      # every broker listed is a proxy address");
+            for (DemoPart part : parts) {
+                System.out.println();
+                part.show(new DemoPart.Demo(kafka.bootstrapServers(), bootstrap), System.out);
+            }
             if (options.flag("check")) {
                 return 0;
             }
@@ -105,6 +111,20 @@ public final class DemoCommand implements Command {
                         portIdentifiesNode:
                           bootstrapAddress: "%s"
                 """.formatted(managementPort, kafkaBootstrap, proxyBootstrap);
+    }
+
+    /** The filters the demo parts contribute, as top-level YAML. */
+    private static String filtersYaml(List<DemoPart> parts) {
+        StringBuilder definitions = new StringBuilder();
+        List<String> names = new java.util.ArrayList<>();
+        for (DemoPart part : parts) {
+            definitions.append(part.filterDefinitions().stripIndent());
+            names.addAll(part.filters());
+        }
+        if (names.isEmpty()) {
+            return "";
+        }
+        return "filterDefinitions:\n" + definitions + "defaultFilters: [" + String.join(", ", names) + "]\n";
     }
 
     /** Creates the demo topic, then produces and consumes three records through the proxy. */

@@ -1,0 +1,85 @@
+package io.sluice.filter.encryption;
+
+import java.util.List;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.NullNode;
+
+import io.sluice.kms.Kms;
+import io.sluice.kms.KmsService;
+import io.sluice.kms.cache.KeyCache;
+import io.sluice.kms.cache.KeyCacheConfig;
+import io.sluice.proxy.config.ConfigLoader;
+import io.sluice.proxy.filter.Filter;
+import io.sluice.proxy.filter.FilterFactory;
+import io.sluice.proxy.filter.FilterFactoryContext;
+
+/**
+ * The RecordEncryption filter: AES-256-GCM envelope encryption of selected topics' record values (and
+ * optionally headers), with data keys from a KMS ({@code kms}: a {@link KmsService} by name) cached by
+ * the KMS module's {@link KeyCache}. See docs/encryption.md and docs/encryption-format.md.
+ */
+public final class RecordEncryption implements FilterFactory<RecordEncryption.Config, RecordEncryption.Shared> {
+
+    /**
+     * @param topics         topic name patterns to encrypt ({@code *} is a wildcard)
+     * @param kek            KEK name template; {@code $(topic)} is the topic name (default {@code $(topic)})
+     * @param unresolvedKek  REJECT (default) or PASSTHROUGH for selected topics whose KEK does not exist
+     * @param encryptHeaders encrypt header names and values too (default false)
+     * @param kms            the KMS service, by simple or fully qualified class name
+     * @param kmsConfig      that service's own configuration
+     * @param cache          data-key and unwrapped-key cache limits, retries
+     */
+    public record Config(List<String> topics, String kek, EncryptionPolicy.UnresolvedKek unresolvedKek, Boolean encryptHeaders,
+                         String kms, JsonNode kmsConfig, KeyCacheConfig cache) {
+    }
+
+    /** What every connection's filter shares: the policy, the key cache, the KMS client and the meters. */
+    public record Shared(EncryptionPolicy policy, DataKeys keys, EncryptionMetrics metrics, KeyCache cache, Kms kms) {
+    }
+
+    @Override
+    public Class<Config> configType() {
+        return Config.class;
+    }
+
+    @Override
+    public Shared initialize(FilterFactoryContext context, Config config) {
+        if (config == null) {
+            throw new IllegalArgumentException("topics, kms and kmsConfig are required");
+        }
+        if (config.topics() == null || config.topics().isEmpty()) {
+            throw new IllegalArgumentException("topics: at least one topic pattern is required");
+        }
+        if (config.kms() == null || config.kms().isBlank()) {
+            throw new IllegalArgumentException("kms: the KMS service is required, e.g. VaultKmsService or InProcessKmsService");
+        }
+        String kek = config.kek() == null ? EncryptionPolicy.TOPIC_PLACEHOLDER : config.kek();
+        if (kek.isBlank()) {
+            throw new IllegalArgumentException("kek: must not be blank");
+        }
+        KeyCacheConfig cacheConfig = config.cache() == null ? KeyCacheConfig.defaults() : config.cache();
+        cacheConfig.validate();
+
+        KmsService<?> service = context.pluginInstance(KmsService.class, config.kms());
+        Object kmsConfig = ConfigLoader.bind(config.kmsConfig() == null ? NullNode.getInstance() : config.kmsConfig(), service.configType(),
+                "filterDefinitions[" + context.filterName() + "].config.kmsConfig");
+        Kms kms = service.createFrom(kmsConfig, context.meterRegistry());
+        KeyCache cache = KeyCache.create(kms, cacheConfig, context.meterRegistry(), context.eventLoop());
+        EncryptionPolicy policy = new EncryptionPolicy(config.topics(), kek,
+                config.unresolvedKek() == null ? EncryptionPolicy.UnresolvedKek.REJECT : config.unresolvedKek(), Boolean.TRUE.equals(config.encryptHeaders()));
+        int perKey = (int) Math.min(Integer.MAX_VALUE, cacheConfig.dataKeys().maxRecords());
+        return new Shared(policy, new KmsDataKeys(cache, perKey), new EncryptionMetrics(context.meterRegistry(), context.filterName()), cache, kms);
+    }
+
+    @Override
+    public Filter createFilter(FilterFactoryContext context, Shared shared) {
+        return new RecordEncryptionFilter(shared.policy(), shared.keys(), shared.metrics());
+    }
+
+    @Override
+    public void close(Shared shared) {
+        shared.cache().close();
+        shared.kms().close();
+    }
+}

@@ -1,0 +1,77 @@
+package io.sluice.filter.encryption;
+
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+
+import javax.crypto.SecretKey;
+
+import io.micrometer.core.instrument.MeterRegistry;
+import io.sluice.kms.DataKey;
+import io.sluice.kms.KekRef;
+import io.sluice.kms.Kms;
+import io.sluice.kms.KmsService;
+import io.sluice.kms.KmsUnavailableException;
+import io.sluice.kms.WrappedKey;
+import io.sluice.kms.inprocess.InProcessKms;
+import io.sluice.kms.inprocess.InProcessKmsConfig;
+
+/**
+ * The in-process KMS with a switch that takes it down, shared by every proxy a test starts, so a test can
+ * create and rotate KEKs and simulate an outage.
+ */
+public final class SwitchableKmsService implements KmsService<InProcessKmsConfig> {
+
+    private static final InProcessKms KMS = InProcessKms.generate(List.of());
+    private static volatile boolean down;
+
+    public static void createKey(String name) {
+        KMS.createKey(name);
+    }
+
+    public static int rotate(String name) {
+        return KMS.rotate(name);
+    }
+
+    public static void down() {
+        down = true;
+    }
+
+    public static void up() {
+        down = false;
+    }
+
+    @Override
+    public Class<InProcessKmsConfig> configType() {
+        return InProcessKmsConfig.class;
+    }
+
+    @Override
+    public Kms create(InProcessKmsConfig config, MeterRegistry registry) {
+        config.keys().forEach(name -> {
+            if (KMS.resolveKek(name).toCompletableFuture().isCompletedExceptionally()) {
+                KMS.createKey(name);
+            }
+        });
+        return new Kms() {
+            @Override
+            public CompletionStage<KekRef> resolveKek(String name) {
+                return down ? unavailable() : KMS.resolveKek(name);
+            }
+
+            @Override
+            public CompletionStage<DataKey> generateDataKey(KekRef kek) {
+                return down ? unavailable() : KMS.generateDataKey(kek);
+            }
+
+            @Override
+            public CompletionStage<SecretKey> unwrap(WrappedKey wrapped) {
+                return down ? unavailable() : KMS.unwrap(wrapped);
+            }
+        };
+    }
+
+    private static <T> CompletionStage<T> unavailable() {
+        return CompletableFuture.failedFuture(new KmsUnavailableException("test KMS is down"));
+    }
+}

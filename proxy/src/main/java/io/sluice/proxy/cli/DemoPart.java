@@ -1,0 +1,29 @@
+package io.sluice.proxy.cli;
+
+import java.io.PrintStream;
+import java.util.List;
+
+/**
+ * A module's contribution to {@code sluice demo}, found with {@link java.util.ServiceLoader}: filters to
+ * add to the demo proxy, and something to show once it runs. Lets each module add its part to the demo
+ * without the proxy module knowing the others.
+ */
+public interface DemoPart {
+
+    /** Where the demo's pieces are. */
+    record Demo(String kafkaBootstrap, String proxyBootstrap) {
+    }
+
+    /** YAML items for {@code filterDefinitions}, each starting with {@code - name:} at column 0; empty for none. */
+    default String filterDefinitions() {
+        return "";
+    }
+
+    /** Names of those filters, in chain order, to add to {@code defaultFilters}. */
+    default List<String> filters() {
+        return List.of();
+    }
+
+    /** Runs after the proxy is up: proves the part works and prints how to try it. */
+    void show(Demo demo, PrintStream out) throws Exception;
+}
