@@ -3,6 +3,7 @@ package io.sluice.kms.cache;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Consumer;
 import java.util.function.LongSupplier;
 
 import io.sluice.kms.DataKey;
@@ -27,15 +28,19 @@ final class DataKeyCache {
     private final LongSupplier nanoClock;
     private final KeyRetirement retirement;
     private final CacheMeters meters;
+    private final Consumer<DataKey> onGenerated;
     private final ConcurrentHashMap<String, Slot> slots = new ConcurrentHashMap<>();
 
-    DataKeyCache(Kms kms, DataKeyLimits limits, LongSupplier nanoClock, KeyRetirement retirement, CacheMeters meters) {
+    /** @param onGenerated told of each new data key, before anyone uses it */
+    DataKeyCache(Kms kms, DataKeyLimits limits, LongSupplier nanoClock, KeyRetirement retirement, CacheMeters meters,
+                 Consumer<DataKey> onGenerated) {
         this.kms = kms;
         this.limits = limits;
         this.maxAgeNanos = limits.maxAge().toNanos();
         this.nanoClock = nanoClock;
         this.retirement = retirement;
         this.meters = meters;
+        this.onGenerated = onGenerated;
     }
 
     CompletionStage<DataKey> reserve(String kekName, int records) {
@@ -157,6 +162,7 @@ final class DataKeyCache {
         }
 
         private void installed(DataKey key, CompletableFuture<Live> target) {
+            onGenerated.accept(key);
             Live fresh = new Live(key, nanoClock.getAsLong(), limits.maxRecords());
             Live old;
             synchronized (this) {

@@ -1,6 +1,7 @@
 package io.sluice.kms.cache;
 
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.Objects;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ScheduledExecutorService;
@@ -17,6 +18,7 @@ import org.slf4j.LoggerFactory;
 
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.sluice.kms.AesKey;
 import io.sluice.kms.DataKey;
 import io.sluice.kms.Kms;
 import io.sluice.kms.KmsUnavailableException;
@@ -49,6 +51,9 @@ import io.sluice.kms.WrappedKey;
  * <p><b>KMS outage.</b> Cached keys keep serving: the live data key until it has served its
  * {@link DataKeyLimits#maxRecords() records} (its age limit is relaxed), every cached decryption key. Requests that
  * need the KMS fail with {@link KmsUnavailableException} after retries, and succeed again once it is back.
+ *
+ * <p>Data keys generated here also enter the decryption cache, so that reading back what this proxy wrote needs no
+ * KMS call.
  *
  * <p>Meters: {@code sluice.kms.cache.requests{cache=data_key|unwrapped, result=hit|stale|miss}},
  * {@code sluice.kms.cache.failures{cache, reason}}, {@code sluice.kms.cache.keys{cache}} (keys held) and
@@ -84,8 +89,10 @@ public final class KeyCache implements AutoCloseable {
         Objects.requireNonNull(timer, "timer");
         Kms retrying = new RetryingKms(kms, config.retry(), timer, registry, nanoClock, random);
         this.retirement = new KeyRetirement(timer, config.retiredKeyLifetime());
-        this.dataKeys = new DataKeyCache(retrying, config.dataKeys(), nanoClock, retirement, new CacheMeters(registry, "data_key"));
         this.unwrappedKeys = new UnwrappedKeyCache(retrying, config.unwrappedKeys(), nanoClock, retirement, new CacheMeters(registry, "unwrapped"));
+        // A copy, because each cache destroys its own keys on its own schedule.
+        this.dataKeys = new DataKeyCache(retrying, config.dataKeys(), nanoClock, retirement, new CacheMeters(registry, "data_key"),
+                generated -> unwrappedKeys.seed(generated.wrapped(), copy(generated.key())));
         Gauge.builder(KEYS, dataKeys, DataKeyCache::size).description("Keys held by the KMS key caches")
                 .tag("cache", "data_key").register(registry);
         Gauge.builder(KEYS, unwrappedKeys, UnwrappedKeyCache::size).description("Keys held by the KMS key caches")
@@ -126,6 +133,16 @@ public final class KeyCache implements AutoCloseable {
         dataKeys.close();
         unwrappedKeys.close();
         retirement.close();
+    }
+
+    private static SecretKey copy(SecretKey key) {
+        byte[] material = key.getEncoded();
+        try {
+            return AesKey.copyOf(material);
+        }
+        finally {
+            Arrays.fill(material, (byte) 0);
+        }
     }
 
     void sweep() {

@@ -64,6 +64,23 @@ final class UnwrappedKeyCache {
         });
     }
 
+    /**
+     * Adds a key known without asking the KMS: a data key this proxy generated, so that reading back what it wrote
+     * needs no unwrap. Takes ownership of {@code key}; does nothing if the wrapped key is cached already.
+     */
+    void seed(WrappedKey wrapped, SecretKey key) {
+        Entry fresh = new Entry(wrapped);
+        fresh.preload(key, nanoClock.getAsLong());
+        if (entries.putIfAbsent(wrapped, fresh) == null) {
+            order.add(fresh);
+            queued.incrementAndGet();
+            evictOverflow();
+        }
+        else {
+            KeyRetirement.destroy(key);
+        }
+    }
+
     int size() {
         return entries.size();
     }
@@ -130,6 +147,12 @@ final class UnwrappedKeyCache {
 
         Entry(WrappedKey wrapped) {
             this.wrapped = wrapped;
+        }
+
+        synchronized void preload(SecretKey loaded, long now) {
+            key = loaded;
+            loadedNanos = now;
+            usedNanos = now;
         }
 
         CompletionStage<SecretKey> get() {

@@ -190,6 +190,20 @@ class KeyCacheTest {
     }
 
     @Test
+    void dataKeysGeneratedHereDecryptWithoutTheKms() {
+        KeyCache cache = cache(1, 100);
+        DataKey first = join(cache.encryptionKey("kek-a", 1));
+        SecretKey key = join(cache.decryptionKey(first.wrapped()));
+
+        assertThat(key.getEncoded()).isEqualTo(first.key().getEncoded());
+        assertThat(kms.unwrapCalls).hasValue(0);
+
+        join(cache.encryptionKey("kek-a", 1));
+        assertThat(first.isDestroyed()).as("the spent data key is retired").isTrue();
+        assertThat(join(cache.decryptionKey(first.wrapped())).getEncoded()).as("its copy still decrypts").hasSize(32);
+    }
+
+    @Test
     void expiredUnwrappedKeyIsUnwrappedAgainWhileTheCachedOneServes() {
         WrappedKey wrapped = join(kms.real.generateDataKey(new io.sluice.kms.KekRef("kek-a", 1))).wrapped();
         KeyCache cache = cache();
