@@ -1,0 +1,378 @@
+package io.sluice.kms.cache;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+
+import javax.crypto.SecretKey;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.sluice.kms.DataKey;
+import io.sluice.kms.KmsForbiddenException;
+import io.sluice.kms.KmsUnavailableException;
+import io.sluice.kms.UnknownKeyException;
+import io.sluice.kms.WrappedKey;
+import io.sluice.kms.fakes.ManualClock;
+import io.sluice.kms.fakes.ScriptedKms;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+class KeyCacheTest {
+
+    private static final Duration AGE = Duration.ofMinutes(10);
+
+    private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor();
+    private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
+    private final ManualClock clock = new ManualClock();
+    private final ScriptedKms kms = new ScriptedKms("kek-a", "kek-b");
+    private final List<KeyCache> caches = new ArrayList<>();
+
+    @AfterEach
+    void stop() {
+        caches.forEach(KeyCache::close);
+        timer.shutdownNow();
+    }
+
+    /** Retries quick and few; retired keys destroyed at once so tests can see it. */
+    private KeyCache cache(long maxRecords, int maxEntries) {
+        KeyCacheConfig config = new KeyCacheConfig(
+                new DataKeyLimits(maxRecords, AGE),
+                new UnwrappedKeyLimits(maxEntries, AGE),
+                new RetryPolicy(3, Duration.ofMillis(1), Duration.ofMillis(2), Duration.ofSeconds(5)),
+                Duration.ZERO);
+        KeyCache cache = new KeyCache(kms, config, registry, timer, clock, () -> 0.5);
+        caches.add(cache);
+        return cache;
+    }
+
+    private KeyCache cache() {
+        return cache(1_000, 100);
+    }
+
+    private static <T> T join(java.util.concurrent.CompletionStage<T> stage) {
+        return stage.toCompletableFuture().join();
+    }
+
+    private double requests(String cache, String result) {
+        return registry.get(CacheMeters.REQUESTS).tag("cache", cache).tag("result", result).counter().count();
+    }
+
+    @Test
+    void dataKeyIsReusedUntilItsRecordsAreSpent() {
+        KeyCache cache = cache(10, 100);
+        DataKey first = join(cache.encryptionKey("kek-a", 4));
+        DataKey second = join(cache.encryptionKey("kek-a", 4));
+        DataKey third = join(cache.encryptionKey("kek-a", 4));
+
+        assertThat(second).isSameAs(first);
+        assertThat(third).isNotSameAs(first);
+        assertThat(kms.generateCalls).hasValue(2);
+        assertThat(first.isDestroyed()).as("the spent key is destroyed once retired").isTrue();
+        assertThat(third.isDestroyed()).isFalse();
+        assertThat(requests("data_key", "hit")).isEqualTo(1);
+        assertThat(requests("data_key", "miss")).isEqualTo(2);
+    }
+
+    @Test
+    void eachKekHasItsOwnDataKey() {
+        KeyCache cache = cache();
+        DataKey a = join(cache.encryptionKey("kek-a", 1));
+        DataKey b = join(cache.encryptionKey("kek-b", 1));
+        assertThat(a.kek().name()).isEqualTo("kek-a");
+        assertThat(b.kek().name()).isEqualTo("kek-b");
+        assertThat(join(cache.encryptionKey("kek-a", 1))).isSameAs(a);
+    }
+
+    @Test
+    void dataKeyIsReplacedOnceTooOld() {
+        KeyCache cache = cache();
+        DataKey first = join(cache.encryptionKey("kek-a", 1));
+        clock.advance(AGE.minusSeconds(1));
+        assertThat(join(cache.encryptionKey("kek-a", 1))).isSameAs(first);
+        clock.advance(Duration.ofSeconds(1));
+
+        DataKey replaced = join(cache.encryptionKey("kek-a", 1));
+
+        assertThat(replaced).isNotSameAs(first);
+        assertThat(kms.generateCalls).hasValue(2);
+        assertThat(join(cache.encryptionKey("kek-a", 1))).isSameAs(replaced);
+    }
+
+    @Test
+    void agedDataKeyServesWhileItsReplacementIsOnItsWay() {
+        KeyCache cache = cache();
+        DataKey first = join(cache.encryptionKey("kek-a", 1));
+        clock.advance(AGE);
+        kms.hold();
+
+        assertThat(join(cache.encryptionKey("kek-a", 1))).isSameAs(first);
+        assertThat(join(cache.encryptionKey("kek-a", 1))).isSameAs(first);
+        assertThat(kms.resolveCalls).as("one replacement, however many requests").hasValue(2);
+
+        kms.release();
+        assertThat(join(cache.encryptionKey("kek-a", 1))).isNotSameAs(first);
+        assertThat(requests("data_key", "stale")).isEqualTo(2);
+    }
+
+    @Test
+    void requestsForMoreRecordsThanTheLimitAreRefused() {
+        KeyCache cache = cache(10, 100);
+        assertThatThrownBy(() -> join(cache.encryptionKey("kek-a", 11))).hasCauseInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> join(cache.encryptionKey("kek-a", 0))).hasCauseInstanceOf(IllegalArgumentException.class);
+        assertThat(kms.generateCalls).hasValue(0);
+    }
+
+    @Test
+    void concurrentRequestsForOneKekShareOneKmsCall() throws Exception {
+        KeyCache cache = cache();
+        kms.hold();
+        ExecutorService callers = Executors.newFixedThreadPool(4);
+        CountDownLatch go = new CountDownLatch(1);
+        List<CompletableFuture<DataKey>> results = new ArrayList<>();
+        try {
+            for (int i = 0; i < 40; i++) {
+                results.add(CompletableFuture.supplyAsync(() -> {
+                    await(go);
+                    return cache.encryptionKey("kek-a", 1);
+                }, callers).thenCompose(s -> s));
+            }
+            go.countDown();
+            org.awaitility.Awaitility.await().until(() -> kms.resolveCalls.get() == 1 && kms.heldCalls() == 1);
+            kms.release();
+            List<DataKey> keys = results.stream().map(CompletableFuture::join).toList();
+            assertThat(keys).allSatisfy(k -> assertThat(k).isSameAs(keys.get(0)));
+            assertThat(kms.resolveCalls).hasValue(1);
+            assertThat(kms.generateCalls).hasValue(1);
+        }
+        finally {
+            callers.shutdownNow();
+        }
+    }
+
+    @Test
+    void concurrentRequestsForOneWrappedKeyShareOneKmsCall() throws Exception {
+        WrappedKey wrapped = join(kms.real.generateDataKey(new io.sluice.kms.KekRef("kek-a", 1))).wrapped();
+        KeyCache cache = cache();
+        kms.hold();
+        List<CompletableFuture<SecretKey>> results = new ArrayList<>();
+        for (int i = 0; i < 20; i++) {
+            results.add(cache.decryptionKey(wrapped).toCompletableFuture());
+        }
+        assertThat(kms.unwrapCalls).hasValue(1);
+        kms.release();
+        List<SecretKey> keys = results.stream().map(CompletableFuture::join).toList();
+        assertThat(keys).allSatisfy(k -> assertThat(k).isSameAs(keys.get(0)));
+    }
+
+    @Test
+    void unwrappedKeysAreServedFromTheCache() {
+        DataKey generated = join(kms.real.generateDataKey(new io.sluice.kms.KekRef("kek-a", 1)));
+        KeyCache cache = cache();
+
+        SecretKey first = join(cache.decryptionKey(generated.wrapped()));
+        SecretKey again = join(cache.decryptionKey(WrappedKey.parse(generated.wrapped().toBytes())));
+
+        assertThat(first.getEncoded()).isEqualTo(generated.key().getEncoded());
+        assertThat(again).isSameAs(first);
+        assertThat(kms.unwrapCalls).hasValue(1);
+        assertThat(requests("unwrapped", "hit")).isEqualTo(1);
+        assertThat(requests("unwrapped", "miss")).isEqualTo(1);
+    }
+
+    @Test
+    void dataKeysGeneratedHereDecryptWithoutTheKms() {
+        KeyCache cache = cache(1, 100);
+        DataKey first = join(cache.encryptionKey("kek-a", 1));
+        SecretKey key = join(cache.decryptionKey(first.wrapped()));
+
+        assertThat(key.getEncoded()).isEqualTo(first.key().getEncoded());
+        assertThat(kms.unwrapCalls).hasValue(0);
+
+        join(cache.encryptionKey("kek-a", 1));
+        assertThat(first.isDestroyed()).as("the spent data key is retired").isTrue();
+        assertThat(join(cache.decryptionKey(first.wrapped())).getEncoded()).as("its copy still decrypts").hasSize(32);
+    }
+
+    @Test
+    void expiredUnwrappedKeyIsUnwrappedAgainWhileTheCachedOneServes() {
+        WrappedKey wrapped = join(kms.real.generateDataKey(new io.sluice.kms.KekRef("kek-a", 1))).wrapped();
+        KeyCache cache = cache();
+        SecretKey first = join(cache.decryptionKey(wrapped));
+        clock.advance(AGE);
+
+        SecretKey served = join(cache.decryptionKey(wrapped));
+
+        assertThat(served).isSameAs(first);
+        assertThat(kms.unwrapCalls).as("unwrapped again after expiry").hasValue(2);
+        assertThat(first.isDestroyed()).isFalse();
+        join(cache.decryptionKey(wrapped));
+        assertThat(kms.unwrapCalls).as("fresh again").hasValue(2);
+    }
+
+    @Test
+    void unwrappedCacheIsBoundedAndDropsTheOldestFirst() {
+        KeyCache cache = cache(1_000, 3);
+        List<WrappedKey> wrapped = new ArrayList<>();
+        List<SecretKey> keys = new ArrayList<>();
+        for (int i = 0; i < 5; i++) {
+            wrapped.add(join(kms.real.generateDataKey(new io.sluice.kms.KekRef("kek-a", 1))).wrapped());
+            keys.add(join(cache.decryptionKey(wrapped.get(i))));
+        }
+        assertThat(registry.get(KeyCache.KEYS).tag("cache", "unwrapped").gauge().value()).isEqualTo(3);
+        assertThat(keys.get(0).isDestroyed()).isTrue();
+        assertThat(keys.get(4).isDestroyed()).isFalse();
+
+        join(cache.decryptionKey(wrapped.get(4)));
+        assertThat(kms.unwrapCalls).hasValue(5);
+        join(cache.decryptionKey(wrapped.get(0)));
+        assertThat(kms.unwrapCalls).as("the evicted key needs the KMS again").hasValue(6);
+    }
+
+    @Test
+    void failuresAreNotCached() {
+        KeyCache cache = cache();
+        WrappedKey wrapped = join(kms.real.generateDataKey(new io.sluice.kms.KekRef("kek-a", 1))).wrapped();
+        kms.failWith(() -> new KmsUnavailableException("down"));
+        assertThatThrownBy(() -> join(cache.encryptionKey("kek-a", 1))).hasCauseInstanceOf(KmsUnavailableException.class);
+        assertThatThrownBy(() -> join(cache.decryptionKey(wrapped))).hasCauseInstanceOf(KmsUnavailableException.class);
+        kms.recover();
+
+        assertThat(join(cache.encryptionKey("kek-a", 1))).isNotNull();
+        assertThat(join(cache.decryptionKey(wrapped))).isNotNull();
+        assertThat(registry.get(CacheMeters.FAILURES).tag("reason", "unavailable").tag("cache", "data_key").counter().count()).isEqualTo(1);
+    }
+
+    @Test
+    void unknownKekFailsWithoutRetries() {
+        KeyCache cache = cache();
+        assertThatThrownBy(() -> join(cache.encryptionKey("nope", 1))).hasCauseInstanceOf(UnknownKeyException.class);
+        assertThat(kms.resolveCalls).hasValue(1);
+    }
+
+    @Test
+    void cachedKeysKeepServingThroughAnOutageAndTheCacheRecoversAfterIt() {
+        KeyCache cache = cache();
+        DataKey dataKey = join(cache.encryptionKey("kek-a", 1));
+        WrappedKey known = join(kms.real.generateDataKey(new io.sluice.kms.KekRef("kek-a", 1))).wrapped();
+        WrappedKey unknown = join(kms.real.generateDataKey(new io.sluice.kms.KekRef("kek-a", 1))).wrapped();
+        SecretKey knownKey = join(cache.decryptionKey(known));
+
+        kms.failWith(() -> new KmsUnavailableException("down"));
+        clock.advance(AGE.multipliedBy(2));
+
+        assertThat(join(cache.encryptionKey("kek-a", 1))).as("aged, but nothing better").isSameAs(dataKey);
+        assertThat(join(cache.decryptionKey(known))).isSameAs(knownKey);
+        assertThatThrownBy(() -> join(cache.decryptionKey(unknown))).hasCauseInstanceOf(KmsUnavailableException.class);
+        assertThat(kms.unwrapCalls.get()).as("retried").isGreaterThan(3);
+
+        kms.recover();
+        assertThat(join(cache.decryptionKey(unknown))).isNotNull();
+        assertThat(join(cache.encryptionKey("kek-a", 1))).isNotSameAs(dataKey);
+    }
+
+    @Test
+    void spentDataKeyIsNotUsedPastItsRecordsEvenInAnOutage() {
+        KeyCache cache = cache(2, 100);
+        join(cache.encryptionKey("kek-a", 2));
+        kms.failWith(() -> new KmsUnavailableException("down"));
+        assertThatThrownBy(() -> join(cache.encryptionKey("kek-a", 1))).hasCauseInstanceOf(KmsUnavailableException.class);
+    }
+
+    @Test
+    void revokedAccessDropsCachedKeysAtTheirNextRefresh() {
+        KeyCache cache = cache();
+        WrappedKey wrapped = join(kms.real.generateDataKey(new io.sluice.kms.KekRef("kek-a", 1))).wrapped();
+        SecretKey key = join(cache.decryptionKey(wrapped));
+        DataKey dataKey = join(cache.encryptionKey("kek-a", 1));
+        kms.failWith(() -> new KmsForbiddenException("permission denied"));
+        clock.advance(AGE);
+
+        // The refresh is refused at once here, so the next request already sees the refusal.
+        assertThatThrownBy(() -> join(cache.encryptionKey("kek-a", 1))).hasCauseInstanceOf(KmsForbiddenException.class);
+        join(cache.decryptionKey(wrapped));
+        assertThatThrownBy(() -> join(cache.decryptionKey(wrapped))).hasCauseInstanceOf(KmsForbiddenException.class);
+        assertThat(key.isDestroyed()).isTrue();
+        assertThat(dataKey.isDestroyed()).isTrue();
+    }
+
+    @Test
+    void idleKeysAreSweptAway() {
+        KeyCache cache = cache();
+        DataKey dataKey = join(cache.encryptionKey("kek-a", 1));
+        SecretKey key = join(cache.decryptionKey(dataKey.wrapped()));
+        clock.advance(AGE.minusSeconds(1));
+        cache.sweep();
+        assertThat(dataKey.isDestroyed()).isFalse();
+        clock.advance(Duration.ofSeconds(1));
+
+        cache.sweep();
+
+        assertThat(dataKey.isDestroyed()).isTrue();
+        assertThat(key.isDestroyed()).isTrue();
+        assertThat(registry.get(KeyCache.KEYS).tag("cache", "data_key").gauge().value()).isZero();
+        assertThat(registry.get(KeyCache.KEYS).tag("cache", "unwrapped").gauge().value()).isZero();
+    }
+
+    @Test
+    void retiredKeysStayUsableForTheirLifetime() {
+        KeyCacheConfig config = new KeyCacheConfig(new DataKeyLimits(1L, AGE), null, null, Duration.ofHours(1));
+        KeyCache cache = new KeyCache(kms, config, registry, timer, clock, () -> 0.5);
+        caches.add(cache);
+        DataKey first = join(cache.encryptionKey("kek-a", 1));
+        join(cache.encryptionKey("kek-a", 1));
+        assertThat(first.isDestroyed()).isFalse();
+        assertThat(cache.retiredKeysPending()).isEqualTo(1);
+
+        cache.close();
+
+        assertThat(first.isDestroyed()).isTrue();
+    }
+
+    @Test
+    void closeDestroysEveryKey() {
+        KeyCache cache = cache();
+        DataKey dataKey = join(cache.encryptionKey("kek-a", 1));
+        SecretKey key = join(cache.decryptionKey(dataKey.wrapped()));
+        cache.close();
+        assertThat(dataKey.isDestroyed()).isTrue();
+        assertThat(key.isDestroyed()).isTrue();
+    }
+
+    @Test
+    void badConfigIsRefusedNamingTheField() {
+        KeyCacheConfig config = new KeyCacheConfig(new DataKeyLimits(1L << 32, null), null, null, null);
+        assertThatThrownBy(() -> KeyCache.create(kms, config, registry, timer))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageStartingWith("dataKeys.maxRecords:");
+        KeyCacheConfig retry = new KeyCacheConfig(null, null, new RetryPolicy(0, null, null, null), null);
+        assertThatThrownBy(() -> KeyCache.create(kms, retry, registry, timer))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageStartingWith("retry.maxAttempts:");
+    }
+
+    @Test
+    void defaultsAreTheDocumentedOnes() {
+        KeyCacheConfig defaults = KeyCacheConfig.defaults();
+        assertThat(defaults.dataKeys().maxRecords()).isEqualTo(1_000_000L);
+        assertThat(defaults.dataKeys().maxAge()).isEqualTo(Duration.ofHours(1));
+        assertThat(defaults.unwrappedKeys().maxEntries()).isEqualTo(10_000);
+        assertThat(defaults.unwrappedKeys().expireAfter()).isEqualTo(Duration.ofHours(1));
+    }
+
+    private static void await(CountDownLatch latch) {
+        try {
+            latch.await(10, TimeUnit.SECONDS);
+        }
+        catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}

@@ -1,0 +1,117 @@
+package io.sluice.kms.vault;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * Forwards TCP connections from a loopback port to Vault, so that a test can cut the KMS off and bring it back, real
+ * Vault included: {@link #stop()} closes the port and every connection through it, {@link #start()} opens the same
+ * port again.
+ */
+final class TcpRelay implements AutoCloseable {
+
+    private final String targetHost;
+    private final int targetPort;
+    private final Set<Socket> open = ConcurrentHashMap.newKeySet();
+    private volatile ServerSocket server;
+    private int port;
+
+    TcpRelay(String targetHost, int targetPort) throws IOException {
+        this.targetHost = targetHost;
+        this.targetPort = targetPort;
+        start();
+    }
+
+    int port() {
+        return port;
+    }
+
+    synchronized void start() throws IOException {
+        ServerSocket s = new ServerSocket();
+        s.setReuseAddress(true);
+        s.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), port));
+        port = s.getLocalPort();
+        server = s;
+        Thread acceptor = new Thread(() -> accept(s), "relay-accept-" + port);
+        acceptor.setDaemon(true);
+        acceptor.start();
+    }
+
+    synchronized void stop() {
+        ServerSocket s = server;
+        server = null;
+        if (s != null) {
+            closeQuietly(s);
+        }
+        open.forEach(TcpRelay::closeQuietly);
+        open.clear();
+    }
+
+    @Override
+    public void close() {
+        stop();
+    }
+
+    private void accept(ServerSocket s) {
+        while (!s.isClosed()) {
+            try {
+                Socket client = s.accept();
+                Socket upstream;
+                try {
+                    upstream = new Socket(targetHost, targetPort);
+                }
+                catch (IOException e) {
+                    closeQuietly(client);
+                    continue;
+                }
+                open.add(client);
+                open.add(upstream);
+                pump(client, upstream);
+                pump(upstream, client);
+            }
+            catch (IOException e) {
+                return;
+            }
+        }
+    }
+
+    private void pump(Socket from, Socket to) {
+        Thread t = new Thread(() -> {
+            byte[] buffer = new byte[16384];
+            try (InputStream in = from.getInputStream(); OutputStream out = to.getOutputStream()) {
+                int n;
+                while ((n = in.read(buffer)) >= 0) {
+                    out.write(buffer, 0, n);
+                    out.flush();
+                }
+            }
+            catch (IOException e) {
+                // the other side or stop() closed it
+            }
+            finally {
+                closeQuietly(from);
+                closeQuietly(to);
+                open.remove(from);
+                open.remove(to);
+            }
+        }, "relay-pump");
+        t.setDaemon(true);
+        t.start();
+    }
+
+    private static void closeQuietly(AutoCloseable c) {
+        try {
+            c.close();
+        }
+        catch (Exception e) {
+            // closing anyway
+        }
+    }
+}
