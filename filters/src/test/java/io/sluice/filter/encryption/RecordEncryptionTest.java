@@ -210,8 +210,7 @@ class RecordEncryptionTest {
         String topic = secureTopic(Map.of());
         // Warm the cache with one record: cached data keys keep serving during the outage for known KEKs,
         // so the outage is observed on a KEK the cache has not seen.
-        String other = "secure.outage-" + UUID.randomUUID();
-        createTopic(other, Map.of());
+        String other = secureTopic(Map.of());
         try (KafkaProducer<String, String> producer = producer(proxy, Map.of(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, 60_000,
                 ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, 5_000, ProducerConfig.LINGER_MS_CONFIG, 0))) {
             producer.send(new ProducerRecord<>(topic, "k", "before")).get();

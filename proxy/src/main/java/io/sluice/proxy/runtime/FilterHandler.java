@@ -15,7 +15,6 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelPromise;
 import io.sluice.proxy.codec.DecodedRequest;
 import io.sluice.proxy.codec.DecodedResponse;
-import io.sluice.proxy.codec.OutOfBand;
 import io.sluice.proxy.codec.RequestDropped;
 import io.sluice.proxy.codec.ResponseFrame;
 import io.sluice.proxy.filter.Filter;
@@ -181,6 +180,14 @@ final class FilterHandler extends ChannelDuplexHandler {
 
     @Override
     public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
+        // The answer to this filter's own out-of-band request never waits: the response the filter is busy
+        // with may be waiting for exactly this answer.
+        if (msg instanceof DecodedResponse response && response.outOfBand() != null && response.outOfBand().origin() == this) {
+            promise.trySuccess();
+            response.outOfBand().response().complete(response.body());
+            response.release();
+            return;
+        }
         if (responseBusy || !queuedResponses.isEmpty()) {
             queuedResponses.addLast(new QueuedWrite(msg, promise));
             return;
@@ -197,13 +204,6 @@ final class FilterHandler extends ChannelDuplexHandler {
     private void handleResponse(Object msg, ChannelPromise promise) {
         if (!(msg instanceof DecodedResponse response)) {
             ctx.write(msg, promise);
-            return;
-        }
-        OutOfBand oob = response.outOfBand();
-        if (oob != null && oob.origin() == this) {
-            promise.trySuccess();
-            oob.response().complete(response.body());
-            response.release();
             return;
         }
         if (responseFilter == null || !responseFilter.shouldHandleResponse(response.apiKey(), response.apiVersion())) {
@@ -293,7 +293,8 @@ final class FilterHandler extends ChannelDuplexHandler {
     private void timedOut(String what) {
         if (!removed && !connection.isClosing()) {
             connection.metrics().filterError(filterName);
-            connection.close("filter " + filterName + " did not complete " + what + " within " + Duration.ofNanos(timeoutNanos).toMillis() + " ms", null);
+            connection.close("filter timed out", new java.util.concurrent.TimeoutException(
+                    "filter " + filterName + " did not complete " + what + " within " + Duration.ofNanos(timeoutNanos).toMillis() + " ms"));
         }
     }
 

@@ -70,6 +70,23 @@ class FilterChainTest {
     }
 
     @Test
+    void outOfBandRequestSentWhileHoldingAResponseIsAnswered() throws Exception {
+        try (ProxyFixture proxy = withFilters("""
+                network:
+                  filterTimeout: 5s
+                filterDefinitions:
+                  - name: names
+                    type: TopicNamesOnFetch
+                defaultFilters: [names]
+                """)) {
+            String topic = createTopic(proxy);
+            produce(proxy, topic, "fetched");
+            assertThat(consume(proxy, topic, 1)).extracting(ConsumerRecord::value).containsExactly("fetched");
+            assertThat(proxy.metric("sluice_filter_errors_total", "filter=\"names\"")).isZero();
+        }
+    }
+
+    @Test
     void filtersRunInConfiguredOrderOnTheSameRequest() throws Exception {
         try (ProxyFixture proxy = withFilters("""
                 filterDefinitions:
