@@ -28,10 +28,10 @@ public final class RecordEncryption implements FilterFactory<RecordEncryption.Co
      * @param encryptHeaders encrypt header names and values too (default false)
      * @param kms            the KMS service, by simple or fully qualified class name
      * @param kmsConfig      that service's own configuration
-     * @param cache          data-key and unwrapped-key cache limits, retries
+     * @param keyCache       data-key and unwrapped-key cache limits, retries
      */
     public record Config(List<String> topics, String kek, EncryptionPolicy.UnresolvedKek unresolvedKek, Boolean encryptHeaders,
-                         String kms, JsonNode kmsConfig, KeyCacheConfig cache) {
+                         String kms, JsonNode kmsConfig, KeyCacheConfig keyCache) {
     }
 
     /** What every connection's filter shares: the policy, the key cache, the KMS client and the meters. */
@@ -58,7 +58,7 @@ public final class RecordEncryption implements FilterFactory<RecordEncryption.Co
         if (kek.isBlank()) {
             throw new IllegalArgumentException("kek: must not be blank");
         }
-        KeyCacheConfig cacheConfig = config.cache() == null ? KeyCacheConfig.defaults() : config.cache();
+        KeyCacheConfig cacheConfig = config.keyCache() == null ? KeyCacheConfig.defaults() : config.keyCache();
         cacheConfig.validate();
 
         KmsService<?> service = context.pluginInstance(KmsService.class, config.kms());

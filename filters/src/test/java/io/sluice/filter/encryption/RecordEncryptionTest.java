@@ -240,7 +240,7 @@ class RecordEncryptionTest {
                       kms: SwitchableKmsService
                       kmsConfig:
                         keys: [sluice-test]
-                      cache:
+                      keyCache:
                         dataKeys:
                           maxRecords: 1
                 defaultFilters: [encrypt]

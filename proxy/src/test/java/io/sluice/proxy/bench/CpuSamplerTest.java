@@ -33,10 +33,7 @@ class CpuSamplerTest {
         CountDownLatch release = new CountDownLatch(1);
         CountDownLatch spun = new CountDownLatch(1);
         Thread spinner = new Thread(() -> {
-            long until = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(300);
-            while (System.nanoTime() < until) {
-                Thread.onSpinWait();
-            }
+            burnCpu(Duration.ofMillis(300));
             spun.countDown();
             // Stay alive, idle, so its /proc entry is still there when the test reads it.
             try {
@@ -156,13 +153,22 @@ class CpuSamplerTest {
     }
 
     private static void spinFor(Duration duration) throws InterruptedException {
-        Thread spinner = new Thread(() -> {
-            long until = System.nanoTime() + duration.toNanos();
-            while (System.nanoTime() < until) {
-                Thread.onSpinWait();
-            }
-        }, "spin");
+        Thread spinner = new Thread(() -> burnCpu(duration), "spin");
         spinner.start();
         spinner.join();
+    }
+
+    /**
+     * Spins until the thread itself has used {@code cpu} of CPU time (not wall time), so a loaded machine
+     * makes the test slower, never wrong.
+     */
+    private static void burnCpu(Duration cpu) {
+        java.lang.management.ThreadMXBean threads = java.lang.management.ManagementFactory.getThreadMXBean();
+        long start = threads.getCurrentThreadCpuTime();
+        while (threads.getCurrentThreadCpuTime() - start < cpu.toNanos()) {
+            for (int i = 0; i < 10_000; i++) {
+                Thread.onSpinWait();
+            }
+        }
     }
 }
