@@ -136,6 +136,11 @@ public final class VaultTransitStandIn implements AutoCloseable {
         this.sealed = sealed;
     }
 
+    /** Every token it has issued or knows, the root token included: for checking that none reaches a log. */
+    public java.util.Set<String> tokens() {
+        return java.util.Set.copyOf(tokens.keySet());
+    }
+
     /** Answers each request this much later, like a Vault across a network. */
     public void latency(Duration latency) {
         this.latencyMillis = latency.toMillis();
