@@ -14,7 +14,6 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Base64;
 import java.util.Collection;
-import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -90,8 +89,7 @@ public final class InProcessKms implements Kms {
             throw new IllegalArgumentException("'" + keyFile + "' must hold a JSON object from KEK name to a list of base64 keys");
         }
         InProcessKms kms = new InProcessKms();
-        for (Iterator<Map.Entry<String, JsonNode>> it = root.fields(); it.hasNext();) {
-            Map.Entry<String, JsonNode> entry = it.next();
+        for (Map.Entry<String, JsonNode> entry : root.properties()) {
             kms.keks.put(entry.getKey(), versions(keyFile, entry.getKey(), entry.getValue()));
         }
         return kms;

@@ -115,6 +115,9 @@ final class VaultSession implements AutoCloseable {
             login = credentials.login(driver);
         }
         catch (VaultException | IOException | RuntimeException e) {
+            if (isClosed()) {
+                return;
+            }
             KmsException failure = loginFailure(e);
             synchronized (this) {
                 failedAtNanos = System.nanoTime();
@@ -136,6 +139,9 @@ final class VaultSession implements AutoCloseable {
             login = credentials.login(driver);
         }
         catch (VaultException | IOException | RuntimeException e) {
+            if (isClosed()) {
+                return;
+            }
             count("login", "failure");
             LOG.warn("Vault re-login ({}) failed, trying again in {} ms: {}", credentials, RETRY_MILLIS, loginFailure(e).getMessage());
             schedule(this::reloginInBackground, RETRY_MILLIS);
@@ -173,6 +179,9 @@ final class VaultSession implements AutoCloseable {
             response = driver.auth(token).lookupSelf();
         }
         catch (VaultException e) {
+            if (isClosed()) {
+                return;
+            }
             count("lookup", "failure");
             if (e.getHttpStatusCode() == 403) {
                 LOG.warn("Vault refused lookup-self for the configured token: its TTL is unknown, so it will not be renewed");
@@ -200,6 +209,9 @@ final class VaultSession implements AutoCloseable {
             response = driver.auth(token).renewSelf();
         }
         catch (VaultException e) {
+            if (isClosed()) {
+                return;
+            }
             count("renewal", "failure");
             if (credentials.canReplaceToken()) {
                 LOG.warn("Vault token renewal failed, logging in again: {}", brief(e));
@@ -241,6 +253,11 @@ final class VaultSession implements AutoCloseable {
         else {
             LOG.warn("Vault token expires in {} s and can be neither renewed nor replaced", ttlSeconds);
         }
+    }
+
+    /** Failures after close() are its interruptions, not news. */
+    private synchronized boolean isClosed() {
+        return closed;
     }
 
     private synchronized boolean stillCurrent(String token) {

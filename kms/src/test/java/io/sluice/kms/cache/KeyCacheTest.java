@@ -84,6 +84,33 @@ class KeyCacheTest {
     }
 
     @Test
+    void noDataKeyServesMoreRecordsThanItsLimitUnderConcurrency() throws Exception {
+        KeyCache cache = cache(100, 100);
+        ExecutorService callers = Executors.newFixedThreadPool(8);
+        java.util.Map<DataKey, java.util.concurrent.atomic.AtomicInteger> uses = new java.util.concurrent.ConcurrentHashMap<>();
+        try {
+            List<java.util.concurrent.Future<?>> done = new ArrayList<>();
+            for (int t = 0; t < 8; t++) {
+                done.add(callers.submit(() -> {
+                    for (int i = 0; i < 1000; i++) {
+                        DataKey key = join(cache.encryptionKey("kek-a", 1));
+                        uses.computeIfAbsent(key, k -> new java.util.concurrent.atomic.AtomicInteger()).incrementAndGet();
+                    }
+                }));
+            }
+            for (java.util.concurrent.Future<?> f : done) {
+                f.get(1, TimeUnit.MINUTES);
+            }
+        }
+        finally {
+            callers.shutdownNow();
+        }
+        assertThat(uses.values()).allSatisfy(n -> assertThat(n.get()).isEqualTo(100));
+        assertThat(uses).hasSize(80);
+        assertThat(kms.generateCalls).hasValue(80);
+    }
+
+    @Test
     void eachKekHasItsOwnDataKey() {
         KeyCache cache = cache();
         DataKey a = join(cache.encryptionKey("kek-a", 1));

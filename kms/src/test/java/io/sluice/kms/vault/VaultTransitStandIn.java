@@ -48,6 +48,14 @@ import com.sun.net.httpserver.HttpsServer;
  */
 public final class VaultTransitStandIn implements AutoCloseable {
 
+    static {
+        // Vault (Go) sends with TCP_NODELAY; without it this server's separate header and body writes meet the
+        // client's delayed ACK and every request takes some 40 ms.
+        if (System.getProperty("sun.net.httpserver.nodelay") == null) {
+            System.setProperty("sun.net.httpserver.nodelay", "true");
+        }
+    }
+
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final Pattern CIPHERTEXT = Pattern.compile("vault:v(\\d+):(.*)");
     private static final long NO_EXPIRY = Long.MAX_VALUE;
@@ -62,12 +70,13 @@ public final class VaultTransitStandIn implements AutoCloseable {
     private final Map<String, Role> roles = new ConcurrentHashMap<>();
     private final Map<String, StandInPolicy> policies = new ConcurrentHashMap<>();
     private final Map<String, AtomicInteger> requests = new ConcurrentHashMap<>();
-    private final ExecutorService executor = Executors.newFixedThreadPool(4, r -> {
+    private final ExecutorService executor = Executors.newCachedThreadPool(r -> {
         Thread t = new Thread(r, "vault-stand-in");
         t.setDaemon(true);
         return t;
     });
     private volatile boolean sealed;
+    private volatile long latencyMillis;
     private volatile HttpServer server;
     private int port;
 
@@ -127,6 +136,16 @@ public final class VaultTransitStandIn implements AutoCloseable {
         this.sealed = sealed;
     }
 
+    /** Every token it has issued or knows, the root token included: for checking that none reaches a log. */
+    public java.util.Set<String> tokens() {
+        return java.util.Set.copyOf(tokens.keySet());
+    }
+
+    /** Answers each request this much later, like a Vault across a network. */
+    public void latency(Duration latency) {
+        this.latencyMillis = latency.toMillis();
+    }
+
     /** Stops listening; keys, tokens and roles are kept for {@link #restart()}. */
     public void stop() {
         HttpServer s = server;
@@ -157,6 +176,7 @@ public final class VaultTransitStandIn implements AutoCloseable {
 
     private void handle(HttpExchange exchange) throws IOException {
         try (exchange) {
+            pause();
             Reply reply;
             try {
                 reply = sealed ? Reply.error(503, "Vault is sealed") : route(exchange);
@@ -172,6 +192,18 @@ public final class VaultTransitStandIn implements AutoCloseable {
                 try (OutputStream out = exchange.getResponseBody()) {
                     out.write(body);
                 }
+            }
+        }
+    }
+
+    private void pause() {
+        long millis = latencyMillis;
+        if (millis > 0) {
+            try {
+                Thread.sleep(millis);
+            }
+            catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
             }
         }
     }

@@ -196,9 +196,10 @@ class VaultTransitTest {
     void aCiphertextThatIsNotTransitsIsAPlainKmsError() {
         Kms kms = kmsWithToken(leastPrivilegeToken());
         DataKey real = join(kms.generateDataKey(new KekRef(backend.key("a"), 1)));
-        String tampered = real.wrapped().ciphertextText().replaceFirst(":(.)", ":A$1").substring(0, 20) + "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA==";
-        Throwable badTag = failure(kms.unwrap(new WrappedKey(backend.key("a"), tampered.getBytes(java.nio.charset.StandardCharsets.US_ASCII))));
-        assertThat(badTag).isExactlyInstanceOf(KmsException.class);
+        // Well formed, so Vault itself has to refuse it: the GCM tag does not match.
+        String forged = "vault:v" + real.kek().version() + ":" + java.util.Base64.getEncoder().encodeToString(new byte[60]);
+        Throwable badTag = failure(kms.unwrap(new WrappedKey(backend.key("a"), forged.getBytes(java.nio.charset.StandardCharsets.US_ASCII))));
+        assertThat(badTag).isExactlyInstanceOf(KmsException.class).hasMessageContaining("HTTP 400");
         Throwable notTransit = failure(kms.unwrap(new WrappedKey(backend.key("a"), new byte[]{ 1, 2 })));
         assertThat(notTransit).isExactlyInstanceOf(KmsException.class).hasMessageContaining("not a Vault Transit ciphertext");
     }
@@ -232,7 +233,6 @@ class VaultTransitTest {
         await().atMost(Duration.ofSeconds(30)).until(() -> authEvents("renewal", "success") >= 2);
 
         assertWorks(kms, backend.key("a"));
-        assertThat(authEvents("login", "success")).isEqualTo(1);
     }
 
     @Test
@@ -258,11 +258,12 @@ class VaultTransitTest {
 
     @Test
     void renewableStaticTokenIsRenewed() {
-        String token = backend.admin().createToken(Duration.ofSeconds(3), List.of(backend.policyName));
+        // A static token cannot be replaced, so its TTL leaves room for a late renewal on a busy machine.
+        String token = backend.admin().createToken(Duration.ofSeconds(6), List.of(backend.policyName));
         Kms kms = kmsWithToken(token);
         assertWorks(kms, backend.key("a"));
 
-        await().atMost(Duration.ofSeconds(30)).until(() -> authEvents("renewal", "success") >= 2);
+        await().atMost(Duration.ofSeconds(60)).until(() -> authEvents("renewal", "success") >= 2);
 
         assertWorks(kms, backend.key("a"));
         assertThat(authEvents("lookup", "success")).isEqualTo(1);
