@@ -1,0 +1,35 @@
+package io.sluice.filter.encryption;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import io.sluice.proxy.config.ConfigLoader;
+import io.sluice.proxy.config.ProxyConfig;
+import io.sluice.proxy.server.ProxyServer;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** The shipped example configurations load, and their filters and KMS clients initialise. */
+class EncryptionExampleConfigsTest {
+
+    @ParameterizedTest
+    @ValueSource(strings = { "encryption.yaml", "encryption-inprocess.yaml" })
+    void exampleStartsAProxy(String file) throws Exception {
+        String yaml = Files.readString(Path.of("../config/examples", file));
+        int port = io.sluice.proxy.embedded.FreePorts.block(4);
+        ProxyConfig config = ConfigLoader.parse(yaml.replace("port: 9190", "port: 0"), Map.of(
+                "KAFKA_BOOTSTRAP", "127.0.0.1:1",
+                "SLUICE_BOOTSTRAP", "127.0.0.1:" + port,
+                // The Vault client does not contact Vault until a key is needed.
+                "VAULT_ADDR", "http://127.0.0.1:1",
+                "VAULT_TOKEN", "s.example"));
+        assertThat(config.filterDefinitions()).extracting(d -> d.type()).containsExactly("RecordEncryption");
+        try (ProxyServer server = ProxyServer.start(config)) {
+            assertThat(server.bootstrapAddress("encrypted", "default").getPort()).isEqualTo(port);
+        }
+    }
+}
