@@ -151,8 +151,8 @@ final class BridgeConfigValidator {
     }
 
     private void recovery(RecoveryConfig recovery) {
-        if (recovery.cacheMessagesPerEndpoint() < 0) {
-            problems.add("recovery.cacheMessagesPerEndpoint: must be 0 (no cache) or more");
+        if (recovery.cacheMessagesPerEndpoint() < 1) {
+            problems.add("recovery.cacheMessagesPerEndpoint: must be at least 1 (the latest message serves snapshots and deltas)");
         }
         positive(recovery.cacheMaxAge(), "recovery.cacheMaxAge");
         if (recovery.cacheMaxEndpoints() <= 0) {

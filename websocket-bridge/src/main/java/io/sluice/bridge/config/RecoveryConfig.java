@@ -8,7 +8,7 @@ import com.fasterxml.jackson.annotation.JsonProperty;
 /**
  * How far back a reconnecting client can be brought up to date.
  *
- * @param cacheMessagesPerEndpoint messages kept in memory per endpoint
+ * @param cacheMessagesPerEndpoint messages kept in memory per endpoint; at least 1, the base of snapshots and deltas
  * @param cacheMaxAge              messages older than this (since this node received them) leave the cache
  * @param cacheMaxEndpoints        endpoints with a cache; the least recently updated one is dropped first
  * @param kafkaMaxRecords          most records one recovery reads from the Kafka log per partition; older missed

@@ -117,7 +117,7 @@ public final class LogReader implements AutoCloseable {
         }
         KafkaConsumer<byte[], byte[]> consumer;
         while ((consumer = idle.poll()) != null) {
-            consumer.close(Duration.ofSeconds(1));
+            consumer.close(org.apache.kafka.clients.consumer.CloseOptions.timeout(Duration.ofSeconds(1)));
         }
     }
 }

@@ -72,7 +72,7 @@ public final class RecoveryCache {
             }
         }
         endpoints.put(message.endpoint(), cache);
-        long evicted = cache.append(message, nowNanos, Math.max(1, config.cacheMessagesPerEndpoint()));
+        long evicted = cache.append(message, nowNanos, config.cacheMessagesPerEndpoint());
         if (evicted >= 0) {
             floor(message.epoch()).anyEvictedUpTo = Math.max(floor(message.epoch()).anyEvictedUpTo, evicted);
         }

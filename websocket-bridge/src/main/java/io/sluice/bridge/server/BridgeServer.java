@@ -60,6 +60,7 @@ public final class BridgeServer implements AutoCloseable {
     private final LogReader logReader;
     private final Publisher publisher;
     private final AutoCloseable jvmMetrics;
+    private final ServerBootstrap bootstrap;
     private Channel listener;
     private ManagementServer management;
 
@@ -89,8 +90,6 @@ public final class BridgeServer implements AutoCloseable {
         }
         this.bootstrap = bootstrap;
     }
-
-    private final ServerBootstrap bootstrap;
 
     /** Starts reading Kafka and accepting connections; returns once the listener is bound. */
     public static BridgeServer start(BridgeConfig config, Authenticator authenticator) {
