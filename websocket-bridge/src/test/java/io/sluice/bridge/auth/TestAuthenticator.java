@@ -10,7 +10,8 @@ import java.util.concurrent.CompletionStage;
  * A test double for {@link Authenticator}: the token spells out its own claims, e.g.
  * {@code sub=alice;exp=1700000000000;read=scores/live/*,news/x;write=scores/x}. A grant {@code topic/key} allows that
  * key, {@code topic/prefix*} every key starting with the prefix, {@code topic/*} the whole topic. {@code exp} is epoch
- * milliseconds; absent means no expiry. Any token that does not parse is rejected.
+ * milliseconds; {@code ttl} instead makes the token expire that many milliseconds after it is presented, so tests do
+ * not race a clock; neither means no expiry. Any token that does not parse is rejected.
  */
 public final class TestAuthenticator implements Authenticator {
 
@@ -24,10 +25,14 @@ public final class TestAuthenticator implements Authenticator {
         }
     }
 
-    /** A token for {@code subject} with these grants, expiring at {@code expiresAt} (null: never). */
-    public static String token(String subject, Instant expiresAt, String read, String write) {
-        return "sub=" + subject + (expiresAt == null ? "" : ";exp=" + expiresAt.toEpochMilli())
-                + ";read=" + read + ";write=" + write;
+    /** A token for {@code subject} with these grants that never expires. */
+    public static String token(String subject, String read, String write) {
+        return "sub=" + subject + ";read=" + read + ";write=" + write;
+    }
+
+    /** A token that expires {@code ttl} after the bridge validates it. */
+    public static String token(String subject, java.time.Duration ttl, String read, String write) {
+        return "sub=" + subject + ";ttl=" + ttl.toMillis() + ";read=" + read + ";write=" + write;
     }
 
     private static Principal parse(String token) {
@@ -44,6 +49,7 @@ public final class TestAuthenticator implements Authenticator {
             switch (part.substring(0, eq)) {
                 case "sub" -> subject = value;
                 case "exp" -> expiresAt = Instant.ofEpochMilli(Long.parseLong(value));
+                case "ttl" -> expiresAt = Instant.now().plusMillis(Long.parseLong(value));
                 case "read" -> read.addAll(grants(value));
                 case "write" -> write.addAll(grants(value));
                 default -> throw new IllegalArgumentException("unknown claim " + part);

@@ -37,6 +37,18 @@ class BridgeConfigTest {
     }
 
     @Test
+    void theCompleteExampleInDocsBridgeMdLoadsWithTheValuesItShows() throws Exception {
+        String doc = java.nio.file.Files.readString(Path.of("..", "docs", "bridge.md"));
+        java.util.regex.Matcher block = java.util.regex.Pattern.compile("```yaml\\n(server:.*?)```", java.util.regex.Pattern.DOTALL).matcher(doc);
+        assertThat(block.find()).as("a complete configuration in docs/bridge.md").isTrue();
+        BridgeConfig config = BridgeConfigLoader.parse(block.group(1), Map.of());
+        assertThat(config.outbound()).isEqualTo(OutboundConfig.defaults());
+        assertThat(config.recovery()).isEqualTo(RecoveryConfig.defaults());
+        assertThat(config.mappings()).extracting(EndpointMapping::endpoint).containsExactly("/live/*", "/results", "/scores/*", "/news/*");
+        assertThat(config.server().maxInboundMessageBytes()).isEqualTo(ServerConfig.DEFAULT_MAX_INBOUND_MESSAGE_BYTES);
+    }
+
+    @Test
     void listenAddressComesFromTheEnvironmentWhenSet() {
         Map<String, String> env = new java.util.HashMap<>(ENV);
         env.put("SLUICE_BRIDGE_LISTEN", "0.0.0.0:9000");

@@ -29,9 +29,26 @@ final class KafkaHelper implements AutoCloseable {
     }
 
     String createTopic(int partitions) throws Exception {
-        String topic = "t" + UUID.randomUUID().toString().replace("-", "").substring(0, 10);
+        return createTopic(newTopicName(), partitions);
+    }
+
+    static String newTopicName() {
+        return "t" + UUID.randomUUID().toString().replace("-", "").substring(0, 10);
+    }
+
+    String createTopic(String topic, int partitions) throws Exception {
         admin.createTopics(List.of(new NewTopic(topic, partitions, (short) 1))).all().get();
         return topic;
+    }
+
+    void growTo(String topic, int partitions) throws Exception {
+        admin.createPartitions(Map.of(topic, org.apache.kafka.clients.admin.NewPartitions.increaseTo(partitions))).all().get();
+    }
+
+    /** Produces to one partition and returns the record's offset. */
+    long send(String topic, int partition, String key, String value) throws Exception {
+        return producer.send(new ProducerRecord<>(topic, partition, key.getBytes(StandardCharsets.UTF_8),
+                value.getBytes(StandardCharsets.UTF_8))).get().offset();
     }
 
     /** Produces and returns the record's offset. */

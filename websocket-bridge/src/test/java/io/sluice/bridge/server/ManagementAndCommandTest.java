@@ -34,7 +34,7 @@ class ManagementAndCommandTest {
         try (KafkaHelper kafka = new KafkaHelper(cluster.getBootstrapServers())) {
             String topic = kafka.createTopic(2);
             try (BridgeFixture bridge = BridgeFixture.start(cluster.getBootstrapServers(), "node-m", "topics: " + topic + ", not-there-yet");
-                 WsClient client = WsClient.connected(bridge.port(), TestAuthenticator.token("ivy", null, topic + "/*", ""))) {
+                 WsClient client = WsClient.connected(bridge.port(), TestAuthenticator.token("ivy", topic + "/*", ""))) {
                 client.subscribe("/" + topic + "/k");
                 long offset = kafka.send(topic, "k", "hello");
                 assertThat(client.expect("message").get("seq").asLong()).isEqualTo(offset);

@@ -44,7 +44,7 @@ class RecoveryTest {
     }
 
     private static String token(String topic) {
-        return TestAuthenticator.token("erin", null, topic + "/*", "");
+        return TestAuthenticator.token("erin", topic + "/*", "");
     }
 
     /** What a client remembers: the highest seq per epoch, from {@code subscribed} and from every message. */

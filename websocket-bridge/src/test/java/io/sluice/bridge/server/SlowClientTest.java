@@ -69,7 +69,7 @@ class SlowClientTest {
     @Test
     void slowClientIsConflatedToTheLatestPerEndpointAndToldSoWhileAFastClientGetsEverything() throws Exception {
         String topic = kafka.createTopic(1);
-        String token = TestAuthenticator.token("fay", null, topic + "/*", "");
+        String token = TestAuthenticator.token("fay", topic + "/*", "");
         try (BridgeFixture bridge = bridge(topic);
              WsClient fast = WsClient.connected(bridge.port(), token);
              WsClient slow = slowClient(bridge, token, "/" + topic + "/*")) {
@@ -112,7 +112,7 @@ class SlowClientTest {
     @Test
     void slowClientPastTheHardLimitIsClosedWith4008AndAFastClientIsUnaffected() throws Exception {
         String topic = kafka.createTopic(1);
-        String token = TestAuthenticator.token("gus", null, topic + "/*", "");
+        String token = TestAuthenticator.token("gus", topic + "/*", "");
         try (BridgeFixture bridge = bridge(topic);
              WsClient fast = WsClient.connected(bridge.port(), token);
              WsClient slow = slowClient(bridge, token, "/" + topic + "/*")) {

@@ -166,6 +166,17 @@ final class WsClient implements AutoCloseable {
         return m;
     }
 
+    /** The next messages, one of each type, in whatever order they come; fails on any other type. */
+    java.util.Map<String, JsonNode> expectEach(String... types) {
+        java.util.Map<String, JsonNode> seen = new java.util.HashMap<>();
+        while (seen.size() < types.length) {
+            JsonNode m = next();
+            assertThat(m.path("type").asText()).as("%s", m).isIn((Object[]) types);
+            seen.put(m.path("type").asText(), m);
+        }
+        return seen;
+    }
+
     /** The next {@code n} messages of type {@code message} or {@code delta}, failing on anything else. */
     List<JsonNode> messages(int n) {
         List<JsonNode> out = new ArrayList<>();
