@@ -45,6 +45,8 @@ public final class KafkaClients {
         props.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, delivery);
         props.put(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, delivery - 1_000);
         props.put(ProducerConfig.LINGER_MS_CONFIG, 1);
+        // A send waiting for metadata or buffer space holds up the publishes queued behind it; bound it like a publish.
+        props.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, (long) delivery);
         return props;
     }
 }
