@@ -1,12 +1,10 @@
 package io.sluice.bridge.session;
 
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
 
 import org.slf4j.Logger;
@@ -20,8 +18,6 @@ import io.netty.channel.ChannelOutboundBuffer;
 import io.netty.handler.codec.http.websocketx.CloseWebSocketFrame;
 import io.netty.handler.codec.http.websocketx.TextWebSocketFrame;
 import io.netty.util.concurrent.EventExecutor;
-import io.netty.util.concurrent.ScheduledFuture;
-import io.sluice.bridge.auth.AuthenticationException;
 import io.sluice.bridge.auth.Principal;
 import io.sluice.bridge.protocol.ClientRequest;
 import io.sluice.bridge.protocol.CloseCodes;
@@ -46,7 +42,7 @@ public final class Session extends Outlet {
     private static final Logger LOG = LoggerFactory.getLogger(Session.class);
     // A closed slow client is given this long to read its close frame before the socket is cut.
     private static final long SLOW_CLOSE_GRACE_MILLIS = 10_000;
-    private static final int MAX_CLOSE_REASON = 120;
+    private static final int MAX_CLOSE_REASON_BYTES = 123;
 
     private final Channel channel;
     private final SessionServices services;
@@ -56,16 +52,13 @@ public final class Session extends Outlet {
     private long heldBytes;
     private boolean dirty;
     private boolean closing;
-    private Principal principal;
-    private boolean authenticating;
-    private ScheduledFuture<?> connectTimeout;
-    private ScheduledFuture<?> expiry;
-    private ScheduledFuture<?> expiryWarning;
+    private final Authentication authentication;
 
     public Session(Channel channel, SessionServices services) {
         this.channel = channel;
         this.services = services;
         this.requests = new Requests(this, services);
+        this.authentication = new Authentication(this, services, channel.eventLoop());
     }
 
     @Override
@@ -78,15 +71,17 @@ public final class Session extends Outlet {
     }
 
     Principal principal() {
-        return principal;
+        return authentication.principal();
+    }
+
+    boolean isClosing() {
+        return closing;
     }
 
     /** The handshake is done: the client has {@code auth.connectTimeout} to authenticate. */
     public void opened() {
         services.metrics().connectionOpened();
-        connectTimeout = channel.eventLoop().schedule(
-                () -> close(CloseCodes.AUTHENTICATION_FAILED, "no connect message in time"),
-                services.auth().connectTimeout().toMillis(), TimeUnit.MILLISECONDS);
+        authentication.awaitConnect();
     }
 
     /** One text frame from the client. */
@@ -110,88 +105,21 @@ public final class Session extends Outlet {
     // ---- authentication
 
     void connect(ClientRequest.Connect connect) throws ProtocolException {
-        if (principal != null || authenticating) {
-            throw new ProtocolException(ErrorCodes.ALREADY_CONNECTED, "already connected", connect.id());
-        }
-        authenticating = true;
-        services.authenticator().authenticate(connect.token()).whenComplete((p, error) -> channel.eventLoop().execute(() -> {
-            authenticating = false;
-            if (closing) {
-                return;
-            }
-            if (error != null) {
-                services.metrics().authFailed();
-                close(CloseCodes.AUTHENTICATION_FAILED, reason(error));
-                return;
-            }
-            if (expired(p)) {
-                services.metrics().authFailed();
-                close(CloseCodes.AUTHENTICATION_FAILED, "token expired");
-                return;
-            }
-            principal = p;
-            connectTimeout.cancel(false);
-            scheduleExpiry();
-            control(ServerMessages.connected(connect.id(), services.nodeName(), p.subject(), millis(p.expiresAt())));
-        }));
+        authentication.connect(connect);
     }
 
     void refresh(ClientRequest.Refresh refresh) {
-        services.authenticator().authenticate(refresh.token()).whenComplete((p, error) -> channel.eventLoop().execute(() -> {
-            if (closing) {
-                return;
-            }
-            if (error != null || expired(p)) {
-                error(refresh.id(), ErrorCodes.INVALID_TOKEN, error != null ? reason(error) : "token expired");
-                return;
-            }
-            if (!p.subject().equals(principal.subject())) {
-                error(refresh.id(), ErrorCodes.INVALID_TOKEN, "a refreshed token must name the same subject");
-                return;
-            }
-            principal = p;
-            scheduleExpiry();
-            control(ServerMessages.refreshed(refresh.id(), millis(p.expiresAt())));
-            // The new token may grant less: end what it no longer allows.
-            for (Subscription s : new ArrayList<>(subscriptions.values())) {
-                if (!requests.permitted(s.pattern())) {
-                    unsubscribe(s);
-                    control(ServerMessages.unsubscribed(null, s.pattern(), ErrorCodes.FORBIDDEN));
-                }
-            }
-        }));
+        authentication.refresh(refresh);
     }
 
-    private void scheduleExpiry() {
-        cancel(expiry);
-        cancel(expiryWarning);
-        expiry = null;
-        expiryWarning = null;
-        Instant expiresAt = principal.expiresAt();
-        if (expiresAt == null) {
-            return;
+    /** A refreshed token may grant less: end the subscriptions it no longer allows. */
+    void permissionsChanged() {
+        for (Subscription s : new ArrayList<>(subscriptions.values())) {
+            if (!requests.permitted(s.pattern())) {
+                unsubscribe(s);
+                control(ServerMessages.unsubscribed(null, s.pattern(), ErrorCodes.FORBIDDEN));
+            }
         }
-        long delay = expiresAt.toEpochMilli() - System.currentTimeMillis();
-        expiry = channel.eventLoop().schedule(() -> {
-            services.metrics().tokenExpired();
-            close(CloseCodes.TOKEN_EXPIRED, "token expired");
-        }, Math.max(0, delay), TimeUnit.MILLISECONDS);
-        long warnDelay = delay - services.auth().expiryWarning().toMillis();
-        expiryWarning = channel.eventLoop().schedule(() -> control(ServerMessages.expiring(expiresAt.toEpochMilli())),
-                Math.max(0, warnDelay), TimeUnit.MILLISECONDS);
-    }
-
-    private static boolean expired(Principal p) {
-        return p.expiresAt() != null && !p.expiresAt().isAfter(Instant.now());
-    }
-
-    private static Long millis(Instant instant) {
-        return instant == null ? null : instant.toEpochMilli();
-    }
-
-    private static String reason(Throwable error) {
-        Throwable cause = error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
-        return cause instanceof AuthenticationException ? cause.getMessage() : "authentication failed";
     }
 
     // ---- subscriptions
@@ -396,7 +324,11 @@ public final class Session extends Outlet {
         if (closing) {
             return;
         }
-        String text = reason.length() > MAX_CLOSE_REASON ? reason.substring(0, MAX_CLOSE_REASON) : reason;
+        String text = reason;
+        // RFC 6455 leaves 123 bytes for the reason in a close frame.
+        while (text.getBytes(java.nio.charset.StandardCharsets.UTF_8).length > MAX_CLOSE_REASON_BYTES) {
+            text = text.substring(0, text.length() - 1);
+        }
         release();
         closing = true;
         channel.writeAndFlush(new CloseWebSocketFrame(code, text)).addListener(ChannelFutureListener.CLOSE);
@@ -412,18 +344,10 @@ public final class Session extends Outlet {
     }
 
     private void release() {
-        cancel(connectTimeout);
-        cancel(expiry);
-        cancel(expiryWarning);
+        authentication.cancel();
         for (Subscription s : new ArrayList<>(subscriptions.values())) {
             unsubscribe(s);
         }
         conflation.clear();
-    }
-
-    private static void cancel(ScheduledFuture<?> future) {
-        if (future != null) {
-            future.cancel(false);
-        }
     }
 }
