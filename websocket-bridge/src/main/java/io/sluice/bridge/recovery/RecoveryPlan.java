@@ -15,8 +15,11 @@ import io.sluice.bridge.protocol.EncodedMessage;
  * @param cached    messages served from memory, already retained for the subscriber, in order per partition
  * @param reads     partition ranges that must come from the Kafka log; live messages wait until they are done
  * @param gaps      ranges that cannot be recovered at all
+ * @param ahead     positions where the client has seen more than this node has read (it came from a node further
+ *                  ahead): live messages up to them must be skipped, or the client would get them twice
  */
-public record RecoveryPlan(List<Position> positions, List<EncodedMessage> cached, List<LogRead> reads, List<Gap> gaps) {
+public record RecoveryPlan(List<Position> positions, List<EncodedMessage> cached, List<LogRead> reads, List<Gap> gaps,
+                           List<Position> ahead) {
 
     /** Offsets {@code from..to} (inclusive) of a partition, to read from Kafka. */
     public record LogRead(String epoch, TopicPartition partition, long from, long to) {

@@ -141,6 +141,10 @@ public final class Session extends Outlet {
                     ServerMessages.gap(request.endpoint(), gap.epoch(), gap.fromSeq(), gap.toSeq(), gap.reason())));
         }
         state.backlog.addAll(plan.cached());
+        if (!plan.ahead().isEmpty()) {
+            state.skipUpTo = new HashMap<>();
+            plan.ahead().forEach(p -> state.skipUpTo.put(p.epoch(), p.seq()));
+        }
         if (plan.needsKafka()) {
             state.recovering = true;
             EndpointTable table = services.hub().table();
@@ -196,7 +200,7 @@ public final class Session extends Outlet {
     @Override
     public void deliver(Subscription subscription, EncodedMessage message) {
         SubscriptionState state = (SubscriptionState) subscription.attachment();
-        if (!state.active || closing) {
+        if (!state.active || closing || state.alreadyHas(message)) {
             message.release();
             return;
         }

@@ -19,11 +19,35 @@ final class SubscriptionState {
     final ArrayDeque<EncodedMessage> backlog = new ArrayDeque<>();
     final ArrayDeque<EncodedMessage> held = new ArrayDeque<>();
     long heldBytes;
+    /**
+     * Per epoch, the seq up to which the client already has every message because it came from a node further
+     * ahead; live messages up to it are dropped. Null in the usual case.
+     */
+    Map<String, Long> skipUpTo;
     /** Delta subscriptions: the seq of the last message of each endpoint this client has, the base of the next delta. */
     final Map<String, Long> deltaBase;
 
     SubscriptionState(boolean delta) {
         this.deltaBase = delta ? new HashMap<>() : null;
+    }
+
+    /** True if the client already has this message; forgets each mark once the stream has passed it. */
+    boolean alreadyHas(EncodedMessage message) {
+        if (skipUpTo == null || message.notice()) {
+            return false;
+        }
+        Long upTo = skipUpTo.get(message.epoch());
+        if (upTo == null) {
+            return false;
+        }
+        if (message.seq() <= upTo) {
+            return true;
+        }
+        skipUpTo.remove(message.epoch());
+        if (skipUpTo.isEmpty()) {
+            skipUpTo = null;
+        }
+        return false;
     }
 
     boolean catchingUp() {

@@ -185,13 +185,14 @@ public final class Hub implements RecordSink {
         List<RecoveryPlan.LogRead> reads = new ArrayList<>();
         List<RecoveryPlan.Gap> gaps = new ArrayList<>();
         List<EncodedMessage> cached = new ArrayList<>();
+        List<Position> ahead = new ArrayList<>();
         lock.lock();
         try {
             (prefix ? prefixes.computeIfAbsent(EndpointTable.prefixOf(pattern), k -> new ArrayList<>())
                     : exact.computeIfAbsent(pattern, k -> new ArrayList<>())).add(subscription);
             metrics.subscriptionAdded();
             for (Position position : recover) {
-                plan(pattern, prefix, position, cached, reads, gaps);
+                plan(pattern, prefix, position, cached, reads, gaps, ahead);
             }
             if (recover.isEmpty() && snapshot) {
                 if (prefix) {
@@ -204,7 +205,7 @@ public final class Hub implements RecordSink {
                     }
                 }
             }
-            return new RecoveryPlan(positions(pattern), cached, reads, gaps);
+            return new RecoveryPlan(positions(pattern), cached, reads, gaps, ahead);
         }
         finally {
             lock.unlock();
@@ -212,7 +213,7 @@ public final class Hub implements RecordSink {
     }
 
     private void plan(String pattern, boolean prefix, Position position, List<EncodedMessage> cached,
-                      List<RecoveryPlan.LogRead> reads, List<RecoveryPlan.Gap> gaps) {
+                      List<RecoveryPlan.LogRead> reads, List<RecoveryPlan.Gap> gaps, List<Position> ahead) {
         String epoch = position.epoch();
         TopicPartition partition = epochs.partition(epoch);
         Long current = done.get(epoch);
@@ -221,6 +222,9 @@ public final class Hub implements RecordSink {
             return;
         }
         if (position.seq() >= current) {
+            if (position.seq() > current) {
+                ahead.add(position);
+            }
             return;
         }
         List<EncodedMessage> fromCache = prefix

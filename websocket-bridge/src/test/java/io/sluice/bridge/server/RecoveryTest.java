@@ -176,4 +176,25 @@ class RecoveryTest {
             }
         }
     }
+
+    @Test
+    void aClientComingFromANodeAheadOfThisOneGetsNoMessageTwice() throws Exception {
+        String topic = kafka.createTopic(1);
+        try (BridgeFixture node = BridgeFixture.start(cluster.getBootstrapServers(), "node-behind", "topics: " + topic);
+             WsClient client = WsClient.connected(node.port(), token(topic))) {
+            JsonNode first = client.subscribe("/" + topic + "/k");
+            String epoch = first.get("positions").get(0).get("epoch").asText();
+            client.request("unsubscribe", m -> m.put("endpoint", "/" + topic + "/k"));
+            client.expect("unsubscribed");
+            // As if another node had already delivered offsets 0..2 and this one has not read them yet.
+            client.subscribe("/" + topic + "/k", m -> m.putArray("recover").addObject().put("epoch", epoch).put("seq", 2));
+            List<Long> sent = new ArrayList<>();
+            for (int i = 0; i < 6; i++) {
+                sent.add(kafka.send(topic, "k", "n" + i));
+            }
+            assertThat(sent).startsWith(0L, 1L, 2L);
+            assertThat(client.messages(3)).extracting(m -> m.get("seq").asLong()).containsExactlyElementsOf(sent.subList(3, 6));
+            assertThat(client.poll(Duration.ofMillis(300))).isNull();
+        }
+    }
 }
