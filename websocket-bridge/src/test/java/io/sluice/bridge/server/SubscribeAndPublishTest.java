@@ -273,6 +273,27 @@ class SubscribeAndPublishTest {
     }
 
     @Test
+    void snapshotStartsWithTheLatestCachedMessageOfEachEndpoint() throws Exception {
+        String topic = kafka.createTopic(1);
+        try (BridgeFixture bridge = bridge("topics: " + topic);
+             WsClient client = WsClient.connected(bridge.port(), everything(topic))) {
+            kafka.send(topic, "a", "a1");
+            long a2 = kafka.send(topic, "a", "a2");
+            long b1 = kafka.send(topic, "b", "b1");
+            org.awaitility.Awaitility.await().until(() -> bridge.metric("sluice_bridge_kafka_records_total", "") >= 3);
+
+            client.subscribe("/" + topic + "/a", m -> m.put("snapshot", true));
+            assertThat(client.expect("message").get("seq").asLong()).isEqualTo(a2);
+            client.subscribe("/" + topic + "/*", m -> m.put("snapshot", true));
+            assertThat(client.messages(2)).extracting(m -> m.get("seq").asLong()).containsExactlyInAnyOrder(a2, b1);
+            long live = kafka.send(topic, "b", "b2");
+            assertThat(client.expect("message").get("seq").asLong()).isEqualTo(live);
+            client.subscribe("/" + topic + "/never", m -> m.put("snapshot", true));
+            assertThat(client.poll(java.time.Duration.ofMillis(300))).as("nothing cached, nothing sent").isNull();
+        }
+    }
+
+    @Test
     void invalidTokenClosesWith4001() throws Exception {
         String topic = kafka.createTopic(1);
         try (BridgeFixture bridge = bridge("topics: " + topic);
