@@ -37,9 +37,25 @@ public final class ConfigLoader {
 
     /** Loads a file, substituting from the process environment. */
     public static ProxyConfig load(Path file) {
-        String yaml;
+        return parse(read(file), System.getenv());
+    }
+
+    public static ProxyConfig parse(String yaml, Map<String, String> env) {
+        ProxyConfig config = bind(tree(yaml, env), ProxyConfig.class, "");
+        List<String> problems = ConfigValidator.validate(config);
+        if (!problems.isEmpty()) {
+            throw new ConfigException(problems);
+        }
+        return config;
+    }
+
+    /**
+     * The text of a configuration file, or a {@link ConfigException} that says plainly why not. For other components
+     * (the WebSocket bridge) that load files of their own with {@link #tree} and {@link #bind}.
+     */
+    public static String read(Path file) {
         try {
-            yaml = Files.readString(file, StandardCharsets.UTF_8);
+            return Files.readString(file, StandardCharsets.UTF_8);
         }
         catch (NoSuchFileException e) {
             throw new ConfigException(file + ": configuration file does not exist", e);
@@ -47,21 +63,19 @@ public final class ConfigLoader {
         catch (IOException e) {
             throw new ConfigException(file + ": cannot read configuration file: " + e, e);
         }
-        return parse(yaml, System.getenv());
     }
 
-    public static ProxyConfig parse(String yaml, Map<String, String> env) {
+    /**
+     * Parses YAML and substitutes {@code ${VAR}} / {@code ${VAR:-default}} from {@code env}: the first two stages of
+     * loading, shared by every Sluice component that reads a configuration file, so all of them accept the same syntax.
+     */
+    public static JsonNode tree(String yaml, Map<String, String> env) {
         JsonNode tree = readTree(yaml);
         List<String> substitutionProblems = EnvSubstitution.apply(tree, env);
         if (!substitutionProblems.isEmpty()) {
             throw new ConfigException(substitutionProblems);
         }
-        ProxyConfig config = bind(tree, ProxyConfig.class, "");
-        List<String> problems = ConfigValidator.validate(config);
-        if (!problems.isEmpty()) {
-            throw new ConfigException(problems);
-        }
-        return config;
+        return tree;
     }
 
     /**

@@ -1,0 +1,58 @@
+package io.sluice.bridge.config;
+
+import java.util.ArrayList;
+import java.util.List;
+
+import com.fasterxml.jackson.annotation.JsonCreator;
+import com.fasterxml.jackson.annotation.JsonProperty;
+import com.fasterxml.jackson.databind.annotation.JsonDeserialize;
+
+import io.sluice.proxy.config.ManagementConfig;
+
+/**
+ * The whole bridge configuration, as loaded by {@link BridgeConfigLoader}. Sections are never null; {@code topics} is
+ * shorthand for one mapping per topic ({@code /<topic>/*} ↔ every key of the topic), see {@link #mappings()}.
+ */
+public record BridgeConfig(ServerConfig server,
+                           KafkaConfig kafka,
+                           List<String> topics,
+                           List<EndpointMapping> endpoints,
+                           AuthConfig auth,
+                           OutboundConfig outbound,
+                           RecoveryConfig recovery,
+                           ManagementConfig management) {
+
+    public BridgeConfig {
+        server = server == null ? ServerConfig.defaults() : server;
+        topics = topics == null ? List.of() : List.copyOf(topics);
+        endpoints = endpoints == null ? List.of() : List.copyOf(endpoints);
+        auth = auth == null ? AuthConfig.defaults() : auth;
+        outbound = outbound == null ? OutboundConfig.defaults() : outbound;
+        recovery = recovery == null ? RecoveryConfig.defaults() : recovery;
+        management = management == null ? ManagementConfig.defaults() : management;
+    }
+
+    @JsonCreator
+    static BridgeConfig fromYaml(@JsonProperty("server") ServerConfig server,
+                                 @JsonProperty("kafka") KafkaConfig kafka,
+                                 @JsonProperty("topics") @JsonDeserialize(using = TopicsDeserializer.class) List<String> topics,
+                                 @JsonProperty("endpoints") List<EndpointMapping> endpoints,
+                                 @JsonProperty("auth") AuthConfig auth,
+                                 @JsonProperty("outbound") OutboundConfig outbound,
+                                 @JsonProperty("recovery") RecoveryConfig recovery,
+                                 @JsonProperty("management") ManagementConfig management) {
+        return new BridgeConfig(server, kafka, topics, endpoints, auth, outbound, recovery, management);
+    }
+
+    /** Every endpoint mapping: the explicit ones first, then one {@code /<topic>/*} per entry of {@code topics}. */
+    public List<EndpointMapping> mappings() {
+        List<EndpointMapping> all = new ArrayList<>(endpoints);
+        topics.forEach(t -> all.add(EndpointMapping.wholeTopic(t)));
+        return all;
+    }
+
+    /** The distinct topics the bridge reads, in the order they first appear in {@link #mappings()}. */
+    public List<String> readTopics() {
+        return mappings().stream().map(EndpointMapping::topic).distinct().toList();
+    }
+}

@@ -1,0 +1,179 @@
+package io.sluice.bridge.config;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.regex.Pattern;
+
+/** Checks a bound configuration and lists every problem, each naming its field. */
+final class BridgeConfigValidator {
+
+    // Kafka's own rule for topic names.
+    private static final Pattern TOPIC = Pattern.compile("[a-zA-Z0-9._-]{1,249}");
+
+    private final List<String> problems = new ArrayList<>();
+
+    private BridgeConfigValidator() {
+    }
+
+    static List<String> validate(BridgeConfig config) {
+        BridgeConfigValidator v = new BridgeConfigValidator();
+        v.server(config.server());
+        v.kafka(config.kafka());
+        v.topics(config.topics());
+        v.endpoints(config.endpoints());
+        v.duplicates(config.mappings());
+        if (config.mappings().isEmpty()) {
+            v.problems.add("topics: at least one topic (or an entry in endpoints) is required");
+        }
+        v.auth(config.auth());
+        v.outbound(config.outbound());
+        v.recovery(config.recovery());
+        if (config.management().port() < 0 || config.management().port() > 65535) {
+            v.problems.add("management.port: must be between 0 and 65535 (0 picks a free port)");
+        }
+        return v.problems;
+    }
+
+    private void server(ServerConfig server) {
+        if (!server.path().startsWith("/")) {
+            problems.add("server.path: must start with '/'");
+        }
+        if (server.workerThreads() < 0) {
+            problems.add("server.workerThreads: must be 0 (Netty default) or more");
+        }
+        if (server.maxInboundMessageBytes() < 1024) {
+            problems.add("server.maxInboundMessageBytes: must be at least 1024");
+        }
+        if (server.socketSendBufferBytes() < 0) {
+            problems.add("server.socketSendBufferBytes: must be 0 (operating system default) or more");
+        }
+    }
+
+    private void kafka(KafkaConfig kafka) {
+        if (kafka == null) {
+            problems.add("kafka: is required");
+            return;
+        }
+        if (kafka.bootstrapServers() == null || kafka.bootstrapServers().isBlank()) {
+            problems.add("kafka.bootstrapServers: is required");
+        }
+        positive(kafka.metadataRefresh(), "kafka.metadataRefresh");
+        positive(kafka.publishTimeout(), "kafka.publishTimeout");
+        for (String property : kafka.properties().keySet()) {
+            if (property.equals("bootstrap.servers") || property.equals("group.id") || property.equals("enable.auto.commit")) {
+                problems.add("kafka.properties." + property + ": is set by the bridge itself");
+            }
+        }
+    }
+
+    private void topics(List<String> topics) {
+        for (int i = 0; i < topics.size(); i++) {
+            if (!TOPIC.matcher(topics.get(i)).matches()) {
+                problems.add("topics[" + i + "]: '" + topics.get(i) + "' is not a valid Kafka topic name");
+            }
+        }
+    }
+
+    private void endpoints(List<EndpointMapping> endpoints) {
+        for (int i = 0; i < endpoints.size(); i++) {
+            EndpointMapping m = endpoints.get(i);
+            String path = "endpoints[" + i + "]";
+            if (m.topic() == null || !TOPIC.matcher(m.topic()).matches()) {
+                problems.add(path + ".topic: " + (m.topic() == null ? "is required" : "'" + m.topic() + "' is not a valid Kafka topic name"));
+            }
+            if (m.endpoint() == null || !m.endpoint().startsWith("/")) {
+                problems.add(path + ".endpoint: " + (m.endpoint() == null ? "is required" : "must start with '/'"));
+                continue;
+            }
+            if (m.key() == null) {
+                problems.add(path + ".key: is required");
+                continue;
+            }
+            if (m.endpoint().indexOf('*') >= 0 && !(m.endpoint().endsWith("/*") && m.endpoint().indexOf('*') == m.endpoint().length() - 1)) {
+                problems.add(path + ".endpoint: '*' may only stand at the end, after '/' (e.g. /scores/live/*)");
+            }
+            if (m.key().indexOf('*') >= 0 && m.key().indexOf('*') != m.key().length() - 1) {
+                problems.add(path + ".key: '*' may only stand at the end");
+            }
+            if (m.endpoint().endsWith("*") != m.key().endsWith("*")) {
+                problems.add(path + ": endpoint and key must both end in '*' or neither");
+            }
+        }
+    }
+
+    private void duplicates(List<EndpointMapping> mappings) {
+        Map<String, Integer> seen = new HashMap<>();
+        for (int i = 0; i < mappings.size(); i++) {
+            String endpoint = mappings.get(i).endpoint();
+            if (endpoint != null && seen.putIfAbsent(endpoint, i) != null) {
+                problems.add(describe(i, mappings) + ": endpoint '" + endpoint + "' is mapped twice");
+            }
+        }
+    }
+
+    private static String describe(int index, List<EndpointMapping> mappings) {
+        // Mappings from 'topics' follow the explicit ones; name them by the field the user wrote.
+        long explicit = mappings.stream().filter(m -> !m.equals(EndpointMapping.wholeTopic(m.topic()))).count();
+        return index < explicit ? "endpoints[" + index + "]" : "topics (" + mappings.get(index).topic() + ")";
+    }
+
+    private void auth(AuthConfig auth) {
+        positive(auth.connectTimeout(), "auth.connectTimeout");
+        if (auth.expiryWarning().isNegative()) {
+            problems.add("auth.expiryWarning: must not be negative");
+        }
+        if (auth.jwt() != null) {
+            if (blank(auth.jwt().jwks())) {
+                problems.add("auth.jwt.jwks: is required");
+            }
+            if (blank(auth.jwt().issuer())) {
+                problems.add("auth.jwt.issuer: is required");
+            }
+            if (blank(auth.jwt().audience())) {
+                problems.add("auth.jwt.audience: is required");
+            }
+        }
+    }
+
+    private void outbound(OutboundConfig outbound) {
+        if (outbound.highWaterMarkBytes() <= 0) {
+            problems.add("outbound.highWaterMarkBytes: must be greater than 0");
+        }
+        if (outbound.lowWaterMarkBytes() < 0 || outbound.lowWaterMarkBytes() > outbound.highWaterMarkBytes()) {
+            problems.add("outbound.lowWaterMarkBytes: must be between 0 and highWaterMarkBytes (" + outbound.highWaterMarkBytes() + ")");
+        }
+        if (outbound.maxBytes() <= outbound.highWaterMarkBytes()) {
+            problems.add("outbound.maxBytes: must be greater than highWaterMarkBytes (" + outbound.highWaterMarkBytes() + ")");
+        }
+    }
+
+    private void recovery(RecoveryConfig recovery) {
+        if (recovery.cacheMessagesPerEndpoint() < 1) {
+            problems.add("recovery.cacheMessagesPerEndpoint: must be at least 1 (the latest message serves snapshots and deltas)");
+        }
+        positive(recovery.cacheMaxAge(), "recovery.cacheMaxAge");
+        if (recovery.cacheMaxEndpoints() <= 0) {
+            problems.add("recovery.cacheMaxEndpoints: must be greater than 0");
+        }
+        if (recovery.kafkaMaxRecords() < 0) {
+            problems.add("recovery.kafkaMaxRecords: must be 0 (never read Kafka) or more");
+        }
+        if (recovery.kafkaConcurrency() <= 0) {
+            problems.add("recovery.kafkaConcurrency: must be greater than 0");
+        }
+        positive(recovery.kafkaTimeout(), "recovery.kafkaTimeout");
+    }
+
+    private void positive(Duration duration, String path) {
+        if (duration.isZero() || duration.isNegative()) {
+            problems.add(path + ": must be longer than 0");
+        }
+    }
+
+    private static boolean blank(String s) {
+        return s == null || s.isBlank();
+    }
+}

@@ -1,0 +1,56 @@
+package io.sluice.bridge.config;
+
+import com.fasterxml.jackson.annotation.JsonCreator;
+import com.fasterxml.jackson.annotation.JsonProperty;
+
+import io.sluice.proxy.config.HostPort;
+
+/**
+ * The WebSocket listener.
+ *
+ * @param listen                 address and port; port 0 picks a free one
+ * @param path                   the HTTP path WebSocket clients connect to
+ * @param workerThreads          event loop threads; 0 lets Netty choose (twice the cores)
+ * @param maxInboundMessageBytes largest message a client may send; larger ones close the connection with 1009
+ * @param socketSendBufferBytes  SO_SNDBUF per connection; 0 keeps the operating system's (auto-tuned) default.
+ *                               Smaller kernel buffers make a slow client reach the bridge's own limits sooner.
+ * @param nodeName               this node's name, reported to clients in {@code connected}; default: the host name
+ */
+public record ServerConfig(HostPort listen, String path, int workerThreads, int maxInboundMessageBytes,
+                           int socketSendBufferBytes, String nodeName) {
+
+    public static final HostPort DEFAULT_LISTEN = new HostPort("127.0.0.1", 8080);
+    public static final String DEFAULT_PATH = "/ws";
+    public static final int DEFAULT_MAX_INBOUND_MESSAGE_BYTES = 1024 * 1024;
+
+    public ServerConfig {
+        listen = listen == null ? DEFAULT_LISTEN : listen;
+        path = path == null ? DEFAULT_PATH : path;
+        nodeName = nodeName == null || nodeName.isBlank() ? localHostName() : nodeName;
+    }
+
+    public static ServerConfig defaults() {
+        return new ServerConfig(null, null, 0, DEFAULT_MAX_INBOUND_MESSAGE_BYTES, 0, null);
+    }
+
+    @JsonCreator
+    static ServerConfig fromYaml(@JsonProperty("listen") HostPort listen,
+                                 @JsonProperty("path") String path,
+                                 @JsonProperty("workerThreads") Integer workerThreads,
+                                 @JsonProperty("maxInboundMessageBytes") Integer maxInboundMessageBytes,
+                                 @JsonProperty("socketSendBufferBytes") Integer socketSendBufferBytes,
+                                 @JsonProperty("nodeName") String nodeName) {
+        return new ServerConfig(listen, path, workerThreads == null ? 0 : workerThreads,
+                maxInboundMessageBytes == null ? DEFAULT_MAX_INBOUND_MESSAGE_BYTES : maxInboundMessageBytes,
+                socketSendBufferBytes == null ? 0 : socketSendBufferBytes, nodeName);
+    }
+
+    private static String localHostName() {
+        try {
+            return java.net.InetAddress.getLocalHost().getHostName();
+        }
+        catch (java.io.IOException e) {
+            return "bridge";
+        }
+    }
+}

@@ -1,0 +1,204 @@
+package io.sluice.bridge.kafka;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.TopicDescription;
+import org.apache.kafka.clients.consumer.ConsumerRecords;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
+import org.apache.kafka.common.errors.WakeupException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import io.sluice.bridge.config.KafkaConfig;
+
+/**
+ * Reads every partition of the configured topics once for the whole node: one consumer, manual assignment, no group,
+ * no commits. At start-up each partition is read from its end (the bridge is a live stream; older messages come from
+ * recovery). Partitions that appear later, by a topic growing or being created, are read from their beginning, since
+ * everything in them is newer than the bridge's start.
+ */
+public final class KafkaReader implements AutoCloseable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(KafkaReader.class);
+    private static final Duration POLL = Duration.ofMillis(100);
+    private static final long IDLE_EVERY_NANOS = TimeUnit.SECONDS.toNanos(1);
+
+    private final KafkaConfig config;
+    private final List<String> topics;
+    private final PartitionEpochs epochs;
+    private final RecordSink sink;
+    private final Thread thread;
+    private final CountDownLatch firstAssignment = new CountDownLatch(1);
+    private final Set<String> missingTopics = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    private volatile boolean running = true;
+    private volatile String lastError;
+    private KafkaConsumer<byte[], byte[]> consumer;
+
+    public KafkaReader(KafkaConfig config, List<String> topics, PartitionEpochs epochs, RecordSink sink, String nodeName) {
+        this.config = config;
+        this.topics = List.copyOf(topics);
+        this.epochs = epochs;
+        this.sink = sink;
+        this.missingTopics.addAll(topics);
+        this.thread = new Thread(() -> run(nodeName), "sluice-bridge-reader");
+        this.thread.setDaemon(true);
+    }
+
+    public void start() {
+        thread.start();
+    }
+
+    /** Waits until partitions of every existing configured topic are assigned and their start offsets known. */
+    public boolean awaitAssigned(Duration timeout) throws InterruptedException {
+        return firstAssignment.await(timeout.toMillis(), TimeUnit.MILLISECONDS);
+    }
+
+    /** Configured topics that the cluster does not have (yet). */
+    public Set<String> missingTopics() {
+        return Set.copyOf(missingTopics);
+    }
+
+    public boolean assigned() {
+        return firstAssignment.getCount() == 0;
+    }
+
+    public String lastError() {
+        return lastError;
+    }
+
+    private void run(String nodeName) {
+        try (Admin admin = Admin.create(KafkaClients.common(config, "sluice-bridge-" + nodeName + "-metadata"));
+             KafkaConsumer<byte[], byte[]> kafka = new KafkaConsumer<>(KafkaClients.consumer(config, "sluice-bridge-" + nodeName))) {
+            consumer = kafka;
+            long nextRefresh = System.nanoTime();
+            long nextIdle = System.nanoTime() + IDLE_EVERY_NANOS;
+            boolean initial = true;
+            while (running) {
+                if (System.nanoTime() - nextRefresh >= 0) {
+                    if (refresh(admin, kafka, initial)) {
+                        initial = false;
+                        firstAssignment.countDown();
+                    }
+                    nextRefresh = System.nanoTime() + (initial ? TimeUnit.SECONDS.toNanos(1) : config.metadataRefresh().toNanos());
+                }
+                if (kafka.assignment().isEmpty()) {
+                    sleep(POLL);
+                }
+                else {
+                    ConsumerRecords<byte[], byte[]> records = kafka.poll(POLL);
+                    Map<TopicPartition, Long> positions = new HashMap<>();
+                    for (TopicPartition tp : records.partitions()) {
+                        positions.put(tp, kafka.position(tp));
+                    }
+                    if (!records.isEmpty() || !positions.isEmpty()) {
+                        sink.accept(records, positions);
+                    }
+                }
+                if (System.nanoTime() - nextIdle >= 0) {
+                    sink.idle();
+                    nextIdle = System.nanoTime() + IDLE_EVERY_NANOS;
+                }
+            }
+        }
+        catch (WakeupException e) {
+            // close() interrupts a blocking poll this way
+        }
+        catch (RuntimeException e) {
+            lastError = e.toString();
+            LOG.error("Kafka reader stopped", e);
+        }
+    }
+
+    /** Assigns partitions not yet read; true once every topic was looked up (whether or not it exists). */
+    private boolean refresh(Admin admin, KafkaConsumer<byte[], byte[]> kafka, boolean initial) {
+        Map<String, TopicDescription> found = new HashMap<>();
+        for (String topic : topics) {
+            try {
+                found.put(topic, admin.describeTopics(List.of(topic)).allTopicNames().get(30, TimeUnit.SECONDS).get(topic));
+                missingTopics.remove(topic);
+            }
+            catch (java.util.concurrent.ExecutionException e) {
+                if (e.getCause() instanceof UnknownTopicOrPartitionException) {
+                    missingTopics.add(topic);
+                    continue;
+                }
+                lastError = "describing topic " + topic + ": " + e.getCause();
+                LOG.warn("Cannot describe topic {}: {}", topic, e.getCause().toString());
+                return false;
+            }
+            catch (java.util.concurrent.TimeoutException e) {
+                lastError = "describing topic " + topic + ": timed out";
+                return false;
+            }
+            catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                running = false;
+                return false;
+            }
+        }
+        Set<TopicPartition> assigned = new HashSet<>(kafka.assignment());
+        List<TopicPartition> added = new ArrayList<>();
+        for (TopicDescription description : found.values()) {
+            epochs.topic(description.name(), description.topicId(), description.partitions().size());
+            description.partitions().forEach(p -> {
+                TopicPartition tp = new TopicPartition(description.name(), p.partition());
+                if (!assigned.contains(tp)) {
+                    added.add(tp);
+                }
+            });
+        }
+        if (!added.isEmpty()) {
+            assigned.addAll(added);
+            kafka.assign(assigned);
+            if (initial) {
+                kafka.seekToEnd(added);
+            }
+            else {
+                kafka.seekToBeginning(added);
+            }
+            Map<TopicPartition, Long> starts = new HashMap<>();
+            for (TopicPartition tp : added) {
+                starts.put(tp, kafka.position(tp));
+            }
+            sink.started(starts);
+            LOG.info("Reading {} partition(s) from {}", added.size(), initial ? "their end" : "their beginning");
+        }
+        lastError = null;
+        return true;
+    }
+
+    private static void sleep(Duration duration) {
+        try {
+            Thread.sleep(duration.toMillis());
+        }
+        catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    @Override
+    public void close() {
+        running = false;
+        KafkaConsumer<byte[], byte[]> c = consumer;
+        if (c != null) {
+            c.wakeup();
+        }
+        try {
+            thread.join(10_000);
+        }
+        catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}

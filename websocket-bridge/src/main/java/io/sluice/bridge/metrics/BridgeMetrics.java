@@ -1,0 +1,142 @@
+package io.sluice.bridge.metrics;
+
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+
+/**
+ * The bridge's meters, all resolved at start-up so the delivery path only increments fields. Names are documented in
+ * docs/bridge.md; they share the {@code sluice_} prefix with the proxy's.
+ */
+public final class BridgeMetrics {
+
+    private static final Duration[] LATENCY_BUCKETS = {
+            Duration.ofMillis(1), Duration.ofMillis(2), Duration.ofMillis(5), Duration.ofMillis(10),
+            Duration.ofMillis(25), Duration.ofMillis(50), Duration.ofMillis(100), Duration.ofMillis(250),
+            Duration.ofMillis(500), Duration.ofSeconds(1), Duration.ofMillis(2_500), Duration.ofSeconds(5),
+            Duration.ofSeconds(10), Duration.ofSeconds(30),
+    };
+
+    private final AtomicLong connections = new AtomicLong();
+    private final AtomicLong subscriptions = new AtomicLong();
+    private final Counter connectionsOpened;
+    private final Counter recordsRead;
+    private final Counter messagesOut;
+    private final Counter bytesOut;
+    private final Counter conflated;
+    private final Counter slowClientCloses;
+    private final Counter authFailures;
+    private final Counter tokenExpiries;
+    private final Counter clientErrors;
+    private final Counter recoveryCache;
+    private final Counter recoveryKafka;
+    private final Counter recoveryGaps;
+    private final Counter publishOk;
+    private final Counter publishFailed;
+    private final Timer endToEnd;
+
+    public BridgeMetrics(MeterRegistry registry) {
+        Gauge.builder("sluice.bridge.connections", connections, AtomicLong::get)
+                .description("WebSocket connections currently open").strongReference(true).register(registry);
+        Gauge.builder("sluice.bridge.subscriptions", subscriptions, AtomicLong::get)
+                .description("Subscriptions currently active").strongReference(true).register(registry);
+        connectionsOpened = counter(registry, "sluice.bridge.connections.opened", "WebSocket connections accepted");
+        recordsRead = counter(registry, "sluice.bridge.kafka.records", "Records read from Kafka by the live reader");
+        messagesOut = counter(registry, "sluice.bridge.messages.out", "Messages written to clients (recovered ones included)");
+        bytesOut = counter(registry, "sluice.bridge.bytes.out", "Bytes of messages written to clients");
+        conflated = counter(registry, "sluice.bridge.messages.conflated", "Messages skipped for slow clients because a newer one of the same endpoint replaced them");
+        slowClientCloses = counter(registry, "sluice.bridge.slow.client.closes", "Connections closed with 4008 for exceeding outbound.maxBytes");
+        authFailures = counter(registry, "sluice.bridge.auth.failures", "Connections closed with 4001");
+        tokenExpiries = counter(registry, "sluice.bridge.token.expiries", "Connections closed with 4002");
+        clientErrors = counter(registry, "sluice.bridge.client.errors", "Requests answered with an error message");
+        recoveryCache = Counter.builder("sluice.bridge.recovery.requests").tag("source", "cache")
+                .description("Partition recoveries, by where the missed messages came from").register(registry);
+        recoveryKafka = Counter.builder("sluice.bridge.recovery.requests").tag("source", "kafka")
+                .description("Partition recoveries, by where the missed messages came from").register(registry);
+        recoveryGaps = counter(registry, "sluice.bridge.recovery.gaps", "Gap messages sent: missed messages that could not be recovered");
+        publishOk = Counter.builder("sluice.bridge.publish").tag("result", "ok")
+                .description("Client publishes, by result").register(registry);
+        publishFailed = Counter.builder("sluice.bridge.publish").tag("result", "error")
+                .description("Client publishes, by result").register(registry);
+        endToEnd = Timer.builder("sluice.bridge.end.to.end.latency")
+                .description("Kafka record timestamp to the moment the bridge writes it to clients (one sample per record and event loop)")
+                .serviceLevelObjectives(LATENCY_BUCKETS)
+                .register(registry);
+    }
+
+    private static Counter counter(MeterRegistry registry, String name, String description) {
+        return Counter.builder(name).description(description).register(registry);
+    }
+
+    public void connectionOpened() {
+        connections.incrementAndGet();
+        connectionsOpened.increment();
+    }
+
+    public void connectionClosed() {
+        connections.decrementAndGet();
+    }
+
+    public void subscriptionAdded() {
+        subscriptions.incrementAndGet();
+    }
+
+    public void subscriptionRemoved() {
+        subscriptions.decrementAndGet();
+    }
+
+    public void recordRead() {
+        recordsRead.increment();
+    }
+
+    public void messageOut(int bytes) {
+        messagesOut.increment();
+        bytesOut.increment(bytes);
+    }
+
+    public void conflated() {
+        conflated.increment();
+    }
+
+    public void slowClientClosed() {
+        slowClientCloses.increment();
+    }
+
+    public void authFailed() {
+        authFailures.increment();
+    }
+
+    public void tokenExpired() {
+        tokenExpiries.increment();
+    }
+
+    public void clientError() {
+        clientErrors.increment();
+    }
+
+    /** @param source {@code cache} or {@code kafka} */
+    public void recovery(String source) {
+        (source.equals("cache") ? recoveryCache : recoveryKafka).increment();
+    }
+
+    public void recoveryGap() {
+        recoveryGaps.increment();
+    }
+
+    public void published(boolean ok) {
+        (ok ? publishOk : publishFailed).increment();
+    }
+
+    public void endToEndLatency(long millis) {
+        endToEnd.record(Math.max(0, millis), TimeUnit.MILLISECONDS);
+    }
+
+    public long connections() {
+        return connections.get();
+    }
+}

@@ -1,0 +1,210 @@
+package io.sluice.bridge.protocol;
+
+import java.nio.ByteBuffer;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CharsetDecoder;
+import java.nio.charset.CodingErrorAction;
+import java.nio.charset.StandardCharsets;
+import java.util.Base64;
+
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.io.JsonStringEncoder;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.flipkart.zjsonpatch.JsonDiff;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+
+/**
+ * Writes messages straight into WebSocket frames: the JSON text after a reserved header slot, then the header in front
+ * of it once the length is known. Server frames are never masked, so the bytes are identical for every subscriber and
+ * are encoded once per record, not once per delivery. Not thread-safe: one encoder per thread.
+ */
+public final class MessageEncoder {
+
+    // FIN + opcode + 8-byte extended length: the largest header a server frame needs.
+    private static final int HEADER_SLOT = 10;
+    private static final byte FIN_TEXT = (byte) 0x81;
+    private static final ObjectMapper JSON = new ObjectMapper()
+            .enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION);
+
+    private final ByteBufAllocator allocator;
+    private final CharsetDecoder utf8 = StandardCharsets.UTF_8.newDecoder()
+            .onMalformedInput(CodingErrorAction.REPORT)
+            .onUnmappableCharacter(CodingErrorAction.REPORT);
+
+    public MessageEncoder(ByteBufAllocator allocator) {
+        this.allocator = allocator;
+    }
+
+    /** A Kafka record on an endpoint. {@code value} null is a tombstone. */
+    public EncodedMessage message(String endpoint, String epoch, int partition, long seq, long timestamp, byte[] value) {
+        Payload payload = classify(value);
+        ByteBuf buf = allocator.directBuffer(HEADER_SLOT + 128 + endpoint.length() + payload.length());
+        buf.writerIndex(HEADER_SLOT);
+        ascii(buf, "{\"type\":\"message\",\"endpoint\":");
+        quoted(buf, endpoint);
+        ascii(buf, ",\"epoch\":");
+        quoted(buf, epoch);
+        ascii(buf, ",\"seq\":").writeCharSequence(Long.toString(seq), StandardCharsets.US_ASCII);
+        ascii(buf, ",\"timestamp\":").writeCharSequence(Long.toString(timestamp), StandardCharsets.US_ASCII);
+        ascii(buf, ",\"format\":\"").writeCharSequence(payload.format.wireName(), StandardCharsets.US_ASCII);
+        ascii(buf, "\",\"payload\":");
+        payload.writeTo(buf);
+        buf.writeByte('}');
+        return new EncodedMessage(endpoint, epoch, partition, seq, timestamp, frame(buf), payload.json);
+    }
+
+    /**
+     * The JSON Patch (RFC 6902) that turns the endpoint's previous payload into this one, as a {@code delta} frame, or
+     * null when either payload is not a JSON object or array.
+     */
+    public ByteBuf delta(EncodedMessage previous, EncodedMessage current) {
+        if (previous == null || previous.json() == null || current.json() == null) {
+            return null;
+        }
+        JsonNode patch = JsonDiff.asJson(previous.json(), current.json());
+        byte[] patchBytes;
+        try {
+            patchBytes = JSON.writeValueAsBytes(patch);
+        }
+        catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+            return null;
+        }
+        ByteBuf buf = allocator.directBuffer(HEADER_SLOT + 128 + current.endpoint().length() + patchBytes.length);
+        buf.writerIndex(HEADER_SLOT);
+        ascii(buf, "{\"type\":\"delta\",\"endpoint\":");
+        quoted(buf, current.endpoint());
+        ascii(buf, ",\"epoch\":");
+        quoted(buf, current.epoch());
+        ascii(buf, ",\"seq\":").writeCharSequence(Long.toString(current.seq()), StandardCharsets.US_ASCII);
+        ascii(buf, ",\"timestamp\":").writeCharSequence(Long.toString(current.timestamp()), StandardCharsets.US_ASCII);
+        ascii(buf, ",\"base\":").writeCharSequence(Long.toString(previous.seq()), StandardCharsets.US_ASCII);
+        ascii(buf, ",\"patch\":");
+        buf.writeBytes(patchBytes);
+        buf.writeByte('}');
+        return frame(buf);
+    }
+
+    /** A notice (gap, conflation report) as a frame that can queue with messages; seq -1. Thread-safe. */
+    public static EncodedMessage notice(ByteBufAllocator allocator, String endpoint, byte[] json) {
+        ByteBuf buf = allocator.directBuffer(HEADER_SLOT + json.length);
+        buf.writerIndex(HEADER_SLOT);
+        buf.writeBytes(json);
+        return new EncodedMessage(endpoint, null, -1, -1, 0, frame(buf), null);
+    }
+
+    /** Fills in the header in front of the body and points the reader index at it. */
+    private static ByteBuf frame(ByteBuf buf) {
+        int length = buf.writerIndex() - HEADER_SLOT;
+        int start;
+        if (length < 126) {
+            start = HEADER_SLOT - 2;
+            buf.setByte(start + 1, length);
+        }
+        else if (length < 65536) {
+            start = HEADER_SLOT - 4;
+            buf.setByte(start + 1, 126);
+            buf.setShort(start + 2, length);
+        }
+        else {
+            start = 0;
+            buf.setByte(1, 127);
+            buf.setLong(2, length);
+        }
+        buf.setByte(start, FIN_TEXT);
+        buf.readerIndex(start);
+        return buf;
+    }
+
+    private Payload classify(byte[] value) {
+        if (value == null) {
+            return new Payload(PayloadFormat.NONE, "null".getBytes(StandardCharsets.US_ASCII), null);
+        }
+        String text;
+        try {
+            text = utf8.decode(ByteBuffer.wrap(value)).toString();
+        }
+        catch (CharacterCodingException e) {
+            byte[] base64 = Base64.getEncoder().encode(value);
+            return new Payload(PayloadFormat.BASE64, base64, null).quotedAscii();
+        }
+        if (looksLikeJsonStructure(text)) {
+            try {
+                JsonNode tree = JSON.readTree(value);
+                if (tree != null && (tree.isObject() || tree.isArray())) {
+                    // Embedded as the producer wrote it, byte for byte; the tree is kept for delta delivery.
+                    return new Payload(PayloadFormat.JSON, value, tree);
+                }
+            }
+            catch (java.io.IOException e) {
+                // Not JSON after all: carried as text below.
+            }
+        }
+        return new Payload(PayloadFormat.TEXT, quote(text), null);
+    }
+
+    private static boolean looksLikeJsonStructure(String text) {
+        for (int i = 0; i < text.length(); i++) {
+            char c = text.charAt(i);
+            if (!Character.isWhitespace(c)) {
+                return c == '{' || c == '[';
+            }
+        }
+        return false;
+    }
+
+    static byte[] quote(String text) {
+        byte[] escaped = JsonStringEncoder.getInstance().quoteAsUTF8(text);
+        byte[] quoted = new byte[escaped.length + 2];
+        quoted[0] = '"';
+        System.arraycopy(escaped, 0, quoted, 1, escaped.length);
+        quoted[quoted.length - 1] = '"';
+        return quoted;
+    }
+
+    private static ByteBuf ascii(ByteBuf buf, String text) {
+        buf.writeCharSequence(text, StandardCharsets.US_ASCII);
+        return buf;
+    }
+
+    private static void quoted(ByteBuf buf, String text) {
+        buf.writeBytes(quote(text));
+    }
+
+    /** Reads an inbound payload back into the bytes to publish, the inverse of what subscribers are sent. */
+    public static byte[] decodePayload(PayloadFormat format, JsonNode payload) {
+        return switch (format) {
+            case NONE -> null;
+            case TEXT -> payload.asText().getBytes(StandardCharsets.UTF_8);
+            case BASE64 -> Base64.getDecoder().decode(payload.asText());
+            case JSON -> {
+                try {
+                    yield JSON.writeValueAsBytes(payload);
+                }
+                catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+                    throw new IllegalArgumentException("payload cannot be written as JSON", e);
+                }
+            }
+        };
+    }
+
+    private record Payload(PayloadFormat format, byte[] bytes, JsonNode json) {
+        int length() {
+            return bytes.length + 2;
+        }
+
+        Payload quotedAscii() {
+            byte[] quoted = new byte[bytes.length + 2];
+            quoted[0] = '"';
+            System.arraycopy(bytes, 0, quoted, 1, bytes.length);
+            quoted[quoted.length - 1] = '"';
+            return new Payload(format, quoted, json);
+        }
+
+        void writeTo(ByteBuf buf) {
+            buf.writeBytes(bytes);
+        }
+    }
+}

@@ -1,0 +1,79 @@
+package io.sluice.bridge.recovery;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.BiFunction;
+import java.util.function.Predicate;
+
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+
+import io.netty.buffer.ByteBufAllocator;
+import io.sluice.bridge.kafka.LogReader;
+import io.sluice.bridge.metrics.BridgeMetrics;
+import io.sluice.bridge.protocol.EncodedMessage;
+import io.sluice.bridge.protocol.MessageEncoder;
+import io.sluice.bridge.protocol.ServerMessages;
+
+/**
+ * Carries out the Kafka part of a {@link RecoveryPlan}: reads each range from the log, keeps the records of the
+ * subscription's endpoints, encodes them like live messages, and puts a {@code gap} notice first wherever the log no
+ * longer starts early enough.
+ */
+public final class KafkaRecovery {
+
+    private final LogReader reader;
+    private final ByteBufAllocator allocator;
+    private final BridgeMetrics metrics;
+
+    public KafkaRecovery(LogReader reader, ByteBufAllocator allocator, BridgeMetrics metrics) {
+        this.reader = reader;
+        this.allocator = allocator;
+        this.metrics = metrics;
+    }
+
+    /**
+     * @param subscription the subscription's pattern, named in gap notices
+     * @param endpoints    the endpoints of a record that the subscription receives (empty to skip the record)
+     * @return messages and notices in delivery order, each holding one reference for the caller
+     */
+    public CompletableFuture<List<EncodedMessage>> recover(String subscription, List<RecoveryPlan.LogRead> reads,
+                                                           BiFunction<String, String, List<String>> endpoints) {
+        List<CompletableFuture<List<EncodedMessage>>> parts = new ArrayList<>();
+        for (RecoveryPlan.LogRead read : reads) {
+            Predicate<ConsumerRecord<byte[], byte[]>> filter = r -> !endpoints.apply(r.topic(), key(r)).isEmpty();
+            parts.add(reader.read(read.partition(), read.from(), read.to(), filter)
+                    .thenApply(range -> encode(subscription, read, range, endpoints)));
+        }
+        return CompletableFuture.allOf(parts.toArray(CompletableFuture[]::new)).handle((ignored, error) -> {
+            if (error != null) {
+                parts.forEach(p -> p.thenAccept(list -> list.forEach(EncodedMessage::release)));
+                throw new java.util.concurrent.CompletionException(error);
+            }
+            List<EncodedMessage> all = new ArrayList<>();
+            parts.forEach(p -> all.addAll(p.join()));
+            return all;
+        });
+    }
+
+    private List<EncodedMessage> encode(String subscription, RecoveryPlan.LogRead read, LogReader.Range range,
+                                        BiFunction<String, String, List<String>> endpoints) {
+        List<EncodedMessage> out = new ArrayList<>();
+        if (range.logStart() > read.from()) {
+            metrics.recoveryGap();
+            out.add(MessageEncoder.notice(allocator, subscription, ServerMessages.gap(subscription, read.epoch(),
+                    read.from(), Math.min(read.to(), range.logStart() - 1), RecoveryPlan.GAP_RETENTION)));
+        }
+        MessageEncoder encoder = new MessageEncoder(allocator);
+        for (ConsumerRecord<byte[], byte[]> r : range.records()) {
+            for (String endpoint : endpoints.apply(r.topic(), key(r))) {
+                out.add(encoder.message(endpoint, read.epoch(), r.partition(), r.offset(), r.timestamp(), r.value()));
+            }
+        }
+        return out;
+    }
+
+    private static String key(ConsumerRecord<byte[], byte[]> record) {
+        return record.key() == null ? "" : new String(record.key(), java.nio.charset.StandardCharsets.UTF_8);
+    }
+}

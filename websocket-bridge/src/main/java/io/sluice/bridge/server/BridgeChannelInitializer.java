@@ -1,0 +1,60 @@
+package io.sluice.bridge.server;
+
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelPipeline;
+import io.netty.channel.group.ChannelGroup;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.handler.codec.http.HttpObjectAggregator;
+import io.netty.handler.codec.http.HttpServerCodec;
+import io.netty.handler.codec.http.websocketx.WebSocketDecoderConfig;
+import io.netty.handler.codec.http.websocketx.WebSocketFrameAggregator;
+import io.netty.handler.codec.http.websocketx.WebSocketServerProtocolConfig;
+import io.netty.handler.codec.http.websocketx.WebSocketServerProtocolHandler;
+import io.sluice.bridge.config.ServerConfig;
+import io.sluice.bridge.session.SessionServices;
+
+/**
+ * A connection's pipeline, top to bottom as data arrives:
+ * <pre>
+ * http          HTTP/1.1 codec, only until the upgrade (then Netty swaps in the WebSocket frame codec)
+ * handshake     the upgrade request, aggregated; anything but the WebSocket path gets 400
+ * websocket     frames; ping/pong and close answered here; a frame over maxInboundMessageBytes closes with 1009
+ * fragments     continuation frames joined into one message, under the same size limit
+ * session       JSON requests to the Session; messages out bypass the frame encoder as pre-encoded frames
+ * </pre>
+ */
+final class BridgeChannelInitializer extends ChannelInitializer<SocketChannel> {
+
+    private static final int MAX_HANDSHAKE_BYTES = 16 * 1024;
+
+    private final ServerConfig server;
+    private final SessionServices services;
+    private final ChannelGroup channels;
+
+    BridgeChannelInitializer(ServerConfig server, SessionServices services, ChannelGroup channels) {
+        this.server = server;
+        this.services = services;
+        this.channels = channels;
+    }
+
+    @Override
+    protected void initChannel(SocketChannel ch) {
+        channels.add(ch);
+        WebSocketServerProtocolConfig websocket = WebSocketServerProtocolConfig.newBuilder()
+                .websocketPath(server.path())
+                .handleCloseFrames(true)
+                .dropPongFrames(true)
+                .decoderConfig(WebSocketDecoderConfig.newBuilder()
+                        .maxFramePayloadLength(server.maxInboundMessageBytes())
+                        .allowExtensions(false)
+                        .closeOnProtocolViolation(true)
+                        .build())
+                .build();
+        ChannelPipeline p = ch.pipeline();
+        p.addLast("http", new HttpServerCodec());
+        p.addLast("handshake", new HttpObjectAggregator(MAX_HANDSHAKE_BYTES));
+        p.addLast("websocket", new WebSocketServerProtocolHandler(websocket));
+        p.addLast("fragments", new WebSocketFrameAggregator(server.maxInboundMessageBytes()));
+        p.addLast("session", new SessionHandler(services));
+    }
+}

@@ -1,0 +1,196 @@
+package io.sluice.bridge.server;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.function.Supplier;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.buffer.PooledByteBufAllocator;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.WriteBufferWaterMark;
+import io.netty.channel.group.ChannelGroup;
+import io.netty.channel.group.DefaultChannelGroup;
+import io.netty.handler.codec.http.websocketx.CloseWebSocketFrame;
+import io.netty.util.concurrent.GlobalEventExecutor;
+import io.sluice.bridge.auth.Authenticator;
+import io.sluice.bridge.config.BridgeConfig;
+import io.sluice.bridge.kafka.KafkaReader;
+import io.sluice.bridge.kafka.LogReader;
+import io.sluice.bridge.kafka.PartitionEpochs;
+import io.sluice.bridge.kafka.Publisher;
+import io.sluice.bridge.metrics.BridgeMetrics;
+import io.sluice.bridge.protocol.CloseCodes;
+import io.sluice.bridge.protocol.MessageEncoder;
+import io.sluice.bridge.recovery.KafkaRecovery;
+import io.sluice.bridge.session.SessionServices;
+import io.sluice.bridge.subscription.EndpointTable;
+import io.sluice.bridge.subscription.Hub;
+import io.sluice.proxy.management.ManagementServer;
+import io.sluice.proxy.management.ManagementServer.Readiness;
+import io.sluice.proxy.metrics.ProxyMetrics;
+import io.sluice.proxy.server.Transport;
+
+/**
+ * A running bridge node: the Kafka reader feeding the hub, the WebSocket listener, the recovery reader, the publisher
+ * and the management port. Nodes share nothing; any node can serve any client.
+ */
+public final class BridgeServer implements AutoCloseable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(BridgeServer.class);
+
+    private final BridgeConfig config;
+    private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+    private final BridgeMetrics metrics = new BridgeMetrics(registry);
+    private final Transport transport = Transport.best();
+    private final ChannelGroup channels = new DefaultChannelGroup("bridge-connections", GlobalEventExecutor.INSTANCE);
+    private final EventLoopGroup group;
+    private final Hub hub;
+    private final KafkaReader reader;
+    private final LogReader logReader;
+    private final Publisher publisher;
+    private final AutoCloseable jvmMetrics;
+    private final ServerBootstrap bootstrap;
+    private Channel listener;
+    private ManagementServer management;
+
+    private BridgeServer(BridgeConfig config, Authenticator authenticator) {
+        this.config = config;
+        this.jvmMetrics = ProxyMetrics.bindJvmMetrics(registry);
+        String node = config.server().nodeName();
+        PartitionEpochs epochs = new PartitionEpochs();
+        this.hub = new Hub(new EndpointTable(config.mappings()), epochs, config.recovery(),
+                new MessageEncoder(PooledByteBufAllocator.DEFAULT), metrics);
+        this.reader = new KafkaReader(config.kafka(), config.readTopics(), epochs, hub, node);
+        this.logReader = new LogReader(config.kafka(), config.recovery().kafkaConcurrency(), config.recovery().kafkaTimeout(), node);
+        this.publisher = new Publisher(config.kafka(), node);
+        SessionServices services = new SessionServices(node, hub, authenticator, publisher,
+                new KafkaRecovery(logReader, PooledByteBufAllocator.DEFAULT, metrics), metrics, config.auth(), config.outbound());
+        this.group = transport.newGroup(config.server().workerThreads(), "sluice-bridge");
+        ServerBootstrap bootstrap = new ServerBootstrap()
+                .group(group)
+                .channel(transport.serverChannel())
+                .childOption(ChannelOption.TCP_NODELAY, true)
+                .childOption(ChannelOption.ALLOCATOR, PooledByteBufAllocator.DEFAULT)
+                .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK,
+                        new WriteBufferWaterMark(config.outbound().lowWaterMarkBytes(), config.outbound().highWaterMarkBytes()))
+                .childHandler(new BridgeChannelInitializer(config.server(), services, channels));
+        if (config.server().socketSendBufferBytes() > 0) {
+            bootstrap.childOption(ChannelOption.SO_SNDBUF, config.server().socketSendBufferBytes());
+        }
+        this.bootstrap = bootstrap;
+    }
+
+    /** Starts reading Kafka and accepting connections; returns once the listener is bound. */
+    public static BridgeServer start(BridgeConfig config, Authenticator authenticator) {
+        BridgeServer server = new BridgeServer(config, authenticator);
+        try {
+            server.startAll();
+            return server;
+        }
+        catch (RuntimeException e) {
+            server.close();
+            throw e;
+        }
+    }
+
+    private void startAll() {
+        reader.start();
+        InetSocketAddress address = config.server().listen().wildcard()
+                ? new InetSocketAddress(config.server().listen().port())
+                : new InetSocketAddress(config.server().listen().host(), config.server().listen().port());
+        try {
+            listener = bootstrap.bind(address).sync().channel();
+        }
+        catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while binding " + address, e);
+        }
+        catch (Exception e) {
+            throw new UncheckedIOException(new IOException("cannot listen on " + config.server().listen() + ": " + e.getMessage(), e));
+        }
+        if (config.management().enabled()) {
+            management = new ManagementServer(config.management().bindAddress(), config.management().port(), registry, readinessChecks());
+            try {
+                management.start();
+            }
+            catch (IOException e) {
+                throw new UncheckedIOException("cannot start the management endpoint on "
+                        + config.management().bindAddress() + ":" + config.management().port() + ": " + e.getMessage(), e);
+            }
+        }
+        LOG.info("Sluice bridge {} listening on ws://{}:{}{} with {} transport, reading {}", config.server().nodeName(),
+                config.server().listen().host(), port(), config.server().path(), transport.name(), config.readTopics());
+    }
+
+    private Map<String, Supplier<Readiness>> readinessChecks() {
+        Map<String, Supplier<Readiness>> checks = new LinkedHashMap<>();
+        checks.put("listener", () -> listener != null && listener.isActive()
+                ? Readiness.ready("listening on port " + port())
+                : Readiness.notReady("not listening"));
+        checks.put("kafka", () -> {
+            if (reader.lastError() != null) {
+                return Readiness.notReady(reader.lastError());
+            }
+            if (!reader.assigned()) {
+                return Readiness.notReady("reader has not assigned its partitions yet");
+            }
+            return Readiness.ready("reading " + hub.started().size() + " partition(s)"
+                    + (reader.missingTopics().isEmpty() ? "" : "; topics not found yet: " + reader.missingTopics()));
+        });
+        return checks;
+    }
+
+    /** Waits until the reader has found the configured topics and knows where it starts in each partition. */
+    public boolean awaitReading(Duration timeout) throws InterruptedException {
+        return reader.awaitAssigned(timeout);
+    }
+
+    /** The bound WebSocket port (useful when the configuration asked for port 0). */
+    public int port() {
+        return ((InetSocketAddress) listener.localAddress()).getPort();
+    }
+
+    public int managementPort() {
+        return management == null ? -1 : management.port();
+    }
+
+    public PrometheusMeterRegistry meterRegistry() {
+        return registry;
+    }
+
+    @Override
+    public void close() {
+        if (listener != null) {
+            listener.close().awaitUninterruptibly();
+        }
+        // Tell clients to go elsewhere; they reconnect to another node and recover from their positions.
+        channels.writeAndFlush(new CloseWebSocketFrame(CloseCodes.GOING_AWAY, "server shutting down")).awaitUninterruptibly(2_000);
+        channels.close().awaitUninterruptibly(2_000);
+        reader.close();
+        logReader.close();
+        publisher.close();
+        group.shutdownGracefully(0, 2, java.util.concurrent.TimeUnit.SECONDS).awaitUninterruptibly();
+        hub.close();
+        if (management != null) {
+            management.close();
+        }
+        try {
+            jvmMetrics.close();
+        }
+        catch (Exception e) {
+            LOG.debug("Closing JVM metrics: {}", e.toString());
+        }
+        registry.close();
+    }
+}

@@ -1,0 +1,129 @@
+package io.sluice.bridge.session;
+
+import java.time.Instant;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.TimeUnit;
+
+import io.netty.channel.EventLoop;
+import io.netty.util.concurrent.ScheduledFuture;
+import io.sluice.bridge.auth.AuthenticationException;
+import io.sluice.bridge.auth.Principal;
+import io.sluice.bridge.protocol.ClientRequest;
+import io.sluice.bridge.protocol.CloseCodes;
+import io.sluice.bridge.protocol.ErrorCodes;
+import io.sluice.bridge.protocol.ProtocolException;
+import io.sluice.bridge.protocol.ServerMessages;
+
+/**
+ * A session's token over its life: the deadline for {@code connect}, validation, the {@code expiring} warning, refresh
+ * (same subject only), and the 4002 close when the token runs out. Event loop only; the authenticator's answers are
+ * brought back onto it.
+ */
+final class Authentication {
+
+    private final Session session;
+    private final SessionServices services;
+    private final EventLoop loop;
+    private Principal principal;
+    private boolean pending;
+    private ScheduledFuture<?> connectDeadline;
+    private ScheduledFuture<?> expiry;
+    private ScheduledFuture<?> warning;
+
+    Authentication(Session session, SessionServices services, EventLoop loop) {
+        this.session = session;
+        this.services = services;
+        this.loop = loop;
+    }
+
+    Principal principal() {
+        return principal;
+    }
+
+    void awaitConnect() {
+        connectDeadline = loop.schedule(() -> session.close(CloseCodes.AUTHENTICATION_FAILED, "no connect message in time"),
+                services.auth().connectTimeout().toMillis(), TimeUnit.MILLISECONDS);
+    }
+
+    void connect(ClientRequest.Connect connect) throws ProtocolException {
+        if (principal != null || pending) {
+            throw new ProtocolException(ErrorCodes.ALREADY_CONNECTED, "already connected", connect.id());
+        }
+        pending = true;
+        services.authenticator().authenticate(connect.token()).whenComplete((p, error) -> loop.execute(() -> {
+            pending = false;
+            if (session.isClosing()) {
+                return;
+            }
+            if (error != null || expired(p)) {
+                services.metrics().authFailed();
+                session.close(CloseCodes.AUTHENTICATION_FAILED, error != null ? reason(error) : "token expired");
+                return;
+            }
+            principal = p;
+            connectDeadline.cancel(false);
+            scheduleExpiry();
+            session.control(ServerMessages.connected(connect.id(), services.nodeName(), p.subject(), millis(p.expiresAt())));
+        }));
+    }
+
+    void refresh(ClientRequest.Refresh refresh) {
+        services.authenticator().authenticate(refresh.token()).whenComplete((p, error) -> loop.execute(() -> {
+            if (session.isClosing()) {
+                return;
+            }
+            if (error != null || expired(p)) {
+                session.error(refresh.id(), ErrorCodes.INVALID_TOKEN, error != null ? reason(error) : "token expired");
+                return;
+            }
+            if (!p.subject().equals(principal.subject())) {
+                session.error(refresh.id(), ErrorCodes.INVALID_TOKEN, "a refreshed token must name the same subject");
+                return;
+            }
+            principal = p;
+            scheduleExpiry();
+            session.control(ServerMessages.refreshed(refresh.id(), millis(p.expiresAt())));
+            session.permissionsChanged();
+        }));
+    }
+
+    private void scheduleExpiry() {
+        cancel();
+        Instant expiresAt = principal.expiresAt();
+        if (expiresAt == null) {
+            return;
+        }
+        long delay = expiresAt.toEpochMilli() - System.currentTimeMillis();
+        expiry = loop.schedule(() -> {
+            services.metrics().tokenExpired();
+            session.close(CloseCodes.TOKEN_EXPIRED, "token expired");
+        }, Math.max(0, delay), TimeUnit.MILLISECONDS);
+        warning = loop.schedule(() -> session.control(ServerMessages.expiring(expiresAt.toEpochMilli())),
+                Math.max(0, delay - services.auth().expiryWarning().toMillis()), TimeUnit.MILLISECONDS);
+    }
+
+    /** Stops every timer; the session is closing. */
+    void cancel() {
+        for (ScheduledFuture<?> timer : new ScheduledFuture<?>[] {connectDeadline, expiry, warning}) {
+            if (timer != null) {
+                timer.cancel(false);
+            }
+        }
+        expiry = null;
+        warning = null;
+    }
+
+    private static boolean expired(Principal p) {
+        return p.expiresAt() != null && !p.expiresAt().isAfter(Instant.now());
+    }
+
+    private static Long millis(Instant instant) {
+        return instant == null ? null : instant.toEpochMilli();
+    }
+
+    private static String reason(Throwable error) {
+        Throwable cause = error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
+        // Only the authenticator's own messages are meant for clients; anything else may carry internals.
+        return cause instanceof AuthenticationException ? cause.getMessage() : "authentication failed";
+    }
+}

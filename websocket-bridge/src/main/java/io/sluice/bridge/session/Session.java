@@ -1,0 +1,357 @@
+package io.sluice.bridge.session;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelOutboundBuffer;
+import io.netty.handler.codec.http.websocketx.CloseWebSocketFrame;
+import io.netty.handler.codec.http.websocketx.TextWebSocketFrame;
+import io.netty.util.concurrent.EventExecutor;
+import io.sluice.bridge.auth.Principal;
+import io.sluice.bridge.protocol.ClientRequest;
+import io.sluice.bridge.protocol.CloseCodes;
+import io.sluice.bridge.protocol.EncodedMessage;
+import io.sluice.bridge.protocol.ErrorCodes;
+import io.sluice.bridge.protocol.MessageEncoder;
+import io.sluice.bridge.protocol.ProtocolException;
+import io.sluice.bridge.protocol.ServerMessages;
+import io.sluice.bridge.recovery.RecoveryPlan;
+import io.sluice.bridge.subscription.EndpointTable;
+import io.sluice.bridge.subscription.Outlet;
+import io.sluice.bridge.subscription.Subscription;
+
+/**
+ * One client connection after the WebSocket handshake: who it is, what it subscribed to, and what it is owed. Every
+ * method runs on the connection's event loop. Outbound, a message goes to the socket while the connection keeps up;
+ * past the high-water mark it is conflated (the latest per endpoint kept); past {@code outbound.maxBytes} the
+ * connection is closed with 4008.
+ */
+public final class Session extends Outlet {
+
+    private static final Logger LOG = LoggerFactory.getLogger(Session.class);
+    // A closed slow client is given this long to read its close frame before the socket is cut.
+    private static final long SLOW_CLOSE_GRACE_MILLIS = 10_000;
+    private static final int MAX_CLOSE_REASON_BYTES = 123;
+
+    private final Channel channel;
+    private final SessionServices services;
+    private final Requests requests;
+    private final Map<String, Subscription> subscriptions = new HashMap<>();
+    private final Conflation conflation = new Conflation();
+    private long heldBytes;
+    private boolean dirty;
+    private boolean closing;
+    private final Authentication authentication;
+
+    public Session(Channel channel, SessionServices services) {
+        this.channel = channel;
+        this.services = services;
+        this.requests = new Requests(this, services);
+        this.authentication = new Authentication(this, services, channel.eventLoop());
+    }
+
+    @Override
+    public EventExecutor executor() {
+        return channel.eventLoop();
+    }
+
+    Channel channel() {
+        return channel;
+    }
+
+    Principal principal() {
+        return authentication.principal();
+    }
+
+    boolean isClosing() {
+        return closing;
+    }
+
+    /** The handshake is done: the client has {@code auth.connectTimeout} to authenticate. */
+    public void opened() {
+        services.metrics().connectionOpened();
+        authentication.awaitConnect();
+    }
+
+    /** One text frame from the client. */
+    public void received(ByteBuf text) {
+        if (closing) {
+            return;
+        }
+        try {
+            requests.handle(io.sluice.bridge.protocol.ClientRequests.parse(text));
+        }
+        catch (ProtocolException e) {
+            error(e.id(), e.code(), e.getMessage());
+        }
+    }
+
+    /** Binary frames carry nothing in this protocol; say so and keep serving. */
+    public void receivedBinary() {
+        error(null, ErrorCodes.MALFORMED, "binary frames are not part of the protocol; send JSON text frames");
+    }
+
+    // ---- authentication
+
+    void connect(ClientRequest.Connect connect) throws ProtocolException {
+        authentication.connect(connect);
+    }
+
+    void refresh(ClientRequest.Refresh refresh) {
+        authentication.refresh(refresh);
+    }
+
+    /** A refreshed token may grant less: end the subscriptions it no longer allows. */
+    void permissionsChanged() {
+        for (Subscription s : new ArrayList<>(subscriptions.values())) {
+            if (!requests.permitted(s.pattern())) {
+                unsubscribe(s);
+                control(ServerMessages.unsubscribed(null, s.pattern(), ErrorCodes.FORBIDDEN));
+            }
+        }
+    }
+
+    // ---- subscriptions
+
+    boolean subscribed(String pattern) {
+        return subscriptions.containsKey(pattern);
+    }
+
+    void subscribe(ClientRequest.Subscribe request) {
+        Subscription subscription = new Subscription(this, request.endpoint(), request.delta());
+        SubscriptionState state = new SubscriptionState(request.delta());
+        subscription.attach(state);
+        subscriptions.put(request.endpoint(), subscription);
+        RecoveryPlan plan = services.hub().subscribe(subscription, request.recover(), request.snapshot());
+        control(ServerMessages.subscribed(request.id(), request.endpoint(), plan.positions()));
+        for (RecoveryPlan.Gap gap : plan.gaps()) {
+            services.metrics().recoveryGap();
+            state.backlog.add(MessageEncoder.notice(channel.alloc(), request.endpoint(),
+                    ServerMessages.gap(request.endpoint(), gap.epoch(), gap.fromSeq(), gap.toSeq(), gap.reason())));
+        }
+        state.backlog.addAll(plan.cached());
+        if (!plan.ahead().isEmpty()) {
+            state.skipUpTo = new HashMap<>();
+            plan.ahead().forEach(p -> state.skipUpTo.put(p.epoch(), p.seq()));
+        }
+        if (plan.needsKafka()) {
+            state.recovering = true;
+            EndpointTable table = services.hub().table();
+            services.kafkaRecovery().recover(request.endpoint(), plan.reads(), (topic, key) -> table.endpointsFor(topic, key)
+                            .stream().filter(e -> EndpointTable.matches(request.endpoint(), e)).toList())
+                    .whenComplete((recovered, error) -> channel.eventLoop().execute(
+                            () -> recovered(subscription, request, plan, recovered, error)));
+        }
+        drainBacklogs();
+        flush();
+    }
+
+    private void recovered(Subscription subscription, ClientRequest.Subscribe request, RecoveryPlan plan,
+                           List<EncodedMessage> recovered, Throwable error) {
+        SubscriptionState state = (SubscriptionState) subscription.attachment();
+        if (!state.active) {
+            if (recovered != null) {
+                recovered.forEach(EncodedMessage::release);
+            }
+            return;
+        }
+        if (error != null) {
+            LOG.warn("{}: recovery of {} from Kafka failed: {}", channel.remoteAddress(), request.endpoint(), error.toString());
+            error(request.id(), ErrorCodes.RECOVERY_FAILED, "recovery from the Kafka log failed; the missed messages are reported as gaps");
+            for (RecoveryPlan.LogRead read : plan.reads()) {
+                services.metrics().recoveryGap();
+                state.backlog.add(MessageEncoder.notice(channel.alloc(), request.endpoint(),
+                        ServerMessages.gap(request.endpoint(), read.epoch(), read.from(), read.to(), ErrorCodes.RECOVERY_FAILED)));
+            }
+        }
+        else {
+            state.backlog.addAll(recovered);
+        }
+        state.recovering = false;
+        drainBacklogs();
+        flush();
+    }
+
+    void unsubscribe(Subscription subscription) {
+        subscriptions.remove(subscription.pattern());
+        services.hub().unsubscribe(subscription);
+        SubscriptionState state = (SubscriptionState) subscription.attachment();
+        heldBytes -= state.heldBytes;
+        state.releaseAll();
+    }
+
+    Subscription subscription(String pattern) {
+        return subscriptions.get(pattern);
+    }
+
+    // ---- delivery
+
+    @Override
+    public void deliver(Subscription subscription, EncodedMessage message) {
+        SubscriptionState state = (SubscriptionState) subscription.attachment();
+        if (!state.active || closing || state.alreadyHas(message)) {
+            message.release();
+            return;
+        }
+        if (state.catchingUp()) {
+            // Behind recovered messages: wait in line, counted against the limit like conflated bytes.
+            state.held.add(message);
+            state.heldBytes += message.bytes();
+            heldBytes += message.bytes();
+            enforceLimit();
+            return;
+        }
+        if (!conflation.isEmpty() || !channel.isWritable()) {
+            if (conflation.keep(message)) {
+                services.metrics().conflated();
+            }
+            enforceLimit();
+            return;
+        }
+        write(subscription, state, message);
+    }
+
+    /** Writes a message (releasing the caller's reference), as a delta when the client holds its base. */
+    private void write(Subscription subscription, SubscriptionState state, EncodedMessage message) {
+        ByteBuf frame = message.frame();
+        if (state.deltaBase != null && !message.notice()) {
+            Long base = state.deltaBase.get(message.endpoint());
+            if (message.deltaFrame() != null && base != null && base == message.deltaBase()) {
+                frame = message.deltaFrame();
+            }
+            state.deltaBase.put(message.endpoint(), message.seq());
+        }
+        writeFrame(frame);
+        message.release();
+    }
+
+    private void writeFrame(ByteBuf frame) {
+        int bytes = frame.readableBytes();
+        channel.write(frame.retainedDuplicate(), channel.voidPromise());
+        services.metrics().messageOut(bytes);
+        dirty = true;
+    }
+
+    @Override
+    public void flush() {
+        if (dirty) {
+            dirty = false;
+            channel.flush();
+        }
+    }
+
+    /** The socket drained below the low-water mark: send what waited, oldest first, while it keeps up. */
+    public void writable() {
+        drainBacklogs();
+        Iterator<Map.Entry<String, Conflation.Kept>> kept = conflation.drain();
+        while (channel.isWritable() && kept.hasNext()) {
+            Conflation.Kept k = kept.next().getValue();
+            if (k.dropped > 0) {
+                control(ServerMessages.conflated(k.message.endpoint(), k.dropped));
+            }
+            writeFrame(k.message.frame());
+            forgetDeltaBase(k.message);
+            k.message.release();
+        }
+        flush();
+    }
+
+    private void forgetDeltaBase(EncodedMessage message) {
+        // A conflated message goes out whole; delta subscriptions of its endpoint continue from it.
+        for (Subscription s : subscriptions.values()) {
+            SubscriptionState state = (SubscriptionState) s.attachment();
+            if (state.deltaBase != null && EndpointTable.matches(s.pattern(), message.endpoint())) {
+                state.deltaBase.put(message.endpoint(), message.seq());
+            }
+        }
+    }
+
+    private void drainBacklogs() {
+        for (Subscription s : subscriptions.values()) {
+            SubscriptionState state = (SubscriptionState) s.attachment();
+            while (!state.recovering && channel.isWritable()) {
+                EncodedMessage next = state.backlog.poll();
+                if (next == null) {
+                    next = state.held.poll();
+                    if (next == null) {
+                        break;
+                    }
+                    state.heldBytes -= next.bytes();
+                    heldBytes -= next.bytes();
+                }
+                write(s, state, next);
+            }
+        }
+    }
+
+    private void enforceLimit() {
+        ChannelOutboundBuffer buffer = channel.unsafe().outboundBuffer();
+        long queued = buffer == null ? 0 : buffer.totalPendingWriteBytes();
+        if (queued + conflation.bytes() + heldBytes > services.outbound().maxBytes()) {
+            services.metrics().slowClientClosed();
+            LOG.info("{}: closing slow client: {} bytes queued, {} conflated, {} held exceed outbound.maxBytes {}",
+                    channel.remoteAddress(), queued, conflation.bytes(), heldBytes, services.outbound().maxBytes());
+            close(CloseCodes.SLOW_CLIENT, "slow client: outbound limit exceeded");
+            channel.eventLoop().schedule(() -> {
+                channel.close();
+            }, SLOW_CLOSE_GRACE_MILLIS, TimeUnit.MILLISECONDS);
+        }
+    }
+
+    // ---- replies and closing
+
+    void control(byte[] json) {
+        if (closing) {
+            return;
+        }
+        channel.writeAndFlush(new TextWebSocketFrame(Unpooled.wrappedBuffer(json)), channel.voidPromise());
+    }
+
+    void error(Long id, String code, String message) {
+        services.metrics().clientError();
+        control(ServerMessages.error(id, code, message));
+    }
+
+    /** Sends a close frame with the code and closes once it is written; everything the session holds is released. */
+    public void close(int code, String reason) {
+        if (closing) {
+            return;
+        }
+        String text = reason;
+        // RFC 6455 leaves 123 bytes for the reason in a close frame.
+        while (text.getBytes(java.nio.charset.StandardCharsets.UTF_8).length > MAX_CLOSE_REASON_BYTES) {
+            text = text.substring(0, text.length() - 1);
+        }
+        release();
+        closing = true;
+        channel.writeAndFlush(new CloseWebSocketFrame(code, text)).addListener(ChannelFutureListener.CLOSE);
+    }
+
+    /** The connection is gone. */
+    public void closed() {
+        if (!closing) {
+            release();
+            closing = true;
+        }
+        services.metrics().connectionClosed();
+    }
+
+    private void release() {
+        authentication.cancel();
+        for (Subscription s : new ArrayList<>(subscriptions.values())) {
+            unsubscribe(s);
+        }
+        conflation.clear();
+    }
+}

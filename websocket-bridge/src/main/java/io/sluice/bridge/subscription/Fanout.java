@@ -1,0 +1,98 @@
+package io.sluice.bridge.subscription;
+
+import java.util.ArrayList;
+import java.util.IdentityHashMap;
+import java.util.List;
+import java.util.Map;
+
+import io.netty.util.concurrent.EventExecutor;
+import io.sluice.bridge.metrics.BridgeMetrics;
+import io.sluice.bridge.protocol.EncodedMessage;
+
+/**
+ * Groups one poll's deliveries by event loop and hands each loop a single task, so a batch costs one task per loop
+ * rather than one per subscriber and message, and each connection is flushed once per batch however many messages it
+ * got. Used by the reader thread only.
+ */
+final class Fanout {
+
+    private final BridgeMetrics metrics;
+    private Map<EventExecutor, Batch> batches = new IdentityHashMap<>();
+
+    Fanout(BridgeMetrics metrics) {
+        this.metrics = metrics;
+    }
+
+    /** {@code message} must already be retained for this delivery. */
+    void add(Subscription subscription, EncodedMessage message) {
+        EventExecutor executor = subscription.outlet().executor();
+        Batch batch = batches.get(executor);
+        if (batch == null) {
+            batch = new Batch(metrics);
+            batches.put(executor, batch);
+        }
+        batch.add(subscription, message);
+    }
+
+    /** Sends the collected batches to their loops and starts collecting anew. */
+    void send() {
+        if (batches.isEmpty()) {
+            return;
+        }
+        Map<EventExecutor, Batch> full = batches;
+        batches = new IdentityHashMap<>();
+        full.forEach((executor, batch) -> {
+            try {
+                executor.execute(batch);
+            }
+            catch (java.util.concurrent.RejectedExecutionException e) {
+                // The loop is shutting down with its connections; nothing will write these.
+                batch.discard();
+            }
+        });
+    }
+
+    private static final class Batch implements Runnable {
+        private final BridgeMetrics metrics;
+        private final List<Subscription> subscriptions = new ArrayList<>();
+        private final List<EncodedMessage> messages = new ArrayList<>();
+
+        Batch(BridgeMetrics metrics) {
+            this.metrics = metrics;
+        }
+
+        void add(Subscription subscription, EncodedMessage message) {
+            subscriptions.add(subscription);
+            messages.add(message);
+        }
+
+        @Override
+        public void run() {
+            List<Outlet> toFlush = new ArrayList<>();
+            EncodedMessage previous = null;
+            long now = System.currentTimeMillis();
+            for (int i = 0; i < messages.size(); i++) {
+                EncodedMessage message = messages.get(i);
+                Outlet outlet = subscriptions.get(i).outlet();
+                if (message != previous) {
+                    // Deliveries of one record are adjacent: one latency sample per record and loop, not per subscriber.
+                    metrics.endToEndLatency(now - message.timestamp());
+                    previous = message;
+                }
+                outlet.deliver(subscriptions.get(i), message);
+                if (!outlet.flushPending) {
+                    outlet.flushPending = true;
+                    toFlush.add(outlet);
+                }
+            }
+            for (Outlet outlet : toFlush) {
+                outlet.flushPending = false;
+                outlet.flush();
+            }
+        }
+
+        void discard() {
+            messages.forEach(EncodedMessage::release);
+        }
+    }
+}

@@ -1,0 +1,312 @@
+package io.sluice.bridge.subscription;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.locks.ReentrantLock;
+
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.ConsumerRecords;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.utils.Utils;
+
+import io.netty.buffer.ByteBuf;
+import io.sluice.bridge.config.RecoveryConfig;
+import io.sluice.bridge.kafka.PartitionEpochs;
+import io.sluice.bridge.kafka.RecordSink;
+import io.sluice.bridge.metrics.BridgeMetrics;
+import io.sluice.bridge.protocol.ClientRequest.Position;
+import io.sluice.bridge.protocol.EncodedMessage;
+import io.sluice.bridge.protocol.MessageEncoder;
+import io.sluice.bridge.recovery.RecoveryCache;
+import io.sluice.bridge.recovery.RecoveryPlan;
+
+/**
+ * Who is subscribed to what, and the point where live records meet subscriptions. The reader thread encodes each
+ * record once, outside the lock, then under the lock appends it to the cache and picks its subscribers; a subscribe
+ * takes the same lock to join the stream and plan its recovery, so every message lands either in the recovery or in
+ * the live stream of a new subscription, never in both and never in neither.
+ */
+public final class Hub implements RecordSink {
+
+    private final EndpointTable table;
+    private final PartitionEpochs epochs;
+    private final RecoveryConfig recoveryConfig;
+    private final RecoveryCache cache;
+    private final MessageEncoder encoder;
+    private final BridgeMetrics metrics;
+    private final Fanout fanout;
+    private final ReentrantLock lock = new ReentrantLock();
+
+    // Guarded by lock.
+    private final Map<String, List<Subscription>> exact = new HashMap<>();
+    private final Map<String, List<Subscription>> prefixes = new HashMap<>();
+    private final Map<String, Long> done = new HashMap<>();
+    private long dispatchCounter;
+    // Read without the lock (for the subscribed reply and readiness).
+    private final Map<String, Long> started = new ConcurrentHashMap<>();
+
+    public Hub(EndpointTable table, PartitionEpochs epochs, RecoveryConfig recoveryConfig, MessageEncoder encoder,
+               BridgeMetrics metrics) {
+        this.table = table;
+        this.epochs = epochs;
+        this.recoveryConfig = recoveryConfig;
+        this.cache = new RecoveryCache(recoveryConfig);
+        this.encoder = encoder;
+        this.metrics = metrics;
+        this.fanout = new Fanout(metrics);
+    }
+
+    public EndpointTable table() {
+        return table;
+    }
+
+    public PartitionEpochs epochs() {
+        return epochs;
+    }
+
+    // ---- the reader's side
+
+    @Override
+    public void started(Map<TopicPartition, Long> startOffsets) {
+        lock.lock();
+        try {
+            startOffsets.forEach((tp, offset) -> {
+                String epoch = epochs.epoch(tp);
+                cache.started(epoch, offset);
+                done.put(epoch, offset - 1);
+                started.put(epoch, offset);
+            });
+        }
+        finally {
+            lock.unlock();
+        }
+    }
+
+    @Override
+    public void accept(ConsumerRecords<byte[], byte[]> records, Map<TopicPartition, Long> positions) {
+        List<EncodedMessage> messages = new ArrayList<>(records.count());
+        for (ConsumerRecord<byte[], byte[]> record : records) {
+            metrics.recordRead();
+            String key = record.key() == null ? "" : new String(record.key(), java.nio.charset.StandardCharsets.UTF_8);
+            String epoch = epochs.epoch(new TopicPartition(record.topic(), record.partition()));
+            if (epoch == null) {
+                continue;
+            }
+            for (String endpoint : table.endpointsFor(record.topic(), key)) {
+                messages.add(encoder.message(endpoint, epoch, record.partition(), record.offset(), record.timestamp(), record.value()));
+            }
+        }
+        long now = System.nanoTime();
+        lock.lock();
+        try {
+            for (EncodedMessage message : messages) {
+                dispatch(message);
+                cache.append(message, now);
+            }
+            positions.forEach((tp, position) -> {
+                String epoch = epochs.epoch(tp);
+                if (epoch != null) {
+                    done.put(epoch, position - 1);
+                }
+            });
+        }
+        finally {
+            lock.unlock();
+        }
+        fanout.send();
+    }
+
+    private void dispatch(EncodedMessage message) {
+        long stamp = ++dispatchCounter;
+        String endpoint = message.endpoint();
+        boolean deltaWanted = false;
+        List<Subscription> receivers = new ArrayList<>();
+        collect(exact.get(endpoint), stamp, receivers);
+        if (!prefixes.isEmpty()) {
+            for (int i = endpoint.indexOf('/'); i >= 0; i = endpoint.indexOf('/', i + 1)) {
+                collect(prefixes.get(endpoint.substring(0, i + 1)), stamp, receivers);
+            }
+        }
+        for (Subscription s : receivers) {
+            deltaWanted |= s.delta();
+        }
+        if (deltaWanted) {
+            EncodedMessage previous = cache.latest(endpoint);
+            if (previous != null && message.epoch().equals(previous.epoch())) {
+                ByteBuf delta = encoder.delta(previous, message);
+                if (delta != null) {
+                    message.attachDelta(delta, previous.seq());
+                }
+            }
+        }
+        for (Subscription s : receivers) {
+            fanout.add(s, message.retain());
+        }
+    }
+
+    private static void collect(List<Subscription> subscriptions, long stamp, List<Subscription> into) {
+        if (subscriptions == null) {
+            return;
+        }
+        for (Subscription s : subscriptions) {
+            if (s.outlet().lastDispatched != stamp) {
+                s.outlet().lastDispatched = stamp;
+                into.add(s);
+            }
+        }
+    }
+
+    @Override
+    public void idle() {
+        lock.lock();
+        try {
+            cache.expire(System.nanoTime());
+        }
+        finally {
+            lock.unlock();
+        }
+    }
+
+    // ---- the subscribers' side
+
+    /**
+     * Joins the live stream and plans the catch-up: from {@code recover} positions when given, else the latest
+     * cached message of each endpoint when {@code snapshot}. Live messages reach the subscription's outlet from the
+     * next batch on; everything before is in the plan.
+     */
+    public RecoveryPlan subscribe(Subscription subscription, List<Position> recover, boolean snapshot) {
+        String pattern = subscription.pattern();
+        boolean prefix = EndpointTable.isPrefix(pattern);
+        List<RecoveryPlan.LogRead> reads = new ArrayList<>();
+        List<RecoveryPlan.Gap> gaps = new ArrayList<>();
+        List<EncodedMessage> cached = new ArrayList<>();
+        List<Position> ahead = new ArrayList<>();
+        lock.lock();
+        try {
+            (prefix ? prefixes.computeIfAbsent(EndpointTable.prefixOf(pattern), k -> new ArrayList<>())
+                    : exact.computeIfAbsent(pattern, k -> new ArrayList<>())).add(subscription);
+            metrics.subscriptionAdded();
+            for (Position position : recover) {
+                plan(pattern, prefix, position, cached, reads, gaps, ahead);
+            }
+            if (recover.isEmpty() && snapshot) {
+                if (prefix) {
+                    cached.addAll(cache.latestUnder(EndpointTable.prefixOf(pattern)));
+                }
+                else {
+                    EncodedMessage latest = cache.latest(pattern);
+                    if (latest != null) {
+                        cached.add(latest.retain());
+                    }
+                }
+            }
+            return new RecoveryPlan(positions(pattern), cached, reads, gaps, ahead);
+        }
+        finally {
+            lock.unlock();
+        }
+    }
+
+    private void plan(String pattern, boolean prefix, Position position, List<EncodedMessage> cached,
+                      List<RecoveryPlan.LogRead> reads, List<RecoveryPlan.Gap> gaps, List<Position> ahead) {
+        String epoch = position.epoch();
+        TopicPartition partition = epochs.partition(epoch);
+        Long current = done.get(epoch);
+        if (partition == null || current == null) {
+            gaps.add(new RecoveryPlan.Gap(epoch, position.seq() + 1, -1, RecoveryPlan.GAP_UNKNOWN_EPOCH));
+            return;
+        }
+        if (position.seq() >= current) {
+            if (position.seq() > current) {
+                ahead.add(position);
+            }
+            return;
+        }
+        List<EncodedMessage> fromCache = prefix
+                ? cache.prefix(EndpointTable.prefixOf(pattern), epoch, position.seq(), current)
+                : cache.exact(pattern, epoch, position.seq(), current);
+        if (fromCache != null) {
+            metrics.recovery("cache");
+            cached.addAll(fromCache);
+            return;
+        }
+        long from = position.seq() + 1;
+        long max = recoveryConfig.kafkaMaxRecords();
+        if (current - from + 1 > max) {
+            long newFrom = current - max + 1;
+            gaps.add(new RecoveryPlan.Gap(epoch, from, newFrom - 1, RecoveryPlan.GAP_TOO_FAR_BEHIND));
+            from = newFrom;
+        }
+        if (from <= current) {
+            metrics.recovery("kafka");
+            reads.add(new RecoveryPlan.LogRead(epoch, partition, from, current));
+        }
+    }
+
+    /** Where this node is in every partition the pattern covers. */
+    private List<Position> positions(String pattern) {
+        Set<String> covered = new LinkedHashSet<>();
+        for (EndpointTable.Cover cover : table.cover(pattern)) {
+            int count = epochs.partitionCount(cover.topic());
+            if (count == 0) {
+                continue;
+            }
+            if (cover.exact()) {
+                // The partition the default partitioner puts this key in; a custom partitioner's partitions show
+                // up in the messages' own epochs instead.
+                byte[] key = cover.key().getBytes(java.nio.charset.StandardCharsets.UTF_8);
+                covered.add(epochs.epoch(new TopicPartition(cover.topic(), Utils.toPositive(Utils.murmur2(key)) % count)));
+            }
+            else {
+                covered.addAll(epochs.epochsOf(cover.topic()));
+            }
+        }
+        List<Position> positions = new ArrayList<>();
+        for (String epoch : covered) {
+            Long current = done.get(epoch);
+            if (epoch != null && current != null) {
+                positions.add(new Position(epoch, current));
+            }
+        }
+        return positions;
+    }
+
+    public void unsubscribe(Subscription subscription) {
+        String pattern = subscription.pattern();
+        Map<String, List<Subscription>> map = EndpointTable.isPrefix(pattern) ? prefixes : exact;
+        String key = EndpointTable.prefixOf(pattern);
+        lock.lock();
+        try {
+            List<Subscription> list = map.get(key);
+            if (list != null && list.remove(subscription)) {
+                metrics.subscriptionRemoved();
+                if (list.isEmpty()) {
+                    map.remove(key);
+                }
+            }
+        }
+        finally {
+            lock.unlock();
+        }
+    }
+
+    /** Partitions the reader has started, and where. */
+    public Map<String, Long> started() {
+        return Map.copyOf(started);
+    }
+
+    public void close() {
+        lock.lock();
+        try {
+            cache.clear();
+        }
+        finally {
+            lock.unlock();
+        }
+    }
+}

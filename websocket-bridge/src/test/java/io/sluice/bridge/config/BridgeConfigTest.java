@@ -1,0 +1,114 @@
+package io.sluice.bridge.config;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+
+import org.junit.jupiter.api.Test;
+
+import io.sluice.proxy.config.ConfigException;
+import io.sluice.proxy.config.ConfigLoader;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+class BridgeConfigTest {
+
+    private static final Map<String, String> ENV = Map.of(
+            "KAFKA_BOOTSTRAP", "broker-1:9092,broker-2:9092",
+            "SLUICE_BRIDGE_TOPICS", "scores, news",
+            "SLUICE_JWKS", "https://issuer.example/jwks.json",
+            "SLUICE_JWT_ISSUER", "https://issuer.example",
+            "SLUICE_JWT_AUDIENCE", "sluice-bridge");
+
+    @Test
+    void exampleConfigurationLoadsWithEveryTopicAsAnEndpointPrefix() {
+        String yaml = ConfigLoader.read(Path.of("..", "config", "examples", "bridge.yaml"));
+        BridgeConfig config = BridgeConfigLoader.parse(yaml, ENV);
+        assertThat(config.server().listen().toString()).isEqualTo("127.0.0.1:8080");
+        assertThat(config.kafka().bootstrapServers()).isEqualTo("broker-1:9092,broker-2:9092");
+        assertThat(config.readTopics()).containsExactly("scores", "news");
+        assertThat(config.mappings()).extracting(EndpointMapping::endpoint).containsExactly("/scores/*", "/news/*");
+        assertThat(config.auth().jwt().issuer()).isEqualTo("https://issuer.example");
+        assertThat(config.management().port()).isEqualTo(9191);
+        assertThat(config.outbound()).isEqualTo(OutboundConfig.defaults());
+        assertThat(config.recovery().cacheMaxAge()).isEqualTo(Duration.ofMinutes(5));
+    }
+
+    @Test
+    void theCompleteExampleInDocsBridgeMdLoadsWithTheValuesItShows() throws Exception {
+        String doc = java.nio.file.Files.readString(Path.of("..", "docs", "bridge.md"));
+        java.util.regex.Matcher block = java.util.regex.Pattern.compile("```yaml\\n(server:.*?)```", java.util.regex.Pattern.DOTALL).matcher(doc);
+        assertThat(block.find()).as("a complete configuration in docs/bridge.md").isTrue();
+        BridgeConfig config = BridgeConfigLoader.parse(block.group(1), Map.of());
+        assertThat(config.outbound()).isEqualTo(OutboundConfig.defaults());
+        assertThat(config.recovery()).isEqualTo(RecoveryConfig.defaults());
+        assertThat(config.mappings()).extracting(EndpointMapping::endpoint).containsExactly("/live/*", "/results", "/scores/*", "/news/*");
+        assertThat(config.server().maxInboundMessageBytes()).isEqualTo(ServerConfig.DEFAULT_MAX_INBOUND_MESSAGE_BYTES);
+    }
+
+    @Test
+    void listenAddressComesFromTheEnvironmentWhenSet() {
+        Map<String, String> env = new java.util.HashMap<>(ENV);
+        env.put("SLUICE_BRIDGE_LISTEN", "0.0.0.0:9000");
+        String yaml = ConfigLoader.read(Path.of("..", "config", "examples", "bridge.yaml"));
+        assertThat(BridgeConfigLoader.parse(yaml, env).server().listen().port()).isEqualTo(9000);
+    }
+
+    @Test
+    void everyProblemIsReportedWithItsField() {
+        String yaml = """
+                server:
+                  path: ws
+                  listen: "nohost"
+                kafka:
+                  metadataRefresh: 0s
+                  properties:
+                    group.id: mine
+                endpoints:
+                  - endpoint: /a/*/b
+                    topic: "bad topic"
+                    key: x
+                  - endpoint: /scores/*
+                    topic: scores
+                    key: exact
+                outbound:
+                  highWaterMarkBytes: 100
+                  maxBytes: 50
+                """;
+        assertThatThrownBy(() -> BridgeConfigLoader.parse(yaml, Map.of()))
+                .isInstanceOf(ConfigException.class)
+                .satisfies(e -> assertThat(((ConfigException) e).problems()).anySatisfy(p -> assertThat(p).startsWith("server.listen:")));
+        List<String> problems = problems(yaml.replace("  listen: \"nohost\"\n", ""));
+        assertThat(problems).contains(
+                "server.path: must start with '/'",
+                "kafka.bootstrapServers: is required",
+                "kafka.metadataRefresh: must be longer than 0",
+                "kafka.properties.group.id: is set by the bridge itself",
+                "endpoints[0].topic: 'bad topic' is not a valid Kafka topic name",
+                "endpoints[0].endpoint: '*' may only stand at the end, after '/' (e.g. /scores/live/*)",
+                "endpoints[1]: endpoint and key must both end in '*' or neither",
+                "outbound.maxBytes: must be greater than highWaterMarkBytes (100)");
+        assertThat(problems).anySatisfy(p -> assertThat(p).startsWith("outbound.lowWaterMarkBytes:"));
+    }
+
+    @Test
+    void unknownFieldsAndMissingTopicsAreErrors() {
+        assertThat(problems("kafka:\n  bootstrapServers: b:9092\ntopicz: [a]\n")).contains("topicz: unknown field");
+        assertThat(problems("kafka:\n  bootstrapServers: b:9092\n"))
+                .contains("topics: at least one topic (or an entry in endpoints) is required");
+        assertThat(problems("kafka:\n  bootstrapServers: b:9092\ntopics: a\nendpoints:\n  - endpoint: /a/*\n    topic: a\n    key: \"*\"\n"))
+                .contains("topics (a): endpoint '/a/*' is mapped twice");
+    }
+
+    private static List<String> problems(String yaml) {
+        try {
+            BridgeConfigLoader.parse(yaml, Map.of());
+        }
+        catch (ConfigException e) {
+            return e.problems();
+        }
+        throw new AssertionError("expected a ConfigException");
+    }
+}

@@ -1,0 +1,200 @@
+package io.sluice.bridge.server;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+import io.kroxylicious.testing.kafka.api.KafkaCluster;
+import io.kroxylicious.testing.kafka.common.BrokerCluster;
+import io.kroxylicious.testing.kafka.junit5ext.KafkaClusterExtension;
+import io.sluice.bridge.auth.TestAuthenticator;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * A client leaves one node and comes back on another with its last epoch/seq per partition: it gets exactly the
+ * messages it missed, in order, from the new node's cache, from the Kafka log beyond it, or a gap if the log lost them.
+ */
+@ExtendWith(KafkaClusterExtension.class)
+class RecoveryTest {
+
+    @BrokerCluster(numBrokers = 1)
+    static KafkaCluster cluster;
+
+    static KafkaHelper kafka;
+
+    @BeforeAll
+    static void helper() {
+        kafka = new KafkaHelper(cluster.getBootstrapServers());
+    }
+
+    @AfterAll
+    static void closeHelper() {
+        kafka.close();
+    }
+
+    private static String token(String topic) {
+        return TestAuthenticator.token("erin", topic + "/*", "");
+    }
+
+    /** What a client remembers: the highest seq per epoch, from {@code subscribed} and from every message. */
+    private static final class Positions {
+        final Map<String, Long> seqs = new LinkedHashMap<>();
+
+        void subscribed(JsonNode reply) {
+            reply.get("positions").forEach(p -> seqs.merge(p.get("epoch").asText(), p.get("seq").asLong(), Math::max));
+        }
+
+        void saw(JsonNode message) {
+            seqs.merge(message.get("epoch").asText(), message.get("seq").asLong(), Math::max);
+        }
+
+        void recover(com.fasterxml.jackson.databind.node.ObjectNode subscribe) {
+            ArrayNode recover = subscribe.putArray("recover");
+            seqs.forEach((epoch, seq) -> recover.addObject().put("epoch", epoch).put("seq", seq));
+        }
+    }
+
+    private static void awaitRead(BridgeFixture node, long records) {
+        await().atMost(Duration.ofSeconds(30)).until(() -> node.metric("sluice_bridge_kafka_records_total", "") >= records);
+    }
+
+    @Test
+    void reconnectingToAnotherNodeRecoversFromItsCacheWithNoGapAndNoDuplicate() throws Exception {
+        String topic = kafka.createTopic(2);
+        try (BridgeFixture a = BridgeFixture.start(cluster.getBootstrapServers(), "node-a", "topics: " + topic);
+             BridgeFixture b = BridgeFixture.start(cluster.getBootstrapServers(), "node-b", "topics: " + topic)) {
+            Positions positions = new Positions();
+            List<Long> sent = new ArrayList<>();
+            try (WsClient client = WsClient.connected(a.port(), token(topic))) {
+                positions.subscribed(client.subscribe("/" + topic + "/k"));
+                for (int i = 0; i < 5; i++) {
+                    sent.add(kafka.send(topic, "k", "{\"n\": " + i + "}"));
+                }
+                client.messages(5).forEach(positions::saw);
+            }
+            List<Long> missed = new ArrayList<>();
+            for (int i = 5; i < 12; i++) {
+                missed.add(kafka.send(topic, "k", "{\"n\": " + i + "}"));
+                kafka.send(topic, "other-" + i, "noise");
+            }
+            awaitRead(b, 19);
+
+            try (WsClient client = WsClient.connected(b.port(), token(topic))) {
+                client.subscribe("/" + topic + "/k", positions::recover);
+                List<JsonNode> recovered = client.messages(missed.size());
+                assertThat(recovered).extracting(m -> m.get("seq").asLong()).containsExactlyElementsOf(missed);
+                assertThat(recovered).extracting(m -> m.get("payload").get("n").asInt()).containsExactly(5, 6, 7, 8, 9, 10, 11);
+                long live = kafka.send(topic, "k", "{\"n\": 12}");
+                assertThat(client.expect("message").get("seq").asLong()).isEqualTo(live);
+            }
+            assertThat(b.metric("sluice_bridge_recovery_requests_total", "source=\"cache\"")).isEqualTo(1);
+            assertThat(b.metric("sluice_bridge_recovery_requests_total", "source=\"kafka\"")).isZero();
+        }
+    }
+
+    @Test
+    void recoveryBeyondTheCacheReadsTheKafkaLogForAPrefixSubscription() throws Exception {
+        String topic = kafka.createTopic(3);
+        String small = "topics: " + topic + "\nrecovery:\n  cacheMessagesPerEndpoint: 2\n";
+        try (BridgeFixture a = BridgeFixture.start(cluster.getBootstrapServers(), "node-a", "topics: " + topic);
+             BridgeFixture b = BridgeFixture.start(cluster.getBootstrapServers(), "node-b", small)) {
+            Positions positions = new Positions();
+            try (WsClient client = WsClient.connected(a.port(), token(topic))) {
+                positions.subscribed(client.subscribe("/" + topic + "/*"));
+                assertThat(positions.seqs).hasSize(3);
+                for (int i = 0; i < 6; i++) {
+                    kafka.send(topic, "key-" + (i % 3), "before " + i);
+                }
+                client.messages(6).forEach(positions::saw);
+            }
+            Map<String, List<Long>> missedByKey = new LinkedHashMap<>();
+            for (int i = 0; i < 30; i++) {
+                String key = "key-" + (i % 4);
+                missedByKey.computeIfAbsent("/" + topic + "/" + key, k -> new ArrayList<>()).add(kafka.send(topic, key, "missed " + i));
+            }
+            awaitRead(b, 36);
+
+            try (WsClient client = WsClient.connected(b.port(), token(topic))) {
+                client.subscribe("/" + topic + "/*", positions::recover);
+                List<JsonNode> recovered = client.messages(30);
+                Map<String, List<Long>> receivedByKey = new LinkedHashMap<>();
+                recovered.forEach(m -> receivedByKey.computeIfAbsent(m.get("endpoint").asText(), k -> new ArrayList<>()).add(m.get("seq").asLong()));
+                assertThat(receivedByKey).isEqualTo(missedByKey);
+                long live = kafka.send(topic, "key-0", "live");
+                JsonNode next = client.expect("message");
+                assertThat(next.get("seq").asLong()).isEqualTo(live);
+                assertThat(next.get("payload").asText()).isEqualTo("live");
+            }
+            assertThat(b.metric("sluice_bridge_recovery_requests_total", "source=\"kafka\"")).isEqualTo(3);
+        }
+    }
+
+    @Test
+    void messagesGoneFromTheLogAreReportedAsAGapBeforeTheRest() throws Exception {
+        String topic = kafka.createTopic(1);
+        String small = "topics: " + topic + "\nrecovery:\n  cacheMessagesPerEndpoint: 1\n";
+        try (BridgeFixture a = BridgeFixture.start(cluster.getBootstrapServers(), "node-a", "topics: " + topic);
+             BridgeFixture b = BridgeFixture.start(cluster.getBootstrapServers(), "node-b", small)) {
+            Positions positions = new Positions();
+            try (WsClient client = WsClient.connected(a.port(), token(topic))) {
+                positions.subscribed(client.subscribe("/" + topic + "/k"));
+                kafka.send(topic, "k", "seen");
+                positions.saw(client.expect("message"));
+            }
+            List<Long> missed = new ArrayList<>();
+            for (int i = 0; i < 10; i++) {
+                missed.add(kafka.send(topic, "k", "missed " + i));
+            }
+            awaitRead(b, 11);
+            long lost = missed.get(4);
+            kafka.deleteBefore(topic, 0, lost + 1);
+
+            try (WsClient client = WsClient.connected(b.port(), token(topic))) {
+                client.subscribe("/" + topic + "/k", m -> {
+                    positions.recover(m);
+                    ((ArrayNode) m.get("recover")).addObject().put("epoch", "no-such-epoch").put("seq", 3);
+                });
+                JsonNode unknown = client.expect("gap");
+                assertThat(unknown.get("epoch").asText()).isEqualTo("no-such-epoch");
+                assertThat(unknown.get("reason").asText()).isEqualTo("unknown_epoch");
+                JsonNode gap = client.expect("gap");
+                assertThat(gap.get("reason").asText()).isEqualTo("retention");
+                assertThat(gap.get("fromSeq").asLong()).isEqualTo(missed.get(0));
+                assertThat(gap.get("toSeq").asLong()).isEqualTo(lost);
+                assertThat(client.messages(5)).extracting(m -> m.get("seq").asLong()).containsExactlyElementsOf(missed.subList(5, 10));
+            }
+        }
+    }
+
+    @Test
+    void aClientComingFromANodeAheadOfThisOneGetsNoMessageTwice() throws Exception {
+        String topic = kafka.createTopic(1);
+        try (BridgeFixture node = BridgeFixture.start(cluster.getBootstrapServers(), "node-behind", "topics: " + topic);
+             WsClient client = WsClient.connected(node.port(), token(topic))) {
+            JsonNode first = client.subscribe("/" + topic + "/k");
+            String epoch = first.get("positions").get(0).get("epoch").asText();
+            client.request("unsubscribe", m -> m.put("endpoint", "/" + topic + "/k"));
+            client.expect("unsubscribed");
+            // As if another node had already delivered offsets 0..2 and this one has not read them yet.
+            client.subscribe("/" + topic + "/k", m -> m.putArray("recover").addObject().put("epoch", epoch).put("seq", 2));
+            List<Long> sent = new ArrayList<>();
+            for (int i = 0; i < 6; i++) {
+                sent.add(kafka.send(topic, "k", "n" + i));
+            }
+            assertThat(sent).startsWith(0L, 1L, 2L);
+            assertThat(client.messages(3)).extracting(m -> m.get("seq").asLong()).containsExactlyElementsOf(sent.subList(3, 6));
+            assertThat(client.poll(Duration.ofMillis(300))).isNull();
+        }
+    }
+}

@@ -1,0 +1,134 @@
+package io.sluice.bridge.server;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+import io.kroxylicious.testing.kafka.api.KafkaCluster;
+import io.kroxylicious.testing.kafka.common.BrokerCluster;
+import io.kroxylicious.testing.kafka.junit5ext.KafkaClusterExtension;
+import io.sluice.bridge.auth.TestAuthenticator;
+import io.sluice.bridge.protocol.CloseCodes;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * A client that stops reading never holds anyone up: it is conflated past the high-water mark (and told so), closed
+ * with 4008 past the hard limit, while a fast client on the same node receives every message in order. Kernel socket
+ * buffers are made small on both sides so the bridge's own limits are reached with little data.
+ */
+@ExtendWith(KafkaClusterExtension.class)
+class SlowClientTest {
+
+    @BrokerCluster(numBrokers = 1)
+    static KafkaCluster cluster;
+
+    static KafkaHelper kafka;
+
+    private static final String PAD = "x".repeat(2000);
+
+    @BeforeAll
+    static void helper() {
+        kafka = new KafkaHelper(cluster.getBootstrapServers());
+    }
+
+    @AfterAll
+    static void closeHelper() {
+        kafka.close();
+    }
+
+    private static BridgeFixture bridge(String topic) {
+        return BridgeFixture.start(cluster.getBootstrapServers(), "node-a", "socketSendBufferBytes: 8192", """
+                topics: %s
+                outbound:
+                  highWaterMarkBytes: 32768
+                  lowWaterMarkBytes: 16384
+                  maxBytes: 262144
+                """.formatted(topic));
+    }
+
+    private static WsClient slowClient(BridgeFixture bridge, String token, String endpoint) {
+        WsClient slow = WsClient.connect(bridge.port(), 4096);
+        slow.request("connect", m -> m.put("token", token));
+        slow.expect("connected");
+        slow.subscribe(endpoint);
+        slow.pauseReading();
+        return slow;
+    }
+
+    @Test
+    void slowClientIsConflatedToTheLatestPerEndpointAndToldSoWhileAFastClientGetsEverything() throws Exception {
+        String topic = kafka.createTopic(1);
+        String token = TestAuthenticator.token("fay", topic + "/*", "");
+        try (BridgeFixture bridge = bridge(topic);
+             WsClient fast = WsClient.connected(bridge.port(), token);
+             WsClient slow = slowClient(bridge, token, "/" + topic + "/*")) {
+            fast.subscribe("/" + topic + "/*");
+            Map<String, List<Long>> sent = new LinkedHashMap<>();
+            for (int i = 0; i < 300; i++) {
+                String key = i % 2 == 0 ? "a" : "b";
+                sent.computeIfAbsent("/" + topic + "/" + key, k -> new ArrayList<>())
+                        .add(kafka.send(topic, key, "{\"n\": " + i + ", \"pad\": \"" + PAD + "\"}"));
+            }
+
+            Map<String, List<Long>> fastGot = new LinkedHashMap<>();
+            fast.messages(300).forEach(m -> fastGot.computeIfAbsent(m.get("endpoint").asText(), k -> new ArrayList<>()).add(m.get("seq").asLong()));
+            assertThat(fastGot).isEqualTo(sent);
+            await().atMost(Duration.ofSeconds(30)).until(() -> bridge.metric("sluice_bridge_messages_conflated_total", "") > 0);
+            assertThat(slow.isOpen()).isTrue();
+
+            slow.resumeReading();
+            Map<String, Long> last = new HashMap<>();
+            long dropped = 0;
+            int messages = 0;
+            while (!last.keySet().equals(sent.keySet())
+                    || !sent.keySet().stream().allMatch(e -> last.get(e).equals(sent.get(e).get(sent.get(e).size() - 1)))) {
+                JsonNode m = slow.next();
+                if (m.get("type").asText().equals("conflated")) {
+                    dropped += m.get("dropped").asLong();
+                    continue;
+                }
+                assertThat(m.get("type").asText()).isEqualTo("message");
+                Long previous = last.put(m.get("endpoint").asText(), m.get("seq").asLong());
+                assertThat(previous == null || previous < m.get("seq").asLong()).as("in order per endpoint").isTrue();
+                messages++;
+            }
+            assertThat(dropped).isPositive();
+            assertThat(messages + dropped).as("every message was delivered or reported dropped").isEqualTo(300);
+            assertThat(slow.isOpen()).isTrue();
+        }
+    }
+
+    @Test
+    void slowClientPastTheHardLimitIsClosedWith4008AndAFastClientIsUnaffected() throws Exception {
+        String topic = kafka.createTopic(1);
+        String token = TestAuthenticator.token("gus", topic + "/*", "");
+        try (BridgeFixture bridge = bridge(topic);
+             WsClient fast = WsClient.connected(bridge.port(), token);
+             WsClient slow = slowClient(bridge, token, "/" + topic + "/*")) {
+            fast.subscribe("/" + topic + "/*");
+            List<Long> sent = new ArrayList<>();
+            // Every key different: conflation cannot help, so the kept bytes grow until the hard limit.
+            for (int i = 0; i < 300; i++) {
+                sent.add(kafka.send(topic, "key-" + i, "{\"n\": " + i + ", \"pad\": \"" + PAD + "\"}"));
+            }
+            assertThat(fast.messages(300)).extracting(m -> m.get("seq").asLong()).containsExactlyElementsOf(sent);
+            await().atMost(Duration.ofSeconds(30)).until(() -> bridge.metric("sluice_bridge_slow_client_closes_total", "") == 1);
+
+            slow.resumeReading();
+            assertThat(slow.awaitClose()).isEqualTo(CloseCodes.SLOW_CLIENT);
+            long live = kafka.send(topic, "after", "still serving");
+            assertThat(fast.expect("message").get("seq").asLong()).isEqualTo(live);
+        }
+    }
+}

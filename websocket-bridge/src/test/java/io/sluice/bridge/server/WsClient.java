@@ -1,0 +1,224 @@
+package io.sluice.bridge.server;
+
+import java.net.URI;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+
+import io.netty.bootstrap.Bootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.SimpleChannelInboundHandler;
+import io.netty.channel.nio.NioIoHandler;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.channel.socket.nio.NioSocketChannel;
+import io.netty.handler.codec.http.DefaultHttpHeaders;
+import io.netty.handler.codec.http.HttpClientCodec;
+import io.netty.handler.codec.http.HttpObjectAggregator;
+import io.netty.handler.codec.http.websocketx.CloseWebSocketFrame;
+import io.netty.handler.codec.http.websocketx.TextWebSocketFrame;
+import io.netty.handler.codec.http.websocketx.WebSocketClientProtocolConfig;
+import io.netty.handler.codec.http.websocketx.WebSocketClientProtocolHandler;
+import io.netty.handler.codec.http.websocketx.WebSocketFrame;
+import io.netty.handler.codec.http.websocketx.WebSocketFrameAggregator;
+import io.netty.handler.codec.http.websocketx.WebSocketVersion;
+import io.netty.util.concurrent.DefaultThreadFactory;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * A real WebSocket client for tests (Netty's client handshaker, RFC 6455 framing and masking). Every text message is
+ * parsed and queued; reading can be paused to play a slow client, whose kernel receive buffer can be made small.
+ */
+final class WsClient implements AutoCloseable {
+
+    static final ObjectMapper JSON = new ObjectMapper();
+    private static final Duration WAIT = Duration.ofSeconds(30);
+    private static final EventLoopGroup GROUP = new MultiThreadIoEventLoopGroup(2, new DefaultThreadFactory("ws-client", true),
+            NioIoHandler.newFactory());
+
+    private final BlockingQueue<JsonNode> received = new LinkedBlockingQueue<>();
+    private final CompletableFuture<Integer> closeCode = new CompletableFuture<>();
+    private final CompletableFuture<Void> handshake = new CompletableFuture<>();
+    private Channel channel;
+    private long nextId = 1;
+
+    static WsClient connect(int port) {
+        return connect(port, 0);
+    }
+
+    /** @param receiveBuffer SO_RCVBUF in bytes, 0 for the default */
+    static WsClient connect(int port, int receiveBuffer) {
+        WsClient client = new WsClient();
+        WebSocketClientProtocolConfig config = WebSocketClientProtocolConfig.newBuilder()
+                .webSocketUri(URI.create("ws://127.0.0.1:" + port + "/ws"))
+                .version(WebSocketVersion.V13)
+                .customHeaders(new DefaultHttpHeaders())
+                .maxFramePayloadLength(64 * 1024 * 1024)
+                .handleCloseFrames(false)
+                .build();
+        Bootstrap bootstrap = new Bootstrap().group(GROUP).channel(NioSocketChannel.class)
+                .handler(new ChannelInitializer<SocketChannel>() {
+                    @Override
+                    protected void initChannel(SocketChannel ch) {
+                        ch.pipeline().addLast(new HttpClientCodec(), new HttpObjectAggregator(65536),
+                                new WebSocketClientProtocolHandler(config),
+                                new WebSocketFrameAggregator(64 * 1024 * 1024),
+                                client.new Handler());
+                    }
+                });
+        if (receiveBuffer > 0) {
+            bootstrap.option(ChannelOption.SO_RCVBUF, receiveBuffer);
+        }
+        client.channel = bootstrap.connect("127.0.0.1", port).syncUninterruptibly().channel();
+        client.channel.closeFuture().addListener(f -> client.closeCode.complete(-1));
+        client.handshake.orTimeout(10, TimeUnit.SECONDS).join();
+        return client;
+    }
+
+    /** Connects with the token and waits for {@code connected}. */
+    static WsClient connected(int port, String token) {
+        WsClient client = connect(port);
+        client.request("connect", m -> m.put("token", token));
+        client.expect("connected");
+        return client;
+    }
+
+    private final class Handler extends SimpleChannelInboundHandler<WebSocketFrame> {
+        @Override
+        public void userEventTriggered(ChannelHandlerContext ctx, Object evt) throws Exception {
+            if (evt == WebSocketClientProtocolHandler.ClientHandshakeStateEvent.HANDSHAKE_COMPLETE) {
+                handshake.complete(null);
+            }
+            super.userEventTriggered(ctx, evt);
+        }
+
+        @Override
+        protected void channelRead0(ChannelHandlerContext ctx, WebSocketFrame frame) throws Exception {
+            if (frame instanceof TextWebSocketFrame text) {
+                received.add(JSON.readTree(text.text()));
+            }
+            else if (frame instanceof CloseWebSocketFrame close) {
+                closeCode.complete(close.statusCode());
+                ctx.close();
+            }
+        }
+    }
+
+    /** Sends {@code {"type": type, "id": n, ...}} and returns the id. */
+    long request(String type, java.util.function.Consumer<ObjectNode> fields) {
+        long id = nextId++;
+        ObjectNode m = JSON.createObjectNode().put("type", type).put("id", id);
+        fields.accept(m);
+        sendText(m.toString());
+        return id;
+    }
+
+    void sendText(String text) {
+        channel.writeAndFlush(new TextWebSocketFrame(text)).syncUninterruptibly();
+    }
+
+    void sendFrame(WebSocketFrame frame) {
+        channel.writeAndFlush(frame).syncUninterruptibly();
+    }
+
+    /** Subscribes and waits for {@code subscribed}. */
+    JsonNode subscribe(String endpoint, java.util.function.Consumer<ObjectNode> options) {
+        request("subscribe", m -> {
+            m.put("endpoint", endpoint);
+            options.accept(m);
+        });
+        return expect("subscribed");
+    }
+
+    JsonNode subscribe(String endpoint) {
+        return subscribe(endpoint, m -> { });
+    }
+
+    JsonNode next() {
+        try {
+            JsonNode m = received.poll(WAIT.toMillis(), TimeUnit.MILLISECONDS);
+            assertThat(m).as("a message within %s (close code %s)", WAIT, closeCode.getNow(null)).isNotNull();
+            return m;
+        }
+        catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError(e);
+        }
+    }
+
+    /** The next message, which must be of this type. */
+    JsonNode expect(String type) {
+        JsonNode m = next();
+        assertThat(m.path("type").asText()).as("type of %s", m).isEqualTo(type);
+        return m;
+    }
+
+    /** The next messages, one of each type, in whatever order they come; fails on any other type. */
+    java.util.Map<String, JsonNode> expectEach(String... types) {
+        java.util.Map<String, JsonNode> seen = new java.util.HashMap<>();
+        while (seen.size() < types.length) {
+            JsonNode m = next();
+            assertThat(m.path("type").asText()).as("%s", m).isIn((Object[]) types);
+            seen.put(m.path("type").asText(), m);
+        }
+        return seen;
+    }
+
+    /** The next {@code n} messages of type {@code message} or {@code delta}, failing on anything else. */
+    List<JsonNode> messages(int n) {
+        List<JsonNode> out = new ArrayList<>();
+        while (out.size() < n) {
+            JsonNode m = next();
+            assertThat(m.path("type").asText()).as("%s", m).isIn("message", "delta");
+            out.add(m);
+        }
+        return out;
+    }
+
+    /** Whatever arrived already, without waiting. */
+    List<JsonNode> drainNow() {
+        List<JsonNode> out = new ArrayList<>();
+        received.drainTo(out);
+        return out;
+    }
+
+    JsonNode poll(Duration wait) throws InterruptedException {
+        return received.poll(wait.toMillis(), TimeUnit.MILLISECONDS);
+    }
+
+    void pauseReading() {
+        channel.config().setAutoRead(false);
+    }
+
+    void resumeReading() {
+        channel.config().setAutoRead(true);
+        channel.read();
+    }
+
+    /** The close code the server sent, or -1 if the connection ended without a close frame. */
+    int awaitClose() {
+        return closeCode.orTimeout(WAIT.toSeconds(), TimeUnit.SECONDS).join();
+    }
+
+    boolean isOpen() {
+        return channel.isActive();
+    }
+
+    @Override
+    public void close() {
+        channel.close().syncUninterruptibly();
+    }
+}
