@@ -181,6 +181,12 @@ final class FilterHandler extends ChannelDuplexHandler {
 
     @Override
     public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
+        // The answer to this filter's own out-of-band request may be what its pending response result waits
+        // for (topic names for a Fetch response, say): queued behind that result, it would never arrive.
+        if (msg instanceof DecodedResponse response && response.outOfBand() != null && response.outOfBand().origin() == this) {
+            handleResponse(msg, promise);
+            return;
+        }
         if (responseBusy || !queuedResponses.isEmpty()) {
             queuedResponses.addLast(new QueuedWrite(msg, promise));
             return;
