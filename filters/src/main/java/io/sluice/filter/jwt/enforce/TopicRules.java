@@ -152,7 +152,9 @@ final class TopicRules {
                 .setLogStartOffset(-1)
                 .setPreferredReadReplica(-1)
                 .setRecords(MemoryRecords.EMPTY);
-        partition.abortedTransactions().clear();
+        if (partition.abortedTransactions() != null) {
+            partition.abortedTransactions().clear();
+        }
     }
 
     // ---- ListOffsets, OffsetForLeaderEpoch, DescribeProducers: describe/read, on the response ----
