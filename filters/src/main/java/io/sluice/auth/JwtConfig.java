@@ -1,0 +1,208 @@
+package io.sluice.auth;
+
+import java.net.URI;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+
+import com.fasterxml.jackson.annotation.JsonCreator;
+import com.fasterxml.jackson.annotation.JsonProperty;
+
+/**
+ * How tokens are validated and where permissions are read from: the YAML section shared by the proxy's
+ * JwtAuth filter and the WebSocket bridge. Exactly one key source is set: {@code jwks} (an http(s) URL or a
+ * file), {@code publicKeyFile} (PEM) or an HMAC secret ({@code hmacSecret} or {@code hmacSecretFile}).
+ *
+ * @param jwks               a JWKS URL (fetched, cached, refreshed; an unknown key id triggers a refresh) or a JWKS file
+ *                           path (re-read when it changes)
+ * @param publicKeyFile      a PEM file with one RSA or EC public key or certificate
+ * @param hmacSecret         a shared secret for HS256/384/512, at least 32 bytes
+ * @param hmacSecretFile     the same, read from a file (trailing line breaks dropped)
+ * @param issuer             the only accepted {@code iss}
+ * @param audience           the {@code aud} a token must contain
+ * @param algorithms         accepted JWS algorithms; default: every RSA and EC algorithm for public keys, HS* for secrets
+ * @param clockSkew          tolerance for {@code exp}, {@code nbf} and {@code iat} against this host's clock
+ * @param permissionsClaim   the claim holding the permissions object (docs/jwt.md)
+ * @param jwksRefresh        how long a fetched JWKS is trusted before it is fetched again (refreshed ahead of time)
+ * @param jwksMinRefreshInterval fetches caused by unknown key ids are limited to two per this interval
+ * @param jwksTimeout        connect and read timeout for fetching the JWKS
+ */
+public record JwtConfig(String jwks,
+                        String publicKeyFile,
+                        String hmacSecret,
+                        String hmacSecretFile,
+                        String issuer,
+                        String audience,
+                        List<String> algorithms,
+                        Duration clockSkew,
+                        String permissionsClaim,
+                        Duration jwksRefresh,
+                        Duration jwksMinRefreshInterval,
+                        Duration jwksTimeout) {
+
+    public static final Duration DEFAULT_CLOCK_SKEW = Duration.ofSeconds(30);
+    public static final String DEFAULT_PERMISSIONS_CLAIM = "sluice";
+    public static final Duration DEFAULT_JWKS_REFRESH = Duration.ofMinutes(5);
+    public static final Duration DEFAULT_JWKS_MIN_REFRESH_INTERVAL = Duration.ofSeconds(30);
+    public static final Duration DEFAULT_JWKS_TIMEOUT = Duration.ofSeconds(5);
+
+    /** Public-key algorithms offered by default. EdDSA is left out: nimbus needs an extra library to verify it. */
+    static final List<String> PUBLIC_KEY_ALGORITHMS = List.of("RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "ES256", "ES384", "ES512");
+    static final List<String> HMAC_ALGORITHMS = List.of("HS256", "HS384", "HS512");
+
+    public JwtConfig {
+        algorithms = algorithms == null ? List.of() : List.copyOf(algorithms);
+        clockSkew = clockSkew == null ? DEFAULT_CLOCK_SKEW : clockSkew;
+        permissionsClaim = permissionsClaim == null ? DEFAULT_PERMISSIONS_CLAIM : permissionsClaim;
+        jwksRefresh = jwksRefresh == null ? DEFAULT_JWKS_REFRESH : jwksRefresh;
+        jwksMinRefreshInterval = jwksMinRefreshInterval == null ? DEFAULT_JWKS_MIN_REFRESH_INTERVAL : jwksMinRefreshInterval;
+        jwksTimeout = jwksTimeout == null ? DEFAULT_JWKS_TIMEOUT : jwksTimeout;
+    }
+
+    @JsonCreator
+    static JwtConfig fromYaml(@JsonProperty("jwks") String jwks,
+                              @JsonProperty("publicKeyFile") String publicKeyFile,
+                              @JsonProperty("hmacSecret") String hmacSecret,
+                              @JsonProperty("hmacSecretFile") String hmacSecretFile,
+                              @JsonProperty("issuer") String issuer,
+                              @JsonProperty("audience") String audience,
+                              @JsonProperty("algorithms") List<String> algorithms,
+                              @JsonProperty("clockSkew") Duration clockSkew,
+                              @JsonProperty("permissionsClaim") String permissionsClaim,
+                              @JsonProperty("jwksRefresh") Duration jwksRefresh,
+                              @JsonProperty("jwksMinRefreshInterval") Duration jwksMinRefreshInterval,
+                              @JsonProperty("jwksTimeout") Duration jwksTimeout) {
+        return new JwtConfig(jwks, publicKeyFile, hmacSecret, hmacSecretFile, issuer, audience, algorithms, clockSkew,
+                permissionsClaim, jwksRefresh, jwksMinRefreshInterval, jwksTimeout);
+    }
+
+    /** A config with a JWKS source and defaults for the rest. */
+    public static JwtConfig withJwks(String jwks, String issuer, String audience) {
+        return new JwtConfig(jwks, null, null, null, issuer, audience, null, null, null, null, null, null);
+    }
+
+    /** This config with its key source replaced by a PEM public key file. */
+    public JwtConfig withPublicKeyFile(String publicKeyFile) {
+        return new JwtConfig(null, publicKeyFile, null, null, issuer, audience, algorithms, clockSkew,
+                permissionsClaim, jwksRefresh, jwksMinRefreshInterval, jwksTimeout);
+    }
+
+    /** This config with its key source replaced by an HMAC secret. */
+    public JwtConfig withHmacSecret(String hmacSecret) {
+        return new JwtConfig(null, null, hmacSecret, null, issuer, audience, algorithms, clockSkew,
+                permissionsClaim, jwksRefresh, jwksMinRefreshInterval, jwksTimeout);
+    }
+
+    public JwtConfig withAlgorithms(List<String> algorithms) {
+        return new JwtConfig(jwks, publicKeyFile, hmacSecret, hmacSecretFile, issuer, audience, algorithms, clockSkew,
+                permissionsClaim, jwksRefresh, jwksMinRefreshInterval, jwksTimeout);
+    }
+
+    public JwtConfig withClockSkew(Duration clockSkew) {
+        return new JwtConfig(jwks, publicKeyFile, hmacSecret, hmacSecretFile, issuer, audience, algorithms, clockSkew,
+                permissionsClaim, jwksRefresh, jwksMinRefreshInterval, jwksTimeout);
+    }
+
+    public JwtConfig withPermissionsClaim(String permissionsClaim) {
+        return new JwtConfig(jwks, publicKeyFile, hmacSecret, hmacSecretFile, issuer, audience, algorithms, clockSkew,
+                permissionsClaim, jwksRefresh, jwksMinRefreshInterval, jwksTimeout);
+    }
+
+    public JwtConfig withJwksTimeout(Duration jwksTimeout) {
+        return new JwtConfig(jwks, publicKeyFile, hmacSecret, hmacSecretFile, issuer, audience, algorithms, clockSkew,
+                permissionsClaim, jwksRefresh, jwksMinRefreshInterval, jwksTimeout);
+    }
+
+    /** Whether {@link #jwks} names a URL rather than a file. */
+    public boolean jwksIsUrl() {
+        String lower = jwks == null ? "" : jwks.toLowerCase(Locale.ROOT);
+        return lower.startsWith("https://") || lower.startsWith("http://");
+    }
+
+    boolean usesHmac() {
+        return hmacSecret != null || hmacSecretFile != null;
+    }
+
+    /** The algorithms in force: the configured ones, or the defaults for the key source. */
+    public List<String> effectiveAlgorithms() {
+        if (!algorithms.isEmpty()) {
+            return algorithms;
+        }
+        return usesHmac() ? HMAC_ALGORITHMS : PUBLIC_KEY_ALGORITHMS;
+    }
+
+    /**
+     * Every problem with this config, each starting with the field it concerns; empty when valid. Files are
+     * not read here: {@link TokenValidator} reports those when it loads them.
+     */
+    public List<String> problems() {
+        List<String> problems = new ArrayList<>();
+        int sources = (jwks != null ? 1 : 0) + (publicKeyFile != null ? 1 : 0) + (usesHmac() ? 1 : 0);
+        if (sources == 0) {
+            problems.add("jwks: one key source is required: jwks (URL or file), publicKeyFile or hmacSecret/hmacSecretFile");
+        } else if (sources > 1) {
+            problems.add("jwks: set only one key source of jwks, publicKeyFile and hmacSecret/hmacSecretFile");
+        }
+        if (hmacSecret != null && hmacSecretFile != null) {
+            problems.add("hmacSecret: set hmacSecret or hmacSecretFile, not both");
+        }
+        if (jwks != null && jwks.isBlank()) {
+            problems.add("jwks: must not be empty");
+        }
+        if (jwksIsUrl()) {
+            try {
+                URI.create(jwks).toURL();
+            } catch (IllegalArgumentException | java.net.MalformedURLException e) {
+                problems.add("jwks: '" + jwks + "' is not a valid URL");
+            }
+        }
+        if (issuer == null || issuer.isBlank()) {
+            problems.add("issuer: is required (the exact iss of accepted tokens)");
+        }
+        if (audience == null || audience.isBlank()) {
+            problems.add("audience: is required (the aud accepted tokens must contain)");
+        }
+        if (permissionsClaim.isBlank()) {
+            problems.add("permissionsClaim: must not be empty");
+        }
+        Set<String> allowed = Set.copyOf(usesHmac() ? HMAC_ALGORITHMS : PUBLIC_KEY_ALGORITHMS);
+        for (String alg : algorithms) {
+            if (alg.equalsIgnoreCase("none")) {
+                problems.add("algorithms: 'none' is never accepted: unsigned tokens prove nothing");
+            } else if (!allowed.contains(alg)) {
+                problems.add("algorithms: '" + alg + "' cannot be used with " + (usesHmac() ? "an HMAC secret" : "public keys")
+                        + " (choose from " + String.join(", ", allowed.stream().sorted().toList()) + ")");
+            }
+        }
+        if (clockSkew.isNegative()) {
+            problems.add("clockSkew: must not be negative");
+        }
+        if (jwksRefresh.isZero() || jwksRefresh.isNegative()) {
+            problems.add("jwksRefresh: must be positive");
+        }
+        if (jwksTimeout.isZero() || jwksTimeout.isNegative()) {
+            problems.add("jwksTimeout: must be positive");
+        }
+        return problems;
+    }
+
+    /** @throws IllegalArgumentException listing every problem, each naming its field */
+    public JwtConfig validated() {
+        List<String> problems = problems();
+        if (!problems.isEmpty()) {
+            throw new IllegalArgumentException(String.join("; ", problems));
+        }
+        return this;
+    }
+
+    /** Never the secret: the generated toString would put it in logs. */
+    @Override
+    public String toString() {
+        return "JwtConfig[jwks=" + jwks + ", publicKeyFile=" + publicKeyFile + ", hmacSecret=" + (hmacSecret == null ? "null" : "******")
+                + ", hmacSecretFile=" + hmacSecretFile + ", issuer=" + issuer + ", audience=" + audience + ", algorithms=" + algorithms
+                + ", clockSkew=" + clockSkew + ", permissionsClaim=" + permissionsClaim + ", jwksRefresh=" + jwksRefresh
+                + ", jwksMinRefreshInterval=" + jwksMinRefreshInterval + ", jwksTimeout=" + jwksTimeout + "]";
+    }
+}

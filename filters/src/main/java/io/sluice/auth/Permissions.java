@@ -1,0 +1,212 @@
+package io.sluice.auth;
+
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * What a principal may do, compiled from its token's permissions claim (format in docs/jwt.md). Grants only
+ * add up: there are no denies, and a principal granted nothing is valid and simply sees nothing.
+ *
+ * <ul>
+ *   <li>topic rules: a topic pattern with any of read, write, describe (read and write imply describe);</li>
+ *   <li>key rules: a topic pattern with key patterns for read and for write; they grant access to the
+ *       records with matching keys only (and describe of the topic), unless a topic rule grants the whole topic;</li>
+ *   <li>group patterns: consumer groups (and share/streams groups) that may be joined, committed to and described;</li>
+ *   <li>transactional id patterns: transactions that may be used;</li>
+ *   <li>admin: everything, including creating and deleting topics and changing configs.</li>
+ * </ul>
+ *
+ * <p>Immutable and safe to share between threads.</p>
+ */
+public final class Permissions {
+
+    /** What a topic rule grants. */
+    public enum Operation {
+        READ, WRITE, DESCRIBE
+    }
+
+    record TopicRule(NamePattern topic, Set<Operation> operations) {
+    }
+
+    record KeyRule(NamePattern topic, List<NamePattern> read, List<NamePattern> write) {
+    }
+
+    private static final Permissions NONE = new Permissions(false, List.of(), List.of(), List.of(), List.of());
+    private static final Permissions ADMIN = new Permissions(true, List.of(), List.of(), List.of(), List.of());
+
+    private final boolean admin;
+    private final List<TopicRule> topicRules;
+    private final List<KeyRule> keyRules;
+    private final List<NamePattern> groups;
+    private final List<NamePattern> transactionalIds;
+
+    Permissions(boolean admin, List<TopicRule> topicRules, List<KeyRule> keyRules, List<NamePattern> groups, List<NamePattern> transactionalIds) {
+        this.admin = admin;
+        this.topicRules = List.copyOf(topicRules);
+        this.keyRules = List.copyOf(keyRules);
+        this.groups = List.copyOf(groups);
+        this.transactionalIds = List.copyOf(transactionalIds);
+    }
+
+    public static Permissions none() {
+        return NONE;
+    }
+
+    public static Permissions admin() {
+        return ADMIN;
+    }
+
+    /**
+     * Compiles the value of the permissions claim: a JSON object, or a string holding one (for identity
+     * providers that can only issue string claims); null (no claim) grants nothing.
+     *
+     * @throws IllegalArgumentException naming the part of the claim that is wrong
+     */
+    public static Permissions fromClaim(Object claim) {
+        return PermissionsClaim.parse(claim);
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    public boolean isAdmin() {
+        return admin;
+    }
+
+    /** True when no rule grants anything: the principal authenticates but sees nothing. */
+    public boolean grantsNothing() {
+        return !admin && topicRules.isEmpty() && keyRules.isEmpty() && groups.isEmpty() && transactionalIds.isEmpty();
+    }
+
+    /** Everything this principal may do with the topic. Callers checking many records should keep the result. */
+    public TopicAccess topic(String topic) {
+        if (admin) {
+            return TopicAccess.ALL;
+        }
+        EnumSet<Operation> operations = EnumSet.noneOf(Operation.class);
+        for (TopicRule rule : topicRules) {
+            if (rule.topic().matches(topic)) {
+                operations.addAll(rule.operations());
+            }
+        }
+        List<NamePattern> readKeys = new ArrayList<>();
+        List<NamePattern> writeKeys = new ArrayList<>();
+        boolean keyRuleMatched = false;
+        for (KeyRule rule : keyRules) {
+            if (rule.topic().matches(topic)) {
+                keyRuleMatched |= !rule.read().isEmpty() || !rule.write().isEmpty();
+                readKeys.addAll(rule.read());
+                writeKeys.addAll(rule.write());
+            }
+        }
+        KeyAccess read = operations.contains(Operation.READ) ? KeyAccess.ALL : KeyAccess.ofKeys(readKeys);
+        KeyAccess write = operations.contains(Operation.WRITE) ? KeyAccess.ALL : KeyAccess.ofKeys(writeKeys);
+        boolean describe = !operations.isEmpty() || keyRuleMatched;
+        if (!describe) {
+            return TopicAccess.NONE;
+        }
+        return new TopicAccess(true, read, write);
+    }
+
+    public boolean canDescribe(String topic) {
+        return topic(topic).describe();
+    }
+
+    /** Whether some (perhaps not all) records of the topic may be read. */
+    public boolean canRead(String topic) {
+        return topic(topic).read().any();
+    }
+
+    public boolean canReadKey(String topic, ByteBuffer key) {
+        return topic(topic).read().allows(key);
+    }
+
+    public boolean canReadKey(String topic, byte[] key) {
+        return canReadKey(topic, key == null ? null : ByteBuffer.wrap(key));
+    }
+
+    /** Whether some (perhaps not all) records may be written to the topic. */
+    public boolean canWrite(String topic) {
+        return topic(topic).write().any();
+    }
+
+    public boolean canWriteKey(String topic, ByteBuffer key) {
+        return topic(topic).write().allows(key);
+    }
+
+    public boolean canWriteKey(String topic, byte[] key) {
+        return canWriteKey(topic, key == null ? null : ByteBuffer.wrap(key));
+    }
+
+    /** Join, commit offsets to and describe the group (consumer, share or streams group). */
+    public boolean canUseGroup(String groupId) {
+        return admin || anyMatches(groups, groupId);
+    }
+
+    public boolean canUseTransactionalId(String transactionalId) {
+        return admin || anyMatches(transactionalIds, transactionalId);
+    }
+
+    private static boolean anyMatches(List<NamePattern> patterns, String name) {
+        if (name == null) {
+            return false;
+        }
+        for (NamePattern p : patterns) {
+            if (p.matches(name)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    @Override
+    public String toString() {
+        if (admin) {
+            return "Permissions[admin]";
+        }
+        return "Permissions[topics=" + topicRules + ", keys=" + keyRules + ", groups=" + groups + ", transactionalIds=" + transactionalIds + "]";
+    }
+
+    /** Builds permissions in code, for tests and for callers that do not start from a token. */
+    public static final class Builder {
+        private boolean admin;
+        private final List<TopicRule> topics = new ArrayList<>();
+        private final List<KeyRule> keys = new ArrayList<>();
+        private final List<NamePattern> groups = new ArrayList<>();
+        private final List<NamePattern> transactionalIds = new ArrayList<>();
+
+        public Builder admin(boolean admin) {
+            this.admin = admin;
+            return this;
+        }
+
+        public Builder topic(String pattern, Operation first, Operation... more) {
+            topics.add(new TopicRule(NamePattern.compile(pattern), Set.copyOf(EnumSet.of(first, more))));
+            return this;
+        }
+
+        public Builder keys(String topicPattern, List<String> readKeys, List<String> writeKeys) {
+            keys.add(new KeyRule(NamePattern.compile(topicPattern), readKeys.stream().map(NamePattern::compile).toList(),
+                    writeKeys.stream().map(NamePattern::compile).toList()));
+            return this;
+        }
+
+        public Builder group(String pattern) {
+            groups.add(NamePattern.compile(pattern));
+            return this;
+        }
+
+        public Builder transactionalId(String pattern) {
+            transactionalIds.add(NamePattern.compile(pattern));
+            return this;
+        }
+
+        public Permissions build() {
+            return new Permissions(admin, topics, keys, groups, transactionalIds);
+        }
+    }
+}

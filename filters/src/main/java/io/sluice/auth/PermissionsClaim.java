@@ -1,0 +1,141 @@
+package io.sluice.auth;
+
+import java.text.ParseException;
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+
+import com.nimbusds.jose.util.JSONObjectUtils;
+
+/**
+ * Reads the permissions claim. Strict on purpose: a misspelt field or operation would otherwise grant less
+ * than the issuer meant without anyone noticing, so it fails authentication with a message naming the spot.
+ *
+ * <pre>
+ * {"admin": false,
+ *  "topics": {"orders.*": ["read", "write"], "audit": ["describe"]},
+ *  "keys":   {"scores": {"read": ["live/*"], "write": ["live/team-a/*"]}},
+ *  "groups": ["app-*"],
+ *  "transactionalIds": ["app-*"]}
+ * </pre>
+ */
+final class PermissionsClaim {
+
+    private static final Set<String> FIELDS = Set.of("admin", "topics", "keys", "groups", "transactionalIds");
+    private static final Set<String> KEY_FIELDS = Set.of("read", "write");
+
+    private PermissionsClaim() {
+    }
+
+    static Permissions parse(Object claim) {
+        if (claim == null) {
+            return Permissions.none();
+        }
+        Map<String, Object> object = asObject(claim instanceof String text ? parseJson(text) : claim, "");
+        for (String field : object.keySet()) {
+            if (!FIELDS.contains(field)) {
+                throw new IllegalArgumentException("unknown field '" + field + "' (expected " + String.join(", ", FIELDS.stream().sorted().toList()) + ")");
+            }
+        }
+        boolean admin = false;
+        if (object.get("admin") != null) {
+            if (!(object.get("admin") instanceof Boolean b)) {
+                throw new IllegalArgumentException("admin: expected true or false");
+            }
+            admin = b;
+        }
+        return new Permissions(admin, topicRules(object.get("topics")), keyRules(object.get("keys")),
+                patterns(object.get("groups"), "groups"), patterns(object.get("transactionalIds"), "transactionalIds"));
+    }
+
+    private static Object parseJson(String text) {
+        try {
+            return JSONObjectUtils.parse(text);
+        } catch (ParseException e) {
+            throw new IllegalArgumentException("a string claim must hold a JSON object: " + e.getMessage());
+        }
+    }
+
+    private static List<Permissions.TopicRule> topicRules(Object value) {
+        List<Permissions.TopicRule> rules = new ArrayList<>();
+        for (Map.Entry<String, Object> e : asObject(value, "topics").entrySet()) {
+            String path = "topics." + e.getKey();
+            EnumSet<Permissions.Operation> operations = EnumSet.noneOf(Permissions.Operation.class);
+            for (String op : strings(e.getValue(), path)) {
+                operations.add(operation(op, path));
+            }
+            if (!operations.isEmpty()) {
+                rules.add(new Permissions.TopicRule(pattern(e.getKey(), path), Set.copyOf(operations)));
+            }
+        }
+        return rules;
+    }
+
+    private static Permissions.Operation operation(String op, String path) {
+        return switch (op.toLowerCase(Locale.ROOT)) {
+            case "read" -> Permissions.Operation.READ;
+            case "write" -> Permissions.Operation.WRITE;
+            case "describe" -> Permissions.Operation.DESCRIBE;
+            default -> throw new IllegalArgumentException(path + ": unknown operation '" + op + "' (expected read, write or describe)");
+        };
+    }
+
+    private static List<Permissions.KeyRule> keyRules(Object value) {
+        List<Permissions.KeyRule> rules = new ArrayList<>();
+        for (Map.Entry<String, Object> e : asObject(value, "keys").entrySet()) {
+            String path = "keys." + e.getKey();
+            Map<String, Object> byOperation = asObject(e.getValue(), path);
+            for (String field : byOperation.keySet()) {
+                if (!KEY_FIELDS.contains(field)) {
+                    throw new IllegalArgumentException(path + ": unknown field '" + field + "' (expected read or write)");
+                }
+            }
+            rules.add(new Permissions.KeyRule(pattern(e.getKey(), path), patterns(byOperation.get("read"), path + ".read"),
+                    patterns(byOperation.get("write"), path + ".write")));
+        }
+        return rules;
+    }
+
+    private static List<NamePattern> patterns(Object value, String path) {
+        return strings(value, path).stream().map(p -> pattern(p, path)).toList();
+    }
+
+    private static NamePattern pattern(String pattern, String path) {
+        try {
+            return NamePattern.compile(pattern);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException(path + ": " + e.getMessage());
+        }
+    }
+
+    private static List<String> strings(Object value, String path) {
+        if (value == null) {
+            return List.of();
+        }
+        if (!(value instanceof List<?> list)) {
+            throw new IllegalArgumentException(path + ": expected a list of strings");
+        }
+        List<String> out = new ArrayList<>(list.size());
+        for (Object item : list) {
+            if (!(item instanceof String s)) {
+                throw new IllegalArgumentException(path + ": expected a list of strings");
+            }
+            out.add(s);
+        }
+        return out;
+    }
+
+    @SuppressWarnings("unchecked")
+    private static Map<String, Object> asObject(Object value, String path) {
+        if (value == null) {
+            return Map.of();
+        }
+        if (!(value instanceof Map<?, ?> map)) {
+            throw new IllegalArgumentException((path.isEmpty() ? "the claim" : path) + ": expected a JSON object");
+        }
+        return (Map<String, Object>) map;
+    }
+}

@@ -1,0 +1,57 @@
+package io.sluice.filter.jwt;
+
+import io.sluice.auth.Authenticator;
+import io.sluice.auth.JwtConfig;
+import io.sluice.proxy.filter.Filter;
+import io.sluice.proxy.filter.FilterFactory;
+import io.sluice.proxy.filter.FilterFactoryContext;
+
+/**
+ * JwtAuth: terminates SASL/OAUTHBEARER at the proxy, validates the client's JWT and enforces the permissions
+ * it carries on every request (docs/jwt.md). Put it first in the chain, nearest the client, so that nothing
+ * runs for a client before it has authenticated.
+ *
+ * <pre>
+ * filterDefinitions:
+ *   - name: jwt
+ *     type: JwtAuth
+ *     config:
+ *       jwks: https://idp.example.com/.well-known/jwks.json
+ *       issuer: https://idp.example.com/
+ *       audience: kafka
+ * </pre>
+ */
+public final class JwtAuth implements FilterFactory<JwtConfig, JwtAuth.Shared> {
+
+    /** {@link io.sluice.proxy.filter.AuthenticatedPrincipal} attribute: the {@link io.sluice.auth.Grant}. */
+    public static final String GRANT_ATTRIBUTE = "grant";
+    /** Attribute: the {@link io.sluice.auth.Permissions}. */
+    public static final String PERMISSIONS_ATTRIBUTE = "permissions";
+    /** Attribute: the {@link io.sluice.auth.Identity} (subject, expiry, claims). */
+    public static final String IDENTITY_ATTRIBUTE = "identity";
+
+    /** What every connection of one filter definition shares. */
+    record Shared(Authenticator authenticator, AuthMetrics metrics) {
+    }
+
+    @Override
+    public Class<JwtConfig> configType() {
+        return JwtConfig.class;
+    }
+
+    @Override
+    public Shared initialize(FilterFactoryContext context, JwtConfig config) {
+        Authenticator authenticator = Authenticator.create(config);
+        return new Shared(authenticator, new AuthMetrics(context.meterRegistry(), context.filterName()));
+    }
+
+    @Override
+    public Filter createFilter(FilterFactoryContext context, Shared shared) {
+        return new JwtAuthFilter(shared.authenticator(), shared.metrics());
+    }
+
+    @Override
+    public void close(Shared shared) {
+        shared.authenticator().close();
+    }
+}

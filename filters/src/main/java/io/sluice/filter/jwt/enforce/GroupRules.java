@@ -1,0 +1,213 @@
+package io.sluice.filter.jwt.enforce;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+
+import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.errors.GroupAuthorizationException;
+import org.apache.kafka.common.errors.TopicAuthorizationException;
+import org.apache.kafka.common.errors.TransactionalIdAuthorizationException;
+import org.apache.kafka.common.message.ConsumerGroupDescribeResponseData;
+import org.apache.kafka.common.message.ConsumerGroupHeartbeatRequestData;
+import org.apache.kafka.common.message.DescribeGroupsResponseData;
+import org.apache.kafka.common.message.FindCoordinatorRequestData;
+import org.apache.kafka.common.message.FindCoordinatorResponseData;
+import org.apache.kafka.common.message.ListGroupsResponseData;
+import org.apache.kafka.common.message.OffsetCommitRequestData;
+import org.apache.kafka.common.message.OffsetFetchRequestData;
+import org.apache.kafka.common.message.OffsetFetchResponseData;
+import org.apache.kafka.common.message.ShareGroupDescribeResponseData;
+import org.apache.kafka.common.message.StreamsGroupDescribeResponseData;
+import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.requests.FindCoordinatorRequest;
+
+import io.sluice.proxy.filter.FilterContext;
+
+/**
+ * Authorization of consumer (and share and streams) group APIs. Joining, syncing, heartbeats, leaving and
+ * committing need the group; committing also needs read on every topic committed. Fetching offsets and
+ * describing or listing groups are answered by the broker and then cleaned of groups and topics the
+ * principal may not see.
+ */
+final class GroupRules {
+
+    private static final short GROUP_DENIED = Errors.GROUP_AUTHORIZATION_FAILED.code();
+    private static final short TOPIC_DENIED = Errors.TOPIC_AUTHORIZATION_FAILED.code();
+    /** FindCoordinator v4 batched the keys; before it a request names one key and its response has no key. */
+    private static final short FIND_COORDINATOR_BATCHED = 4;
+
+    private GroupRules() {
+    }
+
+    /** JoinGroup, SyncGroup, Heartbeat, LeaveGroup, StreamsGroupHeartbeat: the whole request is about one group. */
+    static Decision member(String groupId, Access access) {
+        return access.group(groupId) ? Decision.FORWARD : denyGroup(groupId);
+    }
+
+    static Decision consumerGroupHeartbeat(ConsumerGroupHeartbeatRequestData request, Access access) {
+        if (!access.group(request.groupId())) {
+            return denyGroup(request.groupId());
+        }
+        // Subscribing by name to a topic one may not describe fails, as with the broker's own authorizer;
+        // topics matched by a regex are filtered when fetched.
+        if (request.subscribedTopicNames() != null) {
+            for (String topic : request.subscribedTopicNames()) {
+                if (!access.describe(topic)) {
+                    return Decision.deny(new TopicAuthorizationException("not permitted to subscribe to topic " + topic));
+                }
+            }
+        }
+        return Decision.FORWARD;
+    }
+
+    static CompletionStage<Decision> offsetCommit(OffsetCommitRequestData request, Access access, FilterContext context) {
+        if (!access.group(request.groupId())) {
+            return CompletableFuture.completedFuture(denyGroup(request.groupId()));
+        }
+        List<Uuid> ids = request.topics().stream().map(OffsetCommitRequestData.OffsetCommitRequestTopic::topicId).toList();
+        return TopicIds.names(context, ids).thenApply(names -> {
+            for (OffsetCommitRequestData.OffsetCommitRequestTopic topic : request.topics()) {
+                String name = TopicIds.name(topic.name(), topic.topicId(), names);
+                if (name == null || !access.topic(name).read().any()) {
+                    return Decision.deny(new TopicAuthorizationException("not permitted to commit offsets of topic " + (name == null ? topic.topicId() : name)));
+                }
+            }
+            return Decision.FORWARD;
+        });
+    }
+
+    static Decision findCoordinator(short version, FindCoordinatorRequestData request, Access access) {
+        byte keyType = request.keyType();
+        if (version < FIND_COORDINATOR_BATCHED) {
+            return allowedKey(keyType, request.key(), access) ? Decision.FORWARD : Decision.deny(keyError(keyType, request.key()));
+        }
+        return Decision.forward(response -> {
+            for (FindCoordinatorResponseData.Coordinator c : ((FindCoordinatorResponseData) response).coordinators()) {
+                if (!allowedKey(keyType, c.key(), access)) {
+                    Errors error = Errors.forException(keyError(keyType, c.key()));
+                    c.setErrorCode(error.code()).setErrorMessage(error.message()).setNodeId(-1).setHost("").setPort(-1);
+                }
+            }
+            return CompletableFuture.completedFuture(null);
+        });
+    }
+
+    private static boolean allowedKey(byte keyType, String key, Access access) {
+        return keyType == FindCoordinatorRequest.CoordinatorType.TRANSACTION.id() ? access.transactionalId(key) : access.group(key);
+    }
+
+    private static org.apache.kafka.common.errors.ApiException keyError(byte keyType, String key) {
+        return keyType == FindCoordinatorRequest.CoordinatorType.TRANSACTION.id()
+                ? new TransactionalIdAuthorizationException("not permitted to use transactional id " + key)
+                : new GroupAuthorizationException("not permitted to use group " + key);
+    }
+
+    /**
+     * Offsets of groups the principal may not use are replaced by GROUP_AUTHORIZATION_FAILED; offsets of topics
+     * it may not describe are replaced by TOPIC_AUTHORIZATION_FAILED when the topic was asked for, and left out
+     * when all of the group's topics were.
+     */
+    static Decision offsetFetch(short version, OffsetFetchRequestData request, Access access, FilterContext context) {
+        if (version < 8) {
+            boolean allTopics = request.topics() == null;
+            String groupId = request.groupId();
+            return Decision.forward(response -> {
+                OffsetFetchResponseData fetch = (OffsetFetchResponseData) response;
+                if (!access.group(groupId)) {
+                    fetch.setErrorCode(GROUP_DENIED);
+                    fetch.topics().clear();
+                } else {
+                    fetch.topics().removeIf(t -> !access.describe(t.name()) && allTopics);
+                    fetch.topics().stream().filter(t -> !access.describe(t.name()))
+                            .forEach(t -> t.partitions().forEach(p -> p.setErrorCode(TOPIC_DENIED).setCommittedOffset(-1).setMetadata("")));
+                }
+                return CompletableFuture.completedFuture(null);
+            });
+        }
+        Map<String, Boolean> allTopicsByGroup = new java.util.HashMap<>();
+        request.groups().forEach(g -> allTopicsByGroup.put(g.groupId(), g.topics() == null));
+        return Decision.forward(response -> {
+            OffsetFetchResponseData fetch = (OffsetFetchResponseData) response;
+            List<Uuid> ids = new ArrayList<>();
+            fetch.groups().forEach(g -> g.topics().forEach(t -> ids.add(t.topicId())));
+            return TopicIds.names(context, ids).thenAccept(names -> {
+                for (OffsetFetchResponseData.OffsetFetchResponseGroup group : fetch.groups()) {
+                    if (!access.group(group.groupId())) {
+                        group.setErrorCode(GROUP_DENIED);
+                        group.topics().clear();
+                        continue;
+                    }
+                    boolean allTopics = allTopicsByGroup.getOrDefault(group.groupId(), false);
+                    group.topics().removeIf(t -> allTopics && !access.describe(TopicIds.name(t.name(), t.topicId(), names)));
+                    for (OffsetFetchResponseData.OffsetFetchResponseTopics topic : group.topics()) {
+                        if (!access.describe(TopicIds.name(topic.name(), topic.topicId(), names))) {
+                            topic.partitions().forEach(p -> p.setErrorCode(TOPIC_DENIED).setCommittedOffset(-1).setMetadata(""));
+                        }
+                    }
+                }
+            });
+        });
+    }
+
+    static Decision describeGroups(Access access) {
+        return Decision.forward(response -> {
+            for (DescribeGroupsResponseData.DescribedGroup g : ((DescribeGroupsResponseData) response).groups()) {
+                if (!access.group(g.groupId())) {
+                    g.setErrorCode(GROUP_DENIED).setErrorMessage(null).setGroupState("").setProtocolType("").setProtocolData("");
+                    g.members().clear();
+                }
+            }
+            return CompletableFuture.completedFuture(null);
+        });
+    }
+
+    static Decision consumerGroupDescribe(Access access) {
+        return Decision.forward(response -> {
+            for (ConsumerGroupDescribeResponseData.DescribedGroup g : ((ConsumerGroupDescribeResponseData) response).groups()) {
+                if (!access.group(g.groupId())) {
+                    g.setErrorCode(GROUP_DENIED).setErrorMessage(null).setGroupState("").setAssignorName("");
+                    g.members().clear();
+                }
+            }
+            return CompletableFuture.completedFuture(null);
+        });
+    }
+
+    static Decision shareGroupDescribe(Access access) {
+        return Decision.forward(response -> {
+            for (ShareGroupDescribeResponseData.DescribedGroup g : ((ShareGroupDescribeResponseData) response).groups()) {
+                if (!access.group(g.groupId())) {
+                    g.setErrorCode(GROUP_DENIED).setErrorMessage(null).setGroupState("").setAssignorName("");
+                    g.members().clear();
+                }
+            }
+            return CompletableFuture.completedFuture(null);
+        });
+    }
+
+    static Decision streamsGroupDescribe(Access access) {
+        return Decision.forward(response -> {
+            for (StreamsGroupDescribeResponseData.DescribedGroup g : ((StreamsGroupDescribeResponseData) response).groups()) {
+                if (!access.group(g.groupId())) {
+                    g.setErrorCode(GROUP_DENIED).setErrorMessage(null).setGroupState("").setTopology(null);
+                    g.members().clear();
+                }
+            }
+            return CompletableFuture.completedFuture(null);
+        });
+    }
+
+    static Decision listGroups(Access access) {
+        return Decision.forward(response -> {
+            ((ListGroupsResponseData) response).groups().removeIf(g -> !access.group(g.groupId()));
+            return CompletableFuture.completedFuture(null);
+        });
+    }
+
+    private static Decision denyGroup(String groupId) {
+        return Decision.deny(new GroupAuthorizationException("not permitted to use group " + groupId));
+    }
+}

@@ -1,0 +1,259 @@
+package io.sluice.filter.jwt.enforce;
+
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+
+import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.errors.ClusterAuthorizationException;
+import org.apache.kafka.common.errors.TransactionalIdAuthorizationException;
+import org.apache.kafka.common.message.DescribeProducersResponseData;
+import org.apache.kafka.common.message.DescribeTopicPartitionsRequestData;
+import org.apache.kafka.common.message.DescribeTopicPartitionsResponseData;
+import org.apache.kafka.common.message.FetchRequestData;
+import org.apache.kafka.common.message.FetchResponseData;
+import org.apache.kafka.common.message.ListOffsetsResponseData;
+import org.apache.kafka.common.message.MetadataRequestData;
+import org.apache.kafka.common.message.MetadataResponseData;
+import org.apache.kafka.common.message.OffsetForLeaderEpochRequestData;
+import org.apache.kafka.common.message.OffsetForLeaderEpochResponseData;
+import org.apache.kafka.common.message.ProduceRequestData;
+import org.apache.kafka.common.message.ProduceResponseData;
+import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.record.MemoryRecords;
+
+import io.sluice.auth.TopicAccess;
+import io.sluice.proxy.filter.FilterContext;
+
+/**
+ * Authorization of the APIs that read, write or describe topics. Writes are checked on the request (a
+ * forbidden partition never reaches the broker); reads are checked on the response, where what the broker
+ * returned for forbidden topics is replaced by TOPIC_AUTHORIZATION_FAILED before it reaches the client, and
+ * records with forbidden keys are removed.
+ */
+final class TopicRules {
+
+    private static final short TOPIC_DENIED = Errors.TOPIC_AUTHORIZATION_FAILED.code();
+
+    private TopicRules() {
+    }
+
+    // ---- Produce: per partition, on the request ----
+
+    /** A partition taken out of a Produce request, to be answered with an error. */
+    private record Refused(String name, Uuid topicId, int partition, Errors error) {
+    }
+
+    static CompletionStage<Decision> produce(ProduceRequestData request, Access access, FilterContext context) {
+        if (request.transactionalId() != null && !access.transactionalId(request.transactionalId())) {
+            return CompletableFuture.completedFuture(Decision.deny(new TransactionalIdAuthorizationException(
+                    "not permitted to use transactional id " + request.transactionalId())));
+        }
+        List<Uuid> ids = request.topicData().stream().map(ProduceRequestData.TopicProduceData::topicId).toList();
+        return TopicIds.names(context, ids).thenApply(names -> produce(request, access, names));
+    }
+
+    private static Decision produce(ProduceRequestData request, Access access, Map<Uuid, String> names) {
+        List<Refused> refused = new ArrayList<>();
+        List<ProduceRequestData.TopicProduceData> emptied = new ArrayList<>();
+        for (ProduceRequestData.TopicProduceData topic : request.topicData()) {
+            String name = TopicIds.name(topic.name(), topic.topicId(), names);
+            TopicAccess topicAccess = name == null ? null : access.topic(name);
+            topic.partitionData().removeIf(partition -> {
+                Errors error = topicAccess == null ? Errors.UNKNOWN_TOPIC_ID
+                        : ProducedKeys.allAllowed(partition.records(), topicAccess.write()) ? Errors.NONE : Errors.TOPIC_AUTHORIZATION_FAILED;
+                if (error == Errors.NONE) {
+                    return false;
+                }
+                refused.add(new Refused(topic.name(), topic.topicId(), partition.index(), error));
+                return true;
+            });
+            if (topic.partitionData().isEmpty()) {
+                emptied.add(topic);
+            }
+        }
+        if (refused.isEmpty()) {
+            return Decision.FORWARD;
+        }
+        emptied.forEach(request.topicData()::remove);
+        if (request.topicData().isEmpty()) {
+            ProduceResponseData response = new ProduceResponseData();
+            addRefused(response, refused);
+            return new Decision.Respond(response);
+        }
+        if (request.acks() == 0) {
+            return Decision.FORWARD;
+        }
+        return Decision.forward(response -> {
+            addRefused((ProduceResponseData) response, refused);
+            return CompletableFuture.completedFuture(null);
+        });
+    }
+
+    private static void addRefused(ProduceResponseData response, List<Refused> refused) {
+        for (Refused r : refused) {
+            ProduceResponseData.TopicProduceResponse topic = null;
+            for (ProduceResponseData.TopicProduceResponse t : response.responses()) {
+                if (t.name().equals(r.name()) && t.topicId().equals(r.topicId())) {
+                    topic = t;
+                    break;
+                }
+            }
+            if (topic == null) {
+                topic = new ProduceResponseData.TopicProduceResponse().setName(r.name()).setTopicId(r.topicId());
+                response.responses().add(topic);
+            }
+            topic.partitionResponses().add(new ProduceResponseData.PartitionProduceResponse()
+                    .setIndex(r.partition())
+                    .setErrorCode(r.error().code())
+                    .setErrorMessage(r.error() == Errors.TOPIC_AUTHORIZATION_FAILED ? "not permitted to write these records to this topic" : null)
+                    .setBaseOffset(-1)
+                    .setLogAppendTimeMs(-1)
+                    .setLogStartOffset(-1));
+        }
+    }
+
+    // ---- Fetch: per partition and per record, on the response ----
+
+    static Decision fetch(FetchRequestData request, Access access, FilterContext context) {
+        if (request.replicaId() >= 0 || request.replicaState().replicaId() >= 0) {
+            return Decision.deny(new ClusterAuthorizationException("only brokers fetch as replicas"));
+        }
+        return Decision.forward(response -> {
+            FetchResponseData fetch = (FetchResponseData) response;
+            List<Uuid> ids = fetch.responses().stream().map(FetchResponseData.FetchableTopicResponse::topicId).toList();
+            return TopicIds.names(context, ids).thenAccept(names -> filterFetch(fetch, access, names));
+        });
+    }
+
+    private static void filterFetch(FetchResponseData response, Access access, Map<Uuid, String> names) {
+        for (FetchResponseData.FetchableTopicResponse topic : response.responses()) {
+            String name = TopicIds.name(topic.topic(), topic.topicId(), names);
+            TopicAccess topicAccess = name == null ? null : access.topic(name);
+            for (FetchResponseData.PartitionData partition : topic.partitions()) {
+                if (topicAccess == null || !topicAccess.read().any()) {
+                    refuse(partition, topicAccess == null && partition.errorCode() != 0 ? partition.errorCode()
+                            : topicAccess == null ? Errors.UNKNOWN_TOPIC_ID.code() : TOPIC_DENIED);
+                } else if (!topicAccess.read().all() && partition.records() instanceof MemoryRecords records) {
+                    partition.setRecords(RecordKeyFilter.filter(records, topicAccess.read()));
+                }
+            }
+        }
+    }
+
+    private static void refuse(FetchResponseData.PartitionData partition, short error) {
+        partition.setErrorCode(error)
+                .setHighWatermark(-1)
+                .setLastStableOffset(-1)
+                .setLogStartOffset(-1)
+                .setPreferredReadReplica(-1)
+                .setRecords(MemoryRecords.EMPTY);
+        if (partition.abortedTransactions() != null) {
+            partition.abortedTransactions().clear();
+        }
+    }
+
+    // ---- ListOffsets, OffsetForLeaderEpoch, DescribeProducers: describe/read, on the response ----
+
+    static Decision listOffsets(Access access) {
+        return Decision.forward(response -> {
+            for (ListOffsetsResponseData.ListOffsetsTopicResponse topic : ((ListOffsetsResponseData) response).topics()) {
+                if (!access.describe(topic.name())) {
+                    topic.partitions().forEach(p -> p.setErrorCode(TOPIC_DENIED).setOffset(-1).setTimestamp(-1).setLeaderEpoch(-1));
+                }
+            }
+            return CompletableFuture.completedFuture(null);
+        });
+    }
+
+    static Decision offsetForLeaderEpoch(OffsetForLeaderEpochRequestData request, Access access) {
+        if (request.replicaId() >= 0) {
+            return Decision.deny(new ClusterAuthorizationException("only brokers ask as replicas"));
+        }
+        return Decision.forward(response -> {
+            for (OffsetForLeaderEpochResponseData.OffsetForLeaderTopicResult topic : ((OffsetForLeaderEpochResponseData) response).topics()) {
+                if (!access.describe(topic.topic())) {
+                    topic.partitions().forEach(p -> p.setErrorCode(TOPIC_DENIED).setLeaderEpoch(-1).setEndOffset(-1));
+                }
+            }
+            return CompletableFuture.completedFuture(null);
+        });
+    }
+
+    static Decision describeProducers(Access access) {
+        return Decision.forward(response -> {
+            for (DescribeProducersResponseData.TopicResponse topic : ((DescribeProducersResponseData) response).topics()) {
+                if (!access.topic(topic.name()).read().any()) {
+                    topic.partitions().forEach(p -> {
+                        p.setErrorCode(TOPIC_DENIED).setErrorMessage(null);
+                        p.activeProducers().clear();
+                    });
+                }
+            }
+            return CompletableFuture.completedFuture(null);
+        });
+    }
+
+    // ---- Metadata and DescribeTopicPartitions: only describable topics ----
+
+    /**
+     * Never lets the broker create a topic, and lists only topics the principal may describe. A topic asked
+     * for by name but not describable is answered with TOPIC_AUTHORIZATION_FAILED whether it exists or not, so
+     * its existence does not leak; when all topics are listed, such topics are left out.
+     */
+    static Decision metadata(short version, MetadataRequestData request, Access access) {
+        if (version < RequestRules.OLDEST_METADATA_VERSION) {
+            return new Decision.Close("Metadata v" + version + " cannot be kept from creating topics (the proxy offers v4 and later)");
+        }
+        request.setAllowAutoTopicCreation(false);
+        if (access.admin()) {
+            return Decision.FORWARD;
+        }
+        boolean all = request.topics() == null;
+        return Decision.forward(response -> {
+            List<MetadataResponseData.MetadataResponseTopic> hidden = new ArrayList<>();
+            for (MetadataResponseData.MetadataResponseTopic topic : ((MetadataResponseData) response).topics()) {
+                if (topic.name() == null || access.describe(topic.name())) {
+                    continue;
+                }
+                if (all) {
+                    hidden.add(topic);
+                } else {
+                    topic.setErrorCode(TOPIC_DENIED).setTopicId(Uuid.ZERO_UUID).setIsInternal(false);
+                    topic.partitions().clear();
+                }
+            }
+            hidden.forEach(((MetadataResponseData) response).topics()::remove);
+            return CompletableFuture.completedFuture(null);
+        });
+    }
+
+    static Decision describeTopicPartitions(DescribeTopicPartitionsRequestData request, Access access) {
+        if (access.admin()) {
+            return Decision.FORWARD;
+        }
+        Set<String> asked = new HashSet<>();
+        request.topics().forEach(t -> asked.add(t.name()));
+        return Decision.forward(response -> {
+            DescribeTopicPartitionsResponseData describe = (DescribeTopicPartitionsResponseData) response;
+            List<DescribeTopicPartitionsResponseData.DescribeTopicPartitionsResponseTopic> hidden = new ArrayList<>();
+            for (DescribeTopicPartitionsResponseData.DescribeTopicPartitionsResponseTopic topic : describe.topics()) {
+                if (topic.name() == null || access.describe(topic.name())) {
+                    continue;
+                }
+                if (asked.contains(topic.name())) {
+                    topic.setErrorCode(TOPIC_DENIED).setTopicId(Uuid.ZERO_UUID).setIsInternal(false);
+                    topic.partitions().clear();
+                } else {
+                    hidden.add(topic);
+                }
+            }
+            hidden.forEach(describe.topics()::remove);
+            return CompletableFuture.completedFuture(null);
+        });
+    }
+}

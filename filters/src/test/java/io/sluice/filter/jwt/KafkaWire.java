@@ -1,0 +1,92 @@
+package io.sluice.filter.jwt;
+
+import java.io.DataInputStream;
+import java.io.EOFException;
+import java.io.IOException;
+import java.net.Socket;
+import java.net.SocketException;
+import java.net.SocketTimeoutException;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+
+import org.apache.kafka.common.message.RequestHeaderData;
+import org.apache.kafka.common.message.ResponseHeaderData;
+import org.apache.kafka.common.message.SaslAuthenticateRequestData;
+import org.apache.kafka.common.message.SaslAuthenticateResponseData;
+import org.apache.kafka.common.message.SaslHandshakeRequestData;
+import org.apache.kafka.common.protocol.ApiKeys;
+import org.apache.kafka.common.protocol.ApiMessage;
+import org.apache.kafka.common.protocol.ByteBufferAccessor;
+import org.apache.kafka.common.protocol.ObjectSerializationCache;
+
+/**
+ * A bare Kafka protocol client over a socket, for what kafka-clients will not do on purpose: send requests
+ * before authenticating, use SaslAuthenticate v0 (no session lifetime), keep using a connection after its
+ * token expired. Messages are kafka-clients' own generated classes.
+ */
+final class KafkaWire implements AutoCloseable {
+
+    private final Socket socket;
+    private final DataInputStream in;
+    private int correlationId;
+
+    KafkaWire(int port) throws IOException {
+        socket = new Socket("127.0.0.1", port);
+        socket.setSoTimeout(10_000);
+        in = new DataInputStream(socket.getInputStream());
+    }
+
+    @SuppressWarnings("unchecked")
+    <R extends ApiMessage> R call(ApiKeys api, short version, ApiMessage request) throws IOException {
+        send(api, version, request);
+        int size = in.readInt();
+        byte[] body = new byte[size];
+        in.readFully(body);
+        ByteBufferAccessor reader = new ByteBufferAccessor(ByteBuffer.wrap(body));
+        ResponseHeaderData header = new ResponseHeaderData(reader, api.responseHeaderVersion(version));
+        if (header.correlationId() != correlationId) {
+            throw new IOException("response for #" + header.correlationId() + ", expected #" + correlationId);
+        }
+        ApiMessage response = api.messageType.newResponse();
+        response.read(reader, version);
+        return (R) response;
+    }
+
+    void send(ApiKeys api, short version, ApiMessage request) throws IOException {
+        RequestHeaderData header = new RequestHeaderData().setRequestApiKey(api.id).setRequestApiVersion(version)
+                .setCorrelationId(++correlationId).setClientId("wire");
+        ObjectSerializationCache cache = new ObjectSerializationCache();
+        short headerVersion = api.requestHeaderVersion(version);
+        int size = header.size(cache, headerVersion) + request.size(cache, version);
+        ByteBuffer buffer = ByteBuffer.allocate(4 + size);
+        buffer.putInt(size);
+        ByteBufferAccessor writer = new ByteBufferAccessor(buffer);
+        header.write(writer, cache, headerVersion);
+        request.write(writer, cache, version);
+        socket.getOutputStream().write(buffer.array());
+        socket.getOutputStream().flush();
+    }
+
+    /** SaslHandshake v1 and SaslAuthenticate at {@code version} with the token. */
+    SaslAuthenticateResponseData authenticate(String token, short version) throws IOException {
+        call(ApiKeys.SASL_HANDSHAKE, (short) 1, new SaslHandshakeRequestData().setMechanism("OAUTHBEARER"));
+        byte[] message = ("n,,\u0001auth=Bearer " + token + "\u0001\u0001").getBytes(StandardCharsets.UTF_8);
+        return call(ApiKeys.SASL_AUTHENTICATE, version, new SaslAuthenticateRequestData().setAuthBytes(message));
+    }
+
+    /** Whether the proxy has closed the connection: the next read sees the end of the stream. */
+    boolean closedByPeer() throws IOException {
+        try {
+            return in.read() < 0;
+        } catch (EOFException | SocketException e) {
+            return true;
+        } catch (SocketTimeoutException e) {
+            return false;
+        }
+    }
+
+    @Override
+    public void close() throws IOException {
+        socket.close();
+    }
+}

@@ -1,0 +1,104 @@
+package io.sluice.filter.jwt;
+
+import java.text.ParseException;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Supplier;
+
+import javax.security.auth.callback.Callback;
+import javax.security.auth.callback.UnsupportedCallbackException;
+import javax.security.auth.login.AppConfigurationEntry;
+
+import org.apache.kafka.common.security.auth.AuthenticateCallbackHandler;
+import org.apache.kafka.common.security.oauthbearer.OAuthBearerToken;
+import org.apache.kafka.common.security.oauthbearer.OAuthBearerTokenCallback;
+
+import com.nimbusds.jwt.JWTClaimsSet;
+import com.nimbusds.jwt.JWTParser;
+
+/**
+ * The login callback a Kafka client in these tests is configured with ({@code sasl.login.callback.handler.class}):
+ * it hands out tokens minted by the test. Each client names its token source in its JAAS options
+ * ({@code tokenSource="..."}); the test registers a supplier under that name, called at every (re-)login.
+ */
+public final class TestTokenCallbackHandler implements AuthenticateCallbackHandler {
+
+    private static final Map<String, Supplier<String>> SOURCES = new ConcurrentHashMap<>();
+    private static final Map<String, AtomicInteger> ISSUED = new ConcurrentHashMap<>();
+    private static final AtomicInteger NEXT = new AtomicInteger();
+
+    private String source;
+
+    /** Registers a token source and returns the JAAS config that uses it. */
+    public static String jaasConfig(Supplier<String> tokens) {
+        String name = "source-" + NEXT.incrementAndGet();
+        SOURCES.put(name, tokens);
+        ISSUED.put(name, new AtomicInteger());
+        return "org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginModule required tokenSource=\"" + name + "\";";
+    }
+
+    /** How many tokens the source behind this JAAS config has handed out. */
+    public static int issued(String jaasConfig) {
+        String name = jaasConfig.replaceAll(".*tokenSource=\"([^\"]+)\".*", "$1");
+        return ISSUED.get(name).get();
+    }
+
+    @Override
+    public void configure(Map<String, ?> configs, String saslMechanism, List<AppConfigurationEntry> jaasConfigEntries) {
+        source = (String) jaasConfigEntries.get(0).getOptions().get("tokenSource");
+    }
+
+    @Override
+    public void handle(Callback[] callbacks) throws UnsupportedCallbackException {
+        for (Callback callback : callbacks) {
+            if (!(callback instanceof OAuthBearerTokenCallback tokenCallback)) {
+                throw new UnsupportedCallbackException(callback);
+            }
+            String value = SOURCES.get(source).get();
+            ISSUED.get(source).incrementAndGet();
+            tokenCallback.token(new Token(value));
+        }
+    }
+
+    @Override
+    public void close() {
+    }
+
+    /** The client's view of a token: it only needs the value and, to schedule refreshes, the lifetime. */
+    private record Token(String value) implements OAuthBearerToken {
+
+        private JWTClaimsSet claims() {
+            try {
+                return JWTParser.parse(value).getJWTClaimsSet();
+            } catch (ParseException | RuntimeException e) {
+                return new JWTClaimsSet.Builder().build();
+            }
+        }
+
+        @Override
+        public Set<String> scope() {
+            return Set.of();
+        }
+
+        @Override
+        public long lifetimeMs() {
+            JWTClaimsSet claims = claims();
+            return claims.getExpirationTime() != null ? claims.getExpirationTime().getTime() : System.currentTimeMillis() + 60_000;
+        }
+
+        @Override
+        public String principalName() {
+            String subject = claims().getSubject();
+            return subject == null ? "unknown" : subject;
+        }
+
+        @Override
+        public Long startTimeMs() {
+            JWTClaimsSet claims = claims();
+            return claims.getIssueTime() != null ? claims.getIssueTime().getTime() : null;
+        }
+    }
+}
