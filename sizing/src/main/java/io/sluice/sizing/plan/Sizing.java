@@ -2,6 +2,7 @@ package io.sluice.sizing.plan;
 
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -26,6 +27,9 @@ public record Sizing(Path runsDir, ResultSet results, TrafficSpec traffic, boole
             byScenario.computeIfAbsent(run.target(), t -> new ArrayList<>()).add(PointMeasurer.measure(run));
         }
         List<ScenarioSizing> scenarios = new ArrayList<>();
+        // Lowest load first, as a reader scans a sweep.
+        byScenario.values().forEach(points -> points.sort(Comparator.comparingDouble(TrafficPoint::targetTotalMBps)
+                .thenComparing(TrafficPoint::workload)));
         byScenario.forEach((scenario, points) -> scenarios.add(size(scenario, points, traffic)));
         return new Sizing(runsDir, results, traffic, exampleTraffic, scenarios);
     }

@@ -20,7 +20,7 @@ public final class PublishedRule {
     /** One sentence comparing a fitted cost per MB/s with the published rule. */
     public static String compare(Estimate ours) {
         return String.format("Kroxylicious publishes %.0f mc per MB/s (record encryption, AMD EPYC-Rome 2 GHz) and %.0f as a conservative rule;"
-                        + " this fit is %.2f of the first and %.2f of the second",
-                MEASURED_MC_PER_MBPS, CONSERVATIVE_MC_PER_MBPS, ours.value() / MEASURED_MC_PER_MBPS, ours.value() / CONSERVATIVE_MC_PER_MBPS);
+                        + " this fit is %.0f %% of the first and %.0f %% of the second",
+                MEASURED_MC_PER_MBPS, CONSERVATIVE_MC_PER_MBPS, 100 * ours.value() / MEASURED_MC_PER_MBPS, 100 * ours.value() / CONSERVATIVE_MC_PER_MBPS);
     }
 }

@@ -42,6 +42,8 @@ public final class SvgChart {
             return Optional.empty();
         }
         double xMax = plotted.stream().mapToDouble(TrafficPoint::totalMBps).max().orElse(1);
+        // Show where the sized traffic falls, even when it lies beyond the measurements.
+        xMax = Math.max(xMax, scenario.plan().map(p -> p.trafficPerPodMBps()).orElse(0.0));
         double yMax = plotted.stream().mapToDouble(p -> p.cpuMillicores().get()).max().orElse(1);
         Optional<CpuFit> fit = scenario.fits().primary();
         List<Integer> sizes = plotted.stream().map(TrafficPoint::messageBytes).distinct().sorted().toList();
@@ -65,7 +67,13 @@ public final class SvgChart {
         scenario.saturated().stream().mapToDouble(TrafficPoint::totalMBps).min().ifPresent(from -> {
             add("<rect class=\"saturation-region\" x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"%d\" fill=\"#cf222e\" fill-opacity=\"0.08\"/>",
                     x(from), TOP, x(xMax) - x(from), HEIGHT - TOP - BOTTOM);
-            add("<text x=\"%.1f\" y=\"%d\" font-size=\"11\" fill=\"#cf222e\">saturated runs from here</text>", x(from) + 4, TOP + 14);
+            add("<text x=\"%.1f\" y=\"%d\" font-size=\"11\" fill=\"#cf222e\">saturated runs from here</text>", x(from) + 4, HEIGHT - BOTTOM - 8);
+        });
+        scenario.plan().ifPresent(plan -> {
+            add("<line class=\"sized-traffic\" x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#1a7f37\" stroke-width=\"1.5\"/>",
+                    x(plan.trafficPerPodMBps()), TOP, x(plan.trafficPerPodMBps()), HEIGHT - BOTTOM);
+            add("<text x=\"%.1f\" y=\"%d\" font-size=\"11\" fill=\"#1a7f37\" text-anchor=\"end\">sized: %.1f MB/s per pod</text>",
+                    x(plan.trafficPerPodMBps()) - 4, TOP + 28, plan.trafficPerPodMBps());
         });
         add("<g clip-path=\"url(#plot-%s)\">", id(scenario));
         reference(PublishedRule.MEASURED_MC_PER_MBPS, "kroxylicious-10");
@@ -108,8 +116,9 @@ public final class SvgChart {
         double end = Math.min(xMax, yMax / millicoresPerMBps);
         add("<line class=\"reference %s\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#57606a\" stroke-dasharray=\"6 4\"/>",
                 name, x(0), y(0), x(end), y(end * millicoresPerMBps));
-        add("<text x=\"%.1f\" y=\"%.1f\" font-size=\"10\" fill=\"#57606a\">Kroxylicious %.0f mc per MB/s</text>",
-                Math.max(LEFT + 4, x(end) - 150), y(end * millicoresPerMBps) + 14, millicoresPerMBps);
+        // Anchored at the line's end, left of it, so the two references' labels never overlap.
+        add("<text x=\"%.1f\" y=\"%.1f\" font-size=\"10\" fill=\"#57606a\" text-anchor=\"end\">Kroxylicious %.0f mc per MB/s</text>",
+                x(end) - 6, y(end * millicoresPerMBps) + 12, millicoresPerMBps);
     }
 
     private void axes() {
@@ -160,13 +169,13 @@ public final class SvgChart {
         return scenario.scenario().replaceAll("[^A-Za-z0-9_-]", "_");
     }
 
-    /** The smallest 1, 2, 2.5 or 5 times a power of ten at or above the value: round axis ends. */
+    /** The smallest of 1, 1.2, 1.5, 2, 2.5, 3, 4, 5, 6 or 8 times a power of ten at or above the value: round axis ends. */
     static double nice(double value) {
         if (!(value > 0)) {
             return 1;
         }
         double power = Math.pow(10, Math.floor(Math.log10(value)));
-        for (double step : new double[] { 1, 2, 2.5, 5, 10 }) {
+        for (double step : new double[] { 1, 1.2, 1.5, 2, 2.5, 3, 4, 5, 6, 8, 10 }) {
             if (step * power >= value) {
                 return step * power;
             }

@@ -51,7 +51,9 @@ public final class TextSummary {
         s.notes().forEach(note -> line("  note: %s", note));
         s.fits().notes().forEach(note -> line("  note: %s", note));
         healthy.stream().mapToDouble(TrafficPoint::totalMBps).max().ifPresent(max ->
-                line("  healthy up to %.1f MB/s of total traffic", max));
+                line("  healthy up to %.1f MB/s of total traffic%s", max, saturated.isEmpty() ? "; no run saturated"
+                        : String.format(Locale.ROOT, "; saturated from a target of %.1f MB/s",
+                                saturated.stream().mapToDouble(TrafficPoint::targetTotalMBps).min().orElse(0))));
         for (TrafficPoint p : saturated) {
             line("  saturated: %s (%s, target %.1f MB/s total, achieved %.1f): %s", p.workload(), p.run().tool(), p.targetTotalMBps(),
                     p.totalMBps(), String.join("; ", p.reasons()));
