@@ -51,17 +51,26 @@ public final class ConfigLoader {
     }
 
     public static ProxyConfig parse(String yaml, Map<String, String> env) {
-        JsonNode tree = readTree(yaml);
-        List<String> substitutionProblems = EnvSubstitution.apply(tree, env);
-        if (!substitutionProblems.isEmpty()) {
-            throw new ConfigException(substitutionProblems);
-        }
+        JsonNode tree = readWithEnvironment(yaml, env);
         ProxyConfig config = bind(tree, ProxyConfig.class, "");
         List<String> problems = ConfigValidator.validate(config);
         if (!problems.isEmpty()) {
             throw new ConfigException(problems);
         }
         return config;
+    }
+
+    /**
+     * A YAML mapping with {@code ${VAR}} substituted by the proxy's rules, not bound to anything: for other files
+     * Sluice renders from templates, such as benchmark driver files, so that they read the environment the same way.
+     */
+    public static JsonNode readWithEnvironment(String yaml, Map<String, String> env) {
+        JsonNode tree = readTree(yaml);
+        List<String> substitutionProblems = EnvSubstitution.apply(tree, env);
+        if (!substitutionProblems.isEmpty()) {
+            throw new ConfigException(substitutionProblems);
+        }
+        return tree;
     }
 
     /**

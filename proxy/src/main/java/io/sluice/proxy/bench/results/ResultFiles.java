@@ -31,12 +31,16 @@ public final class ResultFiles {
         return result;
     }
 
-    /** Stores a result file OMB wrote, with the run record and the workload beside it. */
-    public static Path store(Path out, RunRecord run, Path ombResultFile) throws IOException {
+    /**
+     * Stores a result file OMB wrote, with the run record and the workload file as it was given to OMB (verbatim:
+     * it may hold fields, such as randomized payloads, that {@link Workload} does not model).
+     */
+    public static Path store(Path out, RunRecord run, Path ombResultFile, String workloadYaml) throws IOException {
         Path result = ResultLayout.result(out, run.target(), run.workload().name());
         Files.createDirectories(result.getParent());
         Files.copy(ombResultFile, result, StandardCopyOption.REPLACE_EXISTING);
-        writeRecordAndWorkload(out, run);
+        JSON.writeValue(ResultLayout.run(out, run.target(), run.workload().name()).toFile(), run);
+        Files.writeString(ResultLayout.workload(out, run.target(), run.workload().name()), workloadYaml);
         return result;
     }
 
