@@ -73,9 +73,21 @@ public final class ResultSetReader {
         return file.resolveSibling(name.substring(0, name.length() - suffix.length()) + replacement);
     }
 
+    private static boolean hidden(Path relative) {
+        for (Path part : relative) {
+            if (part.toString().startsWith(".")) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     private static List<Path> files(Path dir) {
         try (Stream<Path> walk = Files.walk(dir)) {
-            return walk.filter(Files::isRegularFile).sorted(Comparator.naturalOrder()).toList();
+            // Hidden directories hold working files (OMB's raw output before it is stored, say), not results.
+            return walk.filter(Files::isRegularFile)
+                    .filter(file -> !hidden(dir.relativize(file)))
+                    .sorted(Comparator.naturalOrder()).toList();
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
