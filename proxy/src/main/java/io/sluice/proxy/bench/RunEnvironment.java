@@ -19,7 +19,16 @@ public final class RunEnvironment {
     /** @param note what a reader should know about the machine, e.g. that the broker shares it */
     public static RunRecord.Machine machine(String note) {
         return new RunRecord.Machine(Runtime.getRuntime().availableProcessors(), cpuModel(), memoryBytes(),
-                System.getProperty("os.name") + " " + System.getProperty("os.version") + " " + System.getProperty("os.arch"), note);
+                System.getProperty("os.name") + " " + System.getProperty("os.version") + " " + System.getProperty("os.arch"), note,
+                loadAverage());
+    }
+
+    private static Double loadAverage() {
+        try {
+            return Double.parseDouble(Files.readString(Path.of("/proc/loadavg")).trim().split("\\s+")[0]);
+        } catch (IOException | RuntimeException e) {
+            return null;
+        }
     }
 
     /** Sluice, Java and kafka-clients versions; callers add their load generator's. */

@@ -49,6 +49,7 @@ public final class TextSummary {
         List<TrafficPoint> saturated = s.saturated();
         line("== %s: %d runs, %d healthy, %d saturated ==", s.scenario(), s.points().size(), healthy.size(), saturated.size());
         s.notes().forEach(note -> line("  note: %s", note));
+        machineLoad(s);
         s.fits().notes().forEach(note -> line("  note: %s", note));
         healthy.stream().mapToDouble(TrafficPoint::totalMBps).max().ifPresent(max ->
                 line("  healthy up to %.1f MB/s of total traffic%s", max, saturated.isEmpty() ? "; no run saturated"
@@ -77,6 +78,17 @@ public final class TextSummary {
         line("  => one core (1000 mc) carries %s MB/s of total traffic (baseline %s mc included)", Figures.estimate(fit.mbpsPerCore(size)),
                 Figures.estimate(fit.baselineMillicores()));
         s.plan().ifPresent(plan -> plan(plan));
+    }
+
+    /** How busy the machine was: a load above the core count means the runs competed with something else. */
+    private void machineLoad(ScenarioSizing s) {
+        var loads = s.points().stream().flatMap(p -> p.run().run().flatMap(r -> r.loadAverage()).stream()).mapToDouble(Double::doubleValue)
+                .summaryStatistics();
+        int cores = s.points().stream().flatMap(p -> p.run().run().stream()).mapToInt(r -> r.cores()).max().orElse(0);
+        if (loads.getCount() > 0) {
+            line("  machine: %d cores; 1-minute load average at the end of each run %.1f to %.1f%s", cores, loads.getMin(), loads.getMax(),
+                    loads.getMax() > cores ? " (above the core count: other work competed with these runs)" : "");
+        }
     }
 
     private void plan(PodPlan plan) {

@@ -24,6 +24,7 @@ public final class RunInfoReader {
             throw f.fail("measuredToMs", "must be after measuredFromMs (" + from + "), not " + to);
         }
         int cores = f.optional(root, "machine").map(m -> (int) f.whole(m, "machine", "cores")).orElse(0);
+        Optional<Double> load = f.optional(root, "machine").flatMap(m -> f.optionalNumber(m, "machine", "loadAverage"));
         Optional<JsonNode> proxy = f.optional(root, "proxy");
         List<RunRecord.Sample> samples = new ArrayList<>();
         List<String> jvmOptions = new ArrayList<>();
@@ -46,6 +47,6 @@ public final class RunInfoReader {
         }
         return new RunInfo(f.text(root, "", "tool"), f.text(root, "", "target"),
                 WorkloadParser.parse(f.required(root, "", "workload"), f, "workload"),
-                from, to, cores, limit, cpuSource, jvmOptions, samples, gc);
+                from, to, cores, load, limit, cpuSource, jvmOptions, samples, gc);
     }
 }

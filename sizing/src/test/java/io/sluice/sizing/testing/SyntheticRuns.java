@@ -46,7 +46,7 @@ public final class SyntheticRuns {
                 : new RunRecord.Proxy(4242, "/proc/4242/stat (utime+stime)", null, List.of("-Xmx512m"), "virtualClusters: []", samples,
                         new RunRecord.Gc(3, 0.01, 50 << 20));
         RunRecord run = new RunRecord(RunRecord.TOOL_BENCH, "test", target, workload, produceRate * messageBytes / 1e6, 15, seconds,
-                START, START + seconds * 1000L, new RunRecord.Machine(2, "test CPU", 1L << 34, "Linux", "synthetic"), proxy, Map.of("sluice", "test"));
+                START, START + seconds * 1000L, new RunRecord.Machine(2, "test CPU", 1L << 34, "Linux", "synthetic", 1.0), proxy, Map.of("sluice", "test"));
         Histogram latency = latency(3_000);
         return ResultFiles.write(out, run, OmbResultJson.of(workload, "synthetic " + target, intervals, latency, latency(100), latency(5_000)));
     }

@@ -34,9 +34,14 @@ public record RunRecord(String tool,
     public static final String TOOL_BENCH = "sluice-bench";
     public static final String TOOL_OMB = "openmessaging-benchmark";
 
-    /** The machine the run was on; the proxy shares it with the broker and the load unless said otherwise. */
+    /**
+     * The machine the run was on; the proxy shares it with the broker and the load unless said otherwise.
+     *
+     * @param loadAverage the one-minute load average when the run ended: above the core count, something else was
+     *                    competing for the CPU and the run's figures are noisier for it
+     */
     @JsonInclude(JsonInclude.Include.NON_NULL)
-    public record Machine(int cores, String cpuModel, long memoryBytes, String os, String note) {
+    public record Machine(int cores, String cpuModel, long memoryBytes, String os, String note, Double loadAverage) {
     }
 
     /**
