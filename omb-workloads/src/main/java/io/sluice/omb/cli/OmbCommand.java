@@ -4,6 +4,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.LocalDateTime;
 import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -55,7 +56,7 @@ public final class OmbCommand implements Command {
         } catch (IllegalArgumentException e) {
             throw new UsageException(e.getMessage());
         }
-        List<BenchTarget> targets = new java.util.ArrayList<>();
+        List<BenchTarget> targets = new ArrayList<>();
         for (String spec : o.get("targets", "direct,passthrough").split(",")) {
             try {
                 targets.add(BenchTargets.resolve(spec.trim()));

@@ -1,28 +1,29 @@
 package io.sluice.proxy.cli;
 
+import java.nio.file.Path;
 import java.time.Duration;
+import java.time.LocalDateTime;
+import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Function;
 import java.util.stream.Collectors;
 
-import java.nio.file.Path;
-import java.time.LocalDateTime;
-import java.time.format.DateTimeFormatter;
-
 import io.sluice.proxy.bench.CpuSampler;
+import io.sluice.proxy.bench.ProxyBenchmark;
 import io.sluice.proxy.bench.sweep.RateSweep;
 import io.sluice.proxy.bench.targets.BenchTarget;
 import io.sluice.proxy.bench.targets.BenchTargets;
-import io.sluice.proxy.bench.ProxyBenchmark;
-import io.sluice.proxy.embedded.LocalKafka;
 import io.sluice.proxy.embedded.FreePorts;
+import io.sluice.proxy.embedded.LocalKafka;
 import io.sluice.proxy.embedded.LocalProxy;
 
 /**
  * {@code sluice bench proxy}: a broker and the proxy each in a child process (the proxy's CPU read from /proc),
- * and the load, from this JVM, run directly and through the proxy, alternating, in one run.
+ * and the load, from this JVM, run directly and through the proxy, alternating, in one run. With {@code --rates},
+ * fixed-rate runs for sizing instead ({@link RateSweep}).
  */
 public final class BenchProxyCommand implements Command {
 
@@ -98,7 +99,7 @@ public final class BenchProxyCommand implements Command {
     }
 
     static List<Double> parseRates(String text) {
-        List<Double> rates = new java.util.ArrayList<>();
+        List<Double> rates = new ArrayList<>();
         for (String part : text.split(",")) {
             try {
                 double rate = Double.parseDouble(part.trim());

@@ -14,10 +14,6 @@ import io.sluice.sizing.points.TrafficPoint;
  */
 public record ScenarioSizing(String scenario, List<TrafficPoint> points, CpuFitter.Fits fits, Optional<PodPlan> plan, List<String> notes) {
 
-    public boolean hasProxy() {
-        return points.stream().anyMatch(p -> p.run().run().map(r -> r.hasProxy()).orElse(false));
-    }
-
     public List<TrafficPoint> healthy() {
         return points.stream().filter(p -> !p.saturated()).toList();
     }

@@ -36,8 +36,7 @@ public record Sizing(Path runsDir, ResultSet results, TrafficSpec traffic, boole
 
     private static ScenarioSizing size(String scenario, List<TrafficPoint> points, TrafficSpec traffic) {
         List<String> notes = new ArrayList<>();
-        boolean proxy = points.stream().anyMatch(p -> p.run().run().map(r -> r.hasProxy()).orElse(false));
-        if (!proxy) {
+        if (points.stream().noneMatch(TrafficPoint::hasProxy)) {
             notes.add("no proxy CPU in these runs (the broker directly, or results without run.json): shown for throughput only");
             return new ScenarioSizing(scenario, points, new CpuFitter.Fits(scenario, Optional.empty(), Optional.empty(), List.of()),
                     Optional.empty(), notes);
@@ -52,9 +51,5 @@ public record Sizing(Path runsDir, ResultSet results, TrafficSpec traffic, boole
             }
         }
         return new ScenarioSizing(scenario, points, fits, plan, notes);
-    }
-
-    public long runsBy(String tool) {
-        return results.runs().stream().filter(r -> r.tool().equals(tool)).count();
     }
 }

@@ -53,6 +53,11 @@ public record TrafficPoint(MeasuredRun run,
         return targetProduceRate * (1 + run.workload().subscriptionsPerTopic()) * messageBytes() / 1e6;
     }
 
+    /** Whether this run had a proxy to measure, as opposed to the broker directly or a result without run.json. */
+    public boolean hasProxy() {
+        return run.run().map(info -> info.hasProxy()).orElse(false);
+    }
+
     public boolean usableForFit() {
         return !saturated && cpuMillicores.isPresent();
     }

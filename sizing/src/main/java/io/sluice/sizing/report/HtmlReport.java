@@ -77,8 +77,10 @@ public final class HtmlReport {
         s.fits().perRecordView().ifPresent(view -> p("The same runs per record: " + Figures.estimate(new Estimate(view.fit().coefficient(1),
                 view.fit().halfWidth95(1))) + " mc per 1000 records/s (R² " + Figures.number(view.fit().rSquared(), 3) + ")."));
         Estimate perMB = fit.millicoresPerMBps(size);
+        Estimate perCore = fit.mbpsPerCore(size);
         raw("<p class=\"big\"><b>" + Figures.estimate(perMB) + " millicores per MB/s</b> of total traffic at " + size + "-byte messages; one core carries <b>"
-                + Figures.estimate(fit.mbpsPerCore(size)) + " MB/s</b>.</p>");
+                + Figures.estimate(perCore) + " MB/s</b>" + (perCore.value() > fit.maxMeasuredMBps()
+                        ? String.format(Locale.ROOT, " (extrapolated: the runs went up to %.1f MB/s)", fit.maxMeasuredMBps()) : "") + ".</p>");
         p(Html.escape(PublishedRule.compare(perMB)) + " (<a href=\"" + PublishedRule.SOURCE + "\">source</a>).");
     }
 

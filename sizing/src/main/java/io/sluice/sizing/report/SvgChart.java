@@ -73,7 +73,8 @@ public final class SvgChart {
             add("<line class=\"sized-traffic\" x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#1a7f37\" stroke-width=\"1.5\"/>",
                     x(plan.trafficPerPodMBps()), TOP, x(plan.trafficPerPodMBps()), HEIGHT - BOTTOM);
             add("<text x=\"%.1f\" y=\"%d\" font-size=\"11\" fill=\"#1a7f37\" text-anchor=\"end\">sized: %.1f MB/s per pod</text>",
-                    x(plan.trafficPerPodMBps()) - 4, TOP + 28, plan.trafficPerPodMBps());
+                    // Mid-height: the reference lines' labels sit near the top.
+                    x(plan.trafficPerPodMBps()) - 4, TOP + (HEIGHT - TOP - BOTTOM) / 2, plan.trafficPerPodMBps());
         });
         add("<g clip-path=\"url(#plot-%s)\">", id(scenario));
         reference(PublishedRule.MEASURED_MC_PER_MBPS, "kroxylicious-10");
@@ -116,9 +117,12 @@ public final class SvgChart {
         double end = Math.min(xMax, yMax / millicoresPerMBps);
         add("<line class=\"reference %s\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#57606a\" stroke-dasharray=\"6 4\"/>",
                 name, x(0), y(0), x(end), y(end * millicoresPerMBps));
-        // Anchored at the line's end, left of it, so the two references' labels never overlap.
-        add("<text x=\"%.1f\" y=\"%.1f\" font-size=\"10\" fill=\"#57606a\" text-anchor=\"end\">Kroxylicious %.0f mc per MB/s</text>",
-                x(end) - 6, y(end * millicoresPerMBps) + 12, millicoresPerMBps);
+        // Beside the line's end, left of it when there is room, right of it when the line ends near the axis; the
+        // steeper reference's label sits lower so the two never overlap.
+        boolean roomLeft = x(end) - 160 > LEFT;
+        double labelY = y(end * millicoresPerMBps) + (millicoresPerMBps > PublishedRule.MEASURED_MC_PER_MBPS ? 26 : 12);
+        add("<text x=\"%.1f\" y=\"%.1f\" font-size=\"10\" fill=\"#57606a\" text-anchor=\"%s\">Kroxylicious %.0f mc per MB/s</text>",
+                roomLeft ? x(end) - 6 : x(end) + 6, labelY, roomLeft ? "end" : "start", millicoresPerMBps);
     }
 
     private void axes() {

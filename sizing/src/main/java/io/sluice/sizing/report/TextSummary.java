@@ -75,8 +75,10 @@ public final class TextSummary {
         Estimate perMB = fit.millicoresPerMBps(size);
         line("  => %s millicores per MB/s of total traffic at %d-byte messages", Figures.estimate(perMB), size);
         line("     %s", PublishedRule.compare(perMB));
-        line("  => one core (1000 mc) carries %s MB/s of total traffic (baseline %s mc included)", Figures.estimate(fit.mbpsPerCore(size)),
-                Figures.estimate(fit.baselineMillicores()));
+        Estimate perCore = fit.mbpsPerCore(size);
+        line("  => one core (1000 mc) carries %s MB/s of total traffic (baseline %s mc included)%s", Figures.estimate(perCore),
+                Figures.estimate(fit.baselineMillicores()), perCore.value() > fit.maxMeasuredMBps()
+                        ? String.format(Locale.ROOT, "; extrapolated: the runs went up to %.1f MB/s", fit.maxMeasuredMBps()) : "");
         s.plan().ifPresent(plan -> plan(plan));
     }
 
