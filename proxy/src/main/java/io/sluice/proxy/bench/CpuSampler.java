@@ -19,6 +19,7 @@ import java.util.OptionalLong;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
 import java.util.function.Predicate;
 
 /**
@@ -72,6 +73,59 @@ public final class CpuSampler {
     /** The CPU quota of this process's cgroup in cores; empty when there is none or it cannot be read. */
     public static OptionalDouble cgroupCpuLimitCores() {
         return cgroupCpuLimitCores(CGROUP_ROOT, ownCgroups());
+    }
+
+    /**
+     * Where to read another process's CPU time: the counter of its own cgroup when it has one (a container or a
+     * systemd scope of its own, which also counts any children it forks), otherwise its utime+stime in /proc. A
+     * cgroup shared with this process is never used: it would charge the load generator's CPU to the process.
+     */
+    public static CpuSource sourceFor(long pid) {
+        List<String> theirs = readIfPresent(PROC.resolve(Long.toString(pid)).resolve("cgroup"))
+                .map(text -> List.of(text.split("\n")))
+                .orElse(List.of());
+        return sourceFor(CGROUP_ROOT, theirs, ownCgroups(), pid);
+    }
+
+    static CpuSource sourceFor(Path root, List<String> theirs, List<String> ours, long pid) {
+        OptionalDouble limit = cgroupCpuLimitCores(root, theirs);
+        String v2 = cgroupPath(theirs, null);
+        if (!v2.equals("/") && !v2.equals(cgroupPath(ours, null))) {
+            Path dir = root.resolve(v2.substring(1));
+            if (readIfPresent(dir.resolve("cpu.stat")).isPresent()) {
+                return new CpuSource("cgroup " + dir + " (cpu.stat usage_usec)", () -> v2UsageNanos(dir), limit);
+            }
+        }
+        String v1 = cgroupPath(theirs, "cpuacct");
+        if (!v1.equals("/") && !v1.equals(cgroupPath(ours, "cpuacct"))) {
+            for (String mount : List.of("cpuacct", "cpu,cpuacct", "cpuacct,cpu")) {
+                Path dir = root.resolve(mount).resolve(v1.substring(1));
+                if (readIfPresent(dir.resolve("cpuacct.usage")).isPresent()) {
+                    return new CpuSource("cgroup " + dir + " (cpuacct.usage)",
+                            () -> Long.parseLong(read(dir.resolve("cpuacct.usage")).trim()), limit);
+                }
+            }
+        }
+        return new CpuSource("/proc/" + pid + "/stat (utime+stime)", () -> processCpuNanos(pid), limit);
+    }
+
+    // Read from exactly this directory: the fall-back to the mount root that suits our own cgroup would, for another
+    // process's, silently count the whole machine.
+    private static long v2UsageNanos(Path dir) {
+        for (String line : read(dir.resolve("cpu.stat")).split("\n")) {
+            if (line.startsWith("usage_usec ")) {
+                return Long.parseLong(line.substring("usage_usec ".length()).trim()) * 1_000;
+            }
+        }
+        throw new IllegalStateException(dir.resolve("cpu.stat") + " has no usage_usec line");
+    }
+
+    /**
+     * A process's CPU counter and where it comes from, for reports.
+     *
+     * @param limitCores the CPU quota of the process's cgroup, if it has one
+     */
+    public record CpuSource(String description, LongSupplier cpuNanos, OptionalDouble limitCores) {
     }
 
     /** Resident set size; 0 for a process without user memory (a kernel thread). */
@@ -248,15 +302,22 @@ public final class CpuSampler {
 
         private final long pid;
         private final Duration interval;
+        private final LongSupplier cpuNanos;
         private final List<Sample> samples = Collections.synchronizedList(new ArrayList<>());
         private ScheduledExecutorService executor;
 
         public Sampler(long pid, Duration interval) {
+            this(pid, interval, () -> processCpuNanos(pid));
+        }
+
+        /** Samples CPU from {@code cpuNanos} (a {@link CpuSource}'s, say) and memory from /proc. */
+        public Sampler(long pid, Duration interval, LongSupplier cpuNanos) {
             if (interval.isNegative() || interval.isZero()) {
                 throw new IllegalArgumentException("interval must be positive: " + interval);
             }
             this.pid = pid;
             this.interval = interval;
+            this.cpuNanos = cpuNanos;
         }
 
         public synchronized Sampler start() {
@@ -301,7 +362,7 @@ public final class CpuSampler {
 
         private void sample() {
             try {
-                samples.add(new Sample(System.currentTimeMillis(), processCpuNanos(pid), rssBytes(pid)));
+                samples.add(new Sample(System.currentTimeMillis(), cpuNanos.getAsLong(), rssBytes(pid)));
             } catch (UncheckedIOException e) {
                 // The process has exited; the samples taken before remain.
                 LOG.debug("Process {} no longer readable: {}", pid, e.toString());

@@ -1,6 +1,10 @@
 package io.sluice.proxy.cli;
 
+import java.nio.file.Path;
 import java.time.Duration;
+import java.time.LocalDateTime;
+import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -9,13 +13,17 @@ import java.util.stream.Collectors;
 
 import io.sluice.proxy.bench.CpuSampler;
 import io.sluice.proxy.bench.ProxyBenchmark;
-import io.sluice.proxy.embedded.LocalKafka;
+import io.sluice.proxy.bench.sweep.RateSweep;
+import io.sluice.proxy.bench.targets.BenchTarget;
+import io.sluice.proxy.bench.targets.BenchTargets;
 import io.sluice.proxy.embedded.FreePorts;
+import io.sluice.proxy.embedded.LocalKafka;
 import io.sluice.proxy.embedded.LocalProxy;
 
 /**
  * {@code sluice bench proxy}: a broker and the proxy each in a child process (the proxy's CPU read from /proc),
- * and the load, from this JVM, run directly and through the proxy, alternating, in one run.
+ * and the load, from this JVM, run directly and through the proxy, alternating, in one run. With {@code --rates},
+ * fixed-rate runs for sizing instead ({@link RateSweep}).
  */
 public final class BenchProxyCommand implements Command {
 
@@ -26,12 +34,23 @@ public final class BenchProxyCommand implements Command {
 
     @Override
     public String summary() {
-        return "proxy vs direct broker, in one run [--records 200000 --record-bytes 1024 --rounds 3 --latency-rate 1000 --latency-seconds 10]";
+        return "proxy vs direct broker, in one run [--records 200000 --record-bytes 1024 --rounds 3 --latency-rate 1000 --latency-seconds 10]"
+                + "; or fixed-rate runs for `sluice size`: --rates 5,10,20,40 (produce MB/s) [--out DIR --targets direct,passthrough"
+                + " --seconds 60 --warmup-seconds 15 --interval-seconds 10]";
     }
 
     @Override
     public int run(List<String> args) throws Exception {
-        Options o = Options.parse(args, "records", "record-bytes", "rounds", "latency-rate", "latency-seconds", "proxy-heap");
+        Options o = Options.parse(args, "records", "record-bytes", "rounds", "latency-rate", "latency-seconds", "proxy-heap",
+                "rates", "out", "targets", "seconds", "warmup-seconds", "interval-seconds");
+        if (o.has("rates")) {
+            return sweep(o);
+        }
+        for (String sweepOnly : List.of("out", "targets", "seconds", "warmup-seconds", "interval-seconds")) {
+            if (o.has(sweepOnly)) {
+                throw new UsageException("--" + sweepOnly + " belongs to the fixed-rate mode: give --rates too");
+            }
+        }
         ProxyBenchmark.Settings settings = new ProxyBenchmark.Settings(o.getInt("records", 200_000), o.getInt("record-bytes", 1024),
                 o.getInt("rounds", 3), o.getInt("latency-rate", 1000), Duration.ofSeconds(o.getInt("latency-seconds", 10)));
         System.out.printf("sluice bench proxy: %s; %d cores%n", settings, Runtime.getRuntime().availableProcessors());
@@ -51,6 +70,48 @@ public final class BenchProxyCommand implements Command {
             }
         }
         return 0;
+    }
+
+    /**
+     * Fixed-rate runs, each target at each produce rate, written as OMB results with a run.json beside each (the
+     * layout {@code sluice size} and {@code sluice omb} share).
+     */
+    private static int sweep(Options o) throws Exception {
+        List<Double> rates = parseRates(o.require("rates"));
+        Path out = Path.of(o.get("out", "bench-results/" + LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss"))));
+        List<BenchTarget> targets;
+        try {
+            targets = BenchTargets.resolve(List.of(o.get("targets", "direct,passthrough").split(",")));
+        } catch (IllegalArgumentException e) {
+            throw new UsageException(e.getMessage());
+        }
+        RateSweep.Settings settings = new RateSweep.Settings(rates, o.getInt("record-bytes", 1024),
+                Duration.ofSeconds(o.getInt("warmup-seconds", 15)), Duration.ofSeconds(o.getInt("seconds", 60)),
+                Duration.ofSeconds(o.getInt("interval-seconds", 10)), List.of(o.get("proxy-heap", "-Xmx512m"), "-XX:+UseParallelGC"));
+        System.out.printf("sluice bench proxy (fixed rates): %s MB/s of %d-byte messages, %d s each after %d s warm-up, targets %s; %d cores; results in %s%n",
+                rates, settings.messageBytes(), settings.test().toSeconds(), settings.warmup().toSeconds(),
+                targets.stream().map(BenchTarget::name).toList(), Runtime.getRuntime().availableProcessors(), out.toAbsolutePath());
+        try (LocalKafka kafka = LocalKafka.start(LocalKafka.Options.defaults())) {
+            List<Path> written = new RateSweep(settings, out, System.out).run(kafka.bootstrapServers(), targets);
+            System.out.printf("%nwrote %d results (tool: sluice-bench) under %s%nnext: ./sluice size --runs %s%n", written.size(), out, out);
+        }
+        return 0;
+    }
+
+    static List<Double> parseRates(String text) {
+        List<Double> rates = new ArrayList<>();
+        for (String part : text.split(",")) {
+            try {
+                double rate = Double.parseDouble(part.trim());
+                if (!(rate > 0) || Double.isInfinite(rate)) {
+                    throw new NumberFormatException();
+                }
+                rates.add(rate);
+            } catch (NumberFormatException e) {
+                throw new UsageException("--rates takes produce rates in MB/s separated by commas, e.g. 5,10,20,40; not '" + part + "'");
+            }
+        }
+        return rates;
     }
 
     private static void printSummary(ProxyBenchmark.Settings settings, List<ProxyBenchmark.Phase> phases) {

@@ -48,6 +48,11 @@ public final class Options {
         return values.getOrDefault(name, defaultValue);
     }
 
+    /** Whether an option was given at all, with or without a value. */
+    public boolean has(String name) {
+        return values.containsKey(name);
+    }
+
     public boolean flag(String name) {
         return values.containsKey(name);
     }
@@ -58,6 +63,16 @@ public final class Options {
             return v == null ? defaultValue : Integer.parseInt(v);
         } catch (NumberFormatException e) {
             throw new UsageException("--" + name + " must be a whole number, not '" + v + "'");
+        }
+    }
+
+    /** A decimal number. */
+    public double getDouble(String name, double defaultValue) {
+        String v = values.get(name);
+        try {
+            return v == null ? defaultValue : Double.parseDouble(v);
+        } catch (NumberFormatException e) {
+            throw new UsageException("--" + name + " must be a number, not '" + v + "'");
         }
     }
 

@@ -67,7 +67,8 @@ public final class ConfigLoader {
 
     /**
      * Parses YAML and substitutes {@code ${VAR}} / {@code ${VAR:-default}} from {@code env}: the first two stages of
-     * loading, shared by every Sluice component that reads a configuration file, so all of them accept the same syntax.
+     * loading, shared by every Sluice component that reads a configuration file (the bridge's config, benchmark driver
+     * files rendered from templates), so all of them accept the same syntax.
      */
     public static JsonNode tree(String yaml, Map<String, String> env) {
         JsonNode tree = readTree(yaml);

@@ -9,6 +9,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 import org.slf4j.Logger;
@@ -37,13 +38,23 @@ public final class LocalProxy implements AutoCloseable {
      * @param managementPort the management port the config sets (used to wait for readiness)
      */
     public static LocalProxy start(String configYaml, int managementPort, List<String> jvmOptions) throws IOException, InterruptedException {
+        return start(configYaml, managementPort, jvmOptions, Map.of());
+    }
+
+    /**
+     * As {@link #start(String, int, List)}, with variables added to the child's environment: the proxy substitutes
+     * {@code ${VAR}} in its configuration itself, so a template can be passed as it is.
+     */
+    public static LocalProxy start(String configYaml, int managementPort, List<String> jvmOptions, Map<String, String> env)
+            throws IOException, InterruptedException {
         Path dir = Files.createTempDirectory("sluice-proxy-");
         Path config = Files.writeString(dir.resolve("proxy.yaml"), configYaml);
         Path log = dir.resolve("proxy.log");
-        Process process = new ProcessBuilder(JavaCommand.of(jvmOptions, "io.sluice.proxy.cli.Main", List.of("proxy", "--config", config.toString())))
+        ProcessBuilder builder = new ProcessBuilder(JavaCommand.of(jvmOptions, "io.sluice.proxy.cli.Main", List.of("proxy", "--config", config.toString())))
                 .redirectErrorStream(true)
-                .redirectOutput(log.toFile())
-                .start();
+                .redirectOutput(log.toFile());
+        builder.environment().putAll(env);
+        Process process = builder.start();
         LocalProxy proxy = new LocalProxy(process, dir);
         Runtime.getRuntime().addShutdownHook(new Thread(process::destroyForcibly, "sluice-local-proxy-reaper"));
         HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(1)).build();

@@ -140,6 +140,31 @@ class CpuSamplerTest {
     }
 
     @Test
+    void aProcessInACgroupOfItsOwnIsReadFromThatCgroup(@TempDir Path root) throws IOException {
+        Path theirs = Files.createDirectories(root.resolve("kubepods/pod1/proxy"));
+        Files.writeString(theirs.resolve("cpu.stat"), "usage_usec 2500\n");
+        Files.writeString(theirs.resolve("cpu.max"), "50000 100000\n");
+
+        CpuSampler.CpuSource source = CpuSampler.sourceFor(root, List.of("0::/kubepods/pod1/proxy"), List.of("0::/user.slice"), 42);
+
+        assertThat(source.description()).startsWith("cgroup ").contains("kubepods/pod1/proxy");
+        assertThat(source.cpuNanos().getAsLong()).isEqualTo(2_500_000L);
+        assertThat(source.limitCores()).hasValue(0.5);
+    }
+
+    @Test
+    void aCgroupSharedWithTheLoadGeneratorIsNotUsed(@TempDir Path root) throws IOException {
+        Files.writeString(Files.createDirectories(root.resolve("user.slice")).resolve("cpu.stat"), "usage_usec 99\n");
+
+        CpuSampler.CpuSource shared = CpuSampler.sourceFor(root, List.of("0::/user.slice"), List.of("0::/user.slice"), SELF);
+        CpuSampler.CpuSource rootCgroup = CpuSampler.sourceFor(root, List.of("0::/"), List.of("0::/user.slice"), SELF);
+
+        assertThat(shared.description()).startsWith("/proc/" + SELF + "/stat");
+        assertThat(rootCgroup.description()).startsWith("/proc/");
+        assertThat(shared.cpuNanos().getAsLong()).isPositive();
+    }
+
+    @Test
     void noCgroupFilesMeansEmpty(@TempDir Path root) {
         assertThat(CpuSampler.cgroupCpuUsageNanos(root, List.of("0::/"))).isEmpty();
         assertThat(CpuSampler.cgroupCpuLimitCores(root, List.of())).isEmpty();

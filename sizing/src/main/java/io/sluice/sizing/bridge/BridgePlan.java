@@ -1,0 +1,37 @@
+package io.sluice.sizing.bridge;
+
+import java.util.ArrayList;
+import java.util.List;
+
+import io.sluice.sizing.fit.Estimate;
+
+/**
+ * Bridge pods for an audience: the fewest pods whose share of connections and messages fits one pod's CPU and
+ * memory (upper 95 % bound of the fit, times headroom), plus one (N+1).
+ */
+public record BridgePlan(AudienceSpec audience, int podsForLoad, int replicas, int millicoresPerPod, long memoryBytesPerPod,
+                         Estimate cpuNeedPerPod, Estimate memoryNeedPerPodMiB, List<String> warnings) {
+
+    private static final int MAX_PODS = 100_000;
+
+    public static BridgePlan plan(BridgeFit fit, AudienceSpec audience) {
+        for (int pods = 1; pods <= MAX_PODS; pods++) {
+            double connections = (double) audience.users() / pods;
+            double messages = audience.messagesPerSecond() / pods;
+            Estimate cpu = fit.millicores(connections, messages);
+            Estimate memory = fit.memoryMiB(connections);
+            int millicores = (int) (Math.ceil(Math.max(100, cpu.upper() * audience.headroom()) / 100) * 100);
+            long bytes = (long) Math.ceil(memory.upper() * audience.headroom() / 64) * (64L << 20);
+            if (millicores <= audience.podMaxMillicores() && bytes <= audience.podMaxMemoryBytes()) {
+                List<String> warnings = new ArrayList<>();
+                if (connections > fit.maxMeasuredConnections() || messages > fit.maxMeasuredMessagesPerSecond()) {
+                    warnings.add(String.format("each pod would hold %,.0f connections and deliver %,.0f msg/s; the most measured was %,.0f and %,.0f:"
+                                    + " the fit is extrapolated", connections, messages, fit.maxMeasuredConnections(), fit.maxMeasuredMessagesPerSecond()));
+                }
+                return new BridgePlan(audience, pods, pods + 1, millicores, bytes, cpu, memory, warnings);
+            }
+        }
+        throw new IllegalArgumentException("no pod count up to " + MAX_PODS + " fits " + audience.podMaxMillicores() + " mc and "
+                + (audience.podMaxMemoryBytes() >> 20) + " MiB per pod");
+    }
+}

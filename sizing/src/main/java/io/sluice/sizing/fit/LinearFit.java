@@ -1,0 +1,59 @@
+package io.sluice.sizing.fit;
+
+import java.util.List;
+
+/**
+ * An ordinary least-squares fit y = x·β and what is known about its error: the coefficients' standard errors from
+ * the residual variance (σ² (XᵀX)⁻¹), the 95 % half-widths with Student's t, and R².
+ *
+ * @param names              one per coefficient, in column order
+ * @param covariance         of the coefficients
+ * @param residualStdError   the typical distance of a point from the fit, in y's unit
+ * @param degreesOfFreedom   points minus coefficients
+ */
+public record LinearFit(List<String> names,
+                        double[] coefficients,
+                        double[] standardErrors,
+                        double[][] covariance,
+                        double rSquared,
+                        double residualStdError,
+                        int points,
+                        int degreesOfFreedom) {
+
+    public double coefficient(int index) {
+        return coefficients[index];
+    }
+
+    /** Half-width of the coefficient's two-sided 95 % interval. */
+    public double halfWidth95(int index) {
+        return StudentT.quantile975(degreesOfFreedom) * standardErrors[index];
+    }
+
+    public double predict(double[] x) {
+        double y = 0;
+        for (int i = 0; i < x.length; i++) {
+            y += coefficients[i] * x[i];
+        }
+        return y;
+    }
+
+    /** Half-width of the 95 % interval of the fitted mean at x: the fit's own uncertainty there. */
+    public double predictionHalfWidth95(double[] x) {
+        return StudentT.quantile975(degreesOfFreedom) * Math.sqrt(quadratic(x));
+    }
+
+    /** Half-width of the 95 % interval of g(β) for a function with gradient {@code gradient} at β (delta method). */
+    public double halfWidth95Of(double[] gradient) {
+        return StudentT.quantile975(degreesOfFreedom) * Math.sqrt(quadratic(gradient));
+    }
+
+    private double quadratic(double[] v) {
+        double sum = 0;
+        for (int i = 0; i < v.length; i++) {
+            for (int j = 0; j < v.length; j++) {
+                sum += v[i] * covariance[i][j] * v[j];
+            }
+        }
+        return Math.max(0, sum);
+    }
+}

@@ -1,0 +1,55 @@
+package io.sluice.sizing.plan;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+import io.sluice.sizing.fit.CpuFitter;
+import io.sluice.sizing.points.PointMeasurer;
+import io.sluice.sizing.points.TrafficPoint;
+import io.sluice.sizing.results.MeasuredRun;
+import io.sluice.sizing.results.ResultSet;
+
+/**
+ * A whole sizing: every scenario found under the runs directory, fitted and planned for one traffic spec.
+ *
+ * @param exampleTraffic true when the user gave no traffic and the plan is for an example
+ */
+public record Sizing(Path runsDir, ResultSet results, TrafficSpec traffic, boolean exampleTraffic, List<ScenarioSizing> scenarios) {
+
+    public static Sizing of(Path runsDir, ResultSet results, TrafficSpec traffic, boolean exampleTraffic) {
+        Map<String, List<TrafficPoint>> byScenario = new LinkedHashMap<>();
+        for (MeasuredRun run : results.runs()) {
+            byScenario.computeIfAbsent(run.target(), t -> new ArrayList<>()).add(PointMeasurer.measure(run));
+        }
+        List<ScenarioSizing> scenarios = new ArrayList<>();
+        // Lowest load first, as a reader scans a sweep.
+        byScenario.values().forEach(points -> points.sort(Comparator.comparingDouble(TrafficPoint::targetTotalMBps)
+                .thenComparing(TrafficPoint::workload)));
+        byScenario.forEach((scenario, points) -> scenarios.add(size(scenario, points, traffic)));
+        return new Sizing(runsDir, results, traffic, exampleTraffic, scenarios);
+    }
+
+    private static ScenarioSizing size(String scenario, List<TrafficPoint> points, TrafficSpec traffic) {
+        List<String> notes = new ArrayList<>();
+        if (points.stream().noneMatch(TrafficPoint::hasProxy)) {
+            notes.add("no proxy CPU in these runs (the broker directly, or results without run.json): shown for throughput only");
+            return new ScenarioSizing(scenario, points, new CpuFitter.Fits(scenario, Optional.empty(), Optional.empty(), List.of()),
+                    Optional.empty(), notes);
+        }
+        CpuFitter.Fits fits = CpuFitter.fit(scenario, points);
+        Optional<PodPlan> plan = Optional.empty();
+        if (fits.primary().isPresent()) {
+            try {
+                plan = Optional.of(ProxyPlanner.plan(fits.primary().get(), points, traffic));
+            } catch (IllegalArgumentException e) {
+                notes.add(e.getMessage());
+            }
+        }
+        return new ScenarioSizing(scenario, points, fits, plan, notes);
+    }
+}

@@ -1,0 +1,23 @@
+package io.sluice.sizing.report;
+
+/** Escaping for text placed in HTML and SVG. */
+final class Html {
+
+    private Html() {
+    }
+
+    static String escape(String text) {
+        StringBuilder out = new StringBuilder(text.length());
+        for (char c : text.toCharArray()) {
+            switch (c) {
+                case '<' -> out.append("&lt;");
+                case '>' -> out.append("&gt;");
+                case '&' -> out.append("&amp;");
+                case '"' -> out.append("&quot;");
+                case '\'' -> out.append("&#39;");
+                default -> out.append(c);
+            }
+        }
+        return out.toString();
+    }
+}

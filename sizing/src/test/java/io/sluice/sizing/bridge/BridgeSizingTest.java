@@ -1,0 +1,124 @@
+package io.sluice.sizing.bridge;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Locale;
+import java.util.Random;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import io.sluice.sizing.results.MalformedResultException;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.within;
+
+class BridgeSizingTest {
+
+    // The truth the synthetic runs follow: 80 mc idle, 6 mc per 1000 connections, 25 mc per 1000 msg/s delivered;
+    // 200 MiB plus 40 MiB per 1000 connections.
+    private static final double BASELINE = 80;
+    private static final double PER_K_CONNECTIONS = 6;
+    private static final double PER_K_MESSAGES = 25;
+
+    @TempDir
+    Path runs;
+
+    @Test
+    void recoversCostsPerConnectionAndPerMessageWithinTheirIntervals() throws Exception {
+        writeSweep(runs.resolve("bridge/fanout-1kb.bridge.json"), new Random(5));
+
+        List<BridgePoint> points = BridgeResultReader.readAll(runs);
+        BridgeFit fit = BridgeFitter.fit("fanout-1kb", points);
+
+        assertThat(points).hasSize(13);
+        assertThat(fit.points()).hasSize(12);
+        assertThat(fit.cpu().coefficient(1)).isCloseTo(PER_K_CONNECTIONS, within(fit.cpu().halfWidth95(1)));
+        assertThat(fit.cpu().coefficient(2)).isCloseTo(PER_K_MESSAGES, within(fit.cpu().halfWidth95(2)));
+        assertThat(fit.kibPerConnection().value()).isCloseTo(40 * 1024 / 1000.0, within(fit.kibPerConnection().halfWidth95()));
+        // One core at 1 msg/s per user: (1000 − 80) / (6 + 25) thousand users.
+        assertThat(fit.usersPerCore(1).value()).isCloseTo(1000 * (1000 - BASELINE) / (PER_K_CONNECTIONS + PER_K_MESSAGES),
+                within(fit.usersPerCore(1).halfWidth95()));
+    }
+
+    @Test
+    void aMillionUsersAtOneMessageASecondBecomePods() throws Exception {
+        writeSweep(runs.resolve("fanout.bridge.json"), new Random(9));
+        BridgeFit fit = BridgeFitter.fit("fanout-1kb", BridgeResultReader.readAll(runs));
+
+        BridgePlan plan = BridgePlan.plan(fit, new AudienceSpec(1_000_000, 1, 1.3, 4000, 8L << 30));
+
+        // CPU: 80 + 31 x 1000/n mc per pod must fit 4000 / 1.3; memory 200 + 40 x 1000/n MiB must fit 8 GiB / 1.3.
+        assertThat(plan.podsForLoad()).isBetween(10, 14);
+        assertThat(plan.replicas()).isEqualTo(plan.podsForLoad() + 1);
+        assertThat(plan.millicoresPerPod()).isLessThanOrEqualTo(4000);
+        assertThat(plan.memoryBytesPerPod()).isLessThanOrEqualTo(8L << 30);
+        assertThat(plan.warnings()).isEmpty();
+    }
+
+    @Test
+    void podsLargerThanAnythingMeasuredAreFlaggedAsExtrapolation() throws Exception {
+        writeSweep(runs.resolve("fanout.bridge.json"), new Random(9));
+        BridgeFit fit = BridgeFitter.fit("fanout-1kb", BridgeResultReader.readAll(runs));
+
+        BridgePlan plan = BridgePlan.plan(fit, new AudienceSpec(1_000_000, 1, 1.3, 64_000, 128L << 30));
+
+        assertThat(plan.podsForLoad()).isEqualTo(1);
+        assertThat(plan.warnings()).anySatisfy(w -> assertThat(w).contains("extrapolated"));
+    }
+
+    @Test
+    void aBridgeFileWithAMissingFieldNamesFileAndField() throws Exception {
+        Path file = Files.writeString(runs.resolve("bad.bridge.json"), """
+                {"tool": "sluice-bench-bridge", "scenario": "s", "messageBytes": 1024,
+                 "points": [ {"connections": 10, "targetMessagesPerSecond": 10, "deliveredMessagesPerSecond": 10, "rssBytes": 1} ]}
+                """);
+
+        assertThatThrownBy(() -> BridgeResultReader.read(file))
+                .isInstanceOf(MalformedResultException.class)
+                .hasMessage(file + ": field 'points[0].cpuMillicores' is missing");
+    }
+
+    @Test
+    void connectionsAndMessagesThatAlwaysRoseTogetherCannotBeSeparated() throws Exception {
+        StringBuilder points = new StringBuilder();
+        for (int i = 1; i <= 5; i++) {
+            points.append(i > 1 ? "," : "").append(point(i * 1000L, i * 1000.0, i * 1000.0, 100 + 31 * i, (200L + 40 * i) << 20));
+        }
+        Files.writeString(runs.resolve("together.bridge.json"), document("together", points.toString()));
+
+        assertThatThrownBy(() -> BridgeFitter.fit("together", BridgeResultReader.readAll(runs)))
+                .hasMessageContaining("many idle connections and some with few busy ones");
+    }
+
+    /** 12 healthy points varying connections and message rate independently, and one saturated. */
+    private static void writeSweep(Path file, Random random) throws Exception {
+        Files.createDirectories(file.getParent());
+        StringBuilder points = new StringBuilder();
+        long[] connections = { 1_000, 10_000, 50_000, 100_000 };
+        double[] perConnection = { 0.1, 0.5, 1 };
+        for (long c : connections) {
+            for (double rate : perConnection) {
+                double messages = c * rate;
+                double cpu = BASELINE + PER_K_CONNECTIONS * c / 1000 + PER_K_MESSAGES * messages / 1000 + 15 * random.nextGaussian();
+                long rss = (long) ((200 + 40.0 * c / 1000 + 10 * random.nextGaussian()) * (1 << 20));
+                points.append(points.length() == 0 ? "" : ",").append(point(c, messages, messages, cpu, rss));
+            }
+        }
+        points.append(",").append(point(200_000, 200_000, 120_000, 3_950, 8_200L << 20));
+        Files.writeString(file, document("fanout-1kb", points.toString()));
+    }
+
+    private static String document(String scenario, String points) {
+        return String.format(Locale.ROOT, """
+                {"tool": "sluice-bench-bridge", "scenario": "%s", "messageBytes": 1024, "cores": 2, "points": [%s]}
+                """, scenario, points);
+    }
+
+    private static String point(long connections, double target, double delivered, double cpu, long rss) {
+        return String.format(Locale.ROOT, "{\"connections\": %d, \"targetMessagesPerSecond\": %.1f, \"deliveredMessagesPerSecond\": %.1f,"
+                + " \"cpuMillicores\": %.1f, \"rssBytes\": %d, \"failedConnections\": 0}", connections, target, delivered, cpu, rss);
+    }
+}

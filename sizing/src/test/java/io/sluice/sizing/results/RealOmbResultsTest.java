@@ -1,0 +1,64 @@
+package io.sluice.sizing.results;
+
+import java.net.URISyntaxException;
+import java.nio.file.Path;
+import java.util.Objects;
+
+import org.junit.jupiter.api.Test;
+
+import io.sluice.sizing.points.PointMeasurer;
+import io.sluice.sizing.points.TrafficPoint;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
+
+/** Results from a real OMB run (local mode, Kafka driver), stored with their workloads as OMB users keep them. */
+class RealOmbResultsTest {
+
+    @Test
+    void readsOmbsFieldsAndUnits() {
+        OmbResult result = OmbResultReader.read(dir().resolve("10topics-1partition-1kb-5k.json"));
+
+        assertThat(result.workload()).isEqualTo("10topics-1partition-1kb-5k");
+        assertThat(result.driver()).isEqualTo("Kafka");
+        assertThat(result.messageSize()).isEqualTo(1024);
+        assertThat(result.topics()).isEqualTo(10);
+        assertThat(result.publishRate()).hasSize(6);
+        // producerRate is for the whole workload: 5,000 msg/s over all 10 topics, not per topic.
+        assertThat(result.meanPublishRate()).isCloseTo(5000, within(50.0));
+        assertThat(result.meanConsumeRate()).isCloseTo(5000, within(50.0));
+        assertThat(result.publishLatency99Ms()).isCloseTo(404.045, within(1e-9));
+        // Publish delay is in microseconds.
+        assertThat(result.publishDelay50Micros()).hasValue(172.0);
+    }
+
+    @Test
+    void aResultSetOfPlainOmbResultsReadsWithItsWorkloadsAndSaysItHasNoCpu() {
+        ResultSet set = ResultSetReader.read(dir());
+
+        assertThat(set.problems()).isEmpty();
+        assertThat(set.runs()).hasSize(2);
+        assertThat(set.runs()).allSatisfy(run -> {
+            assertThat(run.tool()).isEqualTo(MeasuredRun.TOOL_OMB_WITHOUT_RUN);
+            assertThat(run.run()).isEmpty();
+        });
+        MeasuredRun twoTopics = set.runs().stream().filter(r -> r.workload().topics() == 2).findFirst().orElseThrow();
+        assertThat(twoTopics.workload().producerRate()).isEqualTo(2000);
+        assertThat(twoTopics.workload().consumerPerSubscription()).isEqualTo(2);
+
+        TrafficPoint point = PointMeasurer.measure(twoTopics);
+        assertThat(point.saturated()).as("reasons %s", point.reasons()).isFalse();
+        assertThat(point.cpuMillicores()).isEmpty();
+        assertThat(point.cpuMissing()).hasValue("no run.json beside the result");
+        // 2,000 msg/s of 1 KiB produced and consumed once: about 4.1 MB/s through a proxy.
+        assertThat(point.totalMBps()).isCloseTo(2 * 2000 * 1024 / 1e6, within(0.05));
+    }
+
+    static Path dir() {
+        try {
+            return Path.of(Objects.requireNonNull(RealOmbResultsTest.class.getResource("/omb-results/kafka-local.driver.yaml")).toURI()).getParent();
+        } catch (URISyntaxException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+}

@@ -1,0 +1,59 @@
+package io.sluice.sizing.testing;
+
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+import org.HdrHistogram.Histogram;
+
+import io.sluice.proxy.bench.results.OmbResultJson;
+import io.sluice.proxy.bench.results.ResultFiles;
+import io.sluice.proxy.bench.results.RunRecord;
+import io.sluice.proxy.bench.results.Workload;
+
+/**
+ * Writes result sets as the benchmarks do (through the proxy module's own writer), with traffic and proxy CPU
+ * chosen by the test: what a sizing reads back must be what was written.
+ */
+public final class SyntheticRuns {
+
+    private static final long START = 1_700_000_000_000L;
+
+    private SyntheticRuns() {
+    }
+
+    /**
+     * One run of {@code seconds} at {@code produceRate} msg/s, achieving {@code achieved} of it, with the proxy
+     * using {@code millicores} throughout (samples every second).
+     */
+    public static Path write(Path out, String target, String workloadName, int messageBytes, double produceRate, double achieved,
+                             double millicores, long rssBytes) throws IOException {
+        int seconds = 60;
+        Workload workload = new Workload(workloadName, 1, 1, messageBytes, null, 1, 1, 1, produceRate, 0, 1, 0.25);
+        List<OmbResultJson.Interval> intervals = new ArrayList<>();
+        for (int i = 0; i < 6; i++) {
+            double rate = produceRate * achieved;
+            intervals.add(new OmbResultJson.Interval(rate, 0, rate, 10, latency(3_000), latency(100), latency(5_000)));
+        }
+        List<RunRecord.Sample> samples = new ArrayList<>();
+        for (int s = -15; s <= seconds + 1; s++) {
+            // millicores = CPU-ms per second: cumulative CPU-ns grows by millicores × 10^6 each second.
+            samples.add(new RunRecord.Sample(START + s * 1000L, (long) ((s + 15) * millicores * 1e6), rssBytes));
+        }
+        RunRecord.Proxy proxy = target.equals("direct") ? null
+                : new RunRecord.Proxy(4242, "/proc/4242/stat (utime+stime)", null, List.of("-Xmx512m"), "virtualClusters: []", samples,
+                        new RunRecord.Gc(3, 0.01, 50 << 20));
+        RunRecord run = new RunRecord(RunRecord.TOOL_BENCH, "test", target, workload, produceRate * messageBytes / 1e6, 15, seconds,
+                START, START + seconds * 1000L, new RunRecord.Machine(2, "test CPU", 1L << 34, "Linux", "synthetic", 1.0), proxy, Map.of("sluice", "test"));
+        Histogram latency = latency(3_000);
+        return ResultFiles.write(out, run, OmbResultJson.of(workload, "synthetic " + target, intervals, latency, latency(100), latency(5_000)));
+    }
+
+    private static Histogram latency(long micros) {
+        Histogram h = new Histogram(3_600_000_000L, 3);
+        h.recordValue(micros);
+        return h;
+    }
+}
