@@ -216,6 +216,11 @@ class PassthroughTest {
         String topic = "admin-" + UUID.randomUUID();
         try (Admin admin = Admin.create(proxy.clientConfig())) {
             admin.createTopics(List.of(new NewTopic(topic, 2, (short) 3))).all().get();
+            // Brokers learn new topics from the metadata log a moment after the controller commits them.
+            long created = System.currentTimeMillis() + 20_000;
+            while (!admin.listTopics().names().get().contains(topic) && System.currentTimeMillis() < created) {
+                Thread.sleep(100);
+            }
             assertThat(admin.listTopics().names().get()).contains(topic);
             admin.deleteTopics(List.of(topic)).all().get();
             long deadline = System.currentTimeMillis() + 20_000;
