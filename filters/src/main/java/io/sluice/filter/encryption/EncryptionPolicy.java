@@ -2,12 +2,12 @@ package io.sluice.filter.encryption;
 
 import java.util.List;
 import java.util.Optional;
-import java.util.regex.Pattern;
-import java.util.stream.Collectors;
+
+import io.sluice.auth.NamePattern;
 
 /**
- * Which topics are encrypted and under which KEK. Topics are selected by name patterns where {@code *}
- * matches any run of characters ({@code secure.*}, {@code *-pii}); the KEK name comes from a template in
+ * Which topics are encrypted and under which KEK. Topics are selected by name patterns, the same
+ * {@link NamePattern}s as JWT permissions ({@code secure.*}, {@code *-pii}); the KEK name comes from a template in
  * which {@code $(topic)} stands for the topic name. The {@code $( )} form is used, not {@code ${ }},
  * because {@code ${...}} in the YAML file is environment substitution.
  */
@@ -23,13 +23,13 @@ public final class EncryptionPolicy {
 
     public static final String TOPIC_PLACEHOLDER = "$(topic)";
 
-    private final Pattern topics;
+    private final List<NamePattern> topics;
     private final String kekTemplate;
     private final UnresolvedKek unresolvedKek;
     private final boolean encryptHeaders;
 
     public EncryptionPolicy(List<String> topicPatterns, String kekTemplate, UnresolvedKek unresolvedKek, boolean encryptHeaders) {
-        this.topics = Pattern.compile(topicPatterns.stream().map(EncryptionPolicy::globToRegex).collect(Collectors.joining("|")));
+        this.topics = topicPatterns.stream().map(NamePattern::compile).toList();
         this.kekTemplate = kekTemplate;
         this.unresolvedKek = unresolvedKek;
         this.encryptHeaders = encryptHeaders;
@@ -37,7 +37,7 @@ public final class EncryptionPolicy {
 
     /** The KEK for a topic's new records, or empty when the topic is not encrypted. */
     public Optional<String> kekFor(String topic) {
-        if (topic == null || !topics.matcher(topic).matches()) {
+        if (topic == null || topics.stream().noneMatch(p -> p.matches(topic))) {
             return Optional.empty();
         }
         return Optional.of(kekTemplate.replace(TOPIC_PLACEHOLDER, topic));
@@ -49,16 +49,5 @@ public final class EncryptionPolicy {
 
     public boolean encryptHeaders() {
         return encryptHeaders;
-    }
-
-    private static String globToRegex(String glob) {
-        StringBuilder regex = new StringBuilder();
-        for (String part : glob.split("\\*", -1)) {
-            if (regex.length() > 0) {
-                regex.append(".*");
-            }
-            regex.append(Pattern.quote(part));
-        }
-        return "(?:" + regex + ")";
     }
 }
