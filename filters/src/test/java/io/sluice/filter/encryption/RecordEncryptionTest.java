@@ -37,6 +37,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 import io.kroxylicious.testing.kafka.api.KafkaCluster;
 import io.kroxylicious.testing.kafka.junit5ext.KafkaClusterExtension;
+import io.sluice.proxy.testing.KafkaReads;
 import io.sluice.proxy.testing.ProxyFixture;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -285,36 +286,16 @@ class RecordEncryptionTest {
 
     private static List<ConsumerRecord<String, String>> consume(ProxyFixture through, String topic, int expected, Map<String, Object> extra) {
         Map<String, Object> config = new HashMap<>(through.clientConfig());
-        config.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
         config.putAll(extra);
-        List<ConsumerRecord<String, String>> records = new ArrayList<>();
-        try (KafkaConsumer<String, String> consumer = new KafkaConsumer<>(config, new StringDeserializer(), new StringDeserializer())) {
-            consumer.assign(List.of(new TopicPartition(topic, 0)));
-            long deadline = System.currentTimeMillis() + 30_000;
-            while (records.size() < expected && System.currentTimeMillis() < deadline) {
-                consumer.poll(Duration.ofMillis(200)).forEach(records::add);
-            }
-        }
-        return records;
+        return KafkaReads.fromStart(config, topic, expected, new StringDeserializer(), new StringDeserializer());
     }
 
     private static List<ConsumerRecord<byte[], byte[]>> consumeDirect(String topic, int expected) {
-        Map<String, Object> config = Map.of(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, cluster.getBootstrapServers(), ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
-        List<ConsumerRecord<byte[], byte[]>> records = new ArrayList<>();
-        try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(config, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
-            consumer.assign(List.of(new TopicPartition(topic, 0)));
-            long deadline = System.currentTimeMillis() + 30_000;
-            while (records.size() < expected && System.currentTimeMillis() < deadline) {
-                consumer.poll(Duration.ofMillis(200)).forEach(records::add);
-            }
-        }
-        return records;
+        return KafkaReads.fromStart(Map.of(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, cluster.getBootstrapServers()), topic, expected,
+                new ByteArrayDeserializer(), new ByteArrayDeserializer());
     }
 
     private static long directEndOffset(String topic) throws Exception {
-        try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, cluster.getBootstrapServers()))) {
-            TopicPartition tp = new TopicPartition(topic, 0);
-            return admin.listOffsets(Map.of(tp, OffsetSpec.latest())).all().get().get(tp).offset();
-        }
+        return KafkaReads.endOffset(cluster.getBootstrapServers(), topic);
     }
 }

@@ -29,6 +29,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import io.kroxylicious.testing.kafka.api.KafkaCluster;
 import io.kroxylicious.testing.kafka.junit5ext.KafkaClusterExtension;
 import io.sluice.proxy.config.ConfigException;
+import io.sluice.proxy.testing.KafkaReads;
 import io.sluice.proxy.testing.ProxyFixture;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -211,23 +212,10 @@ class FilterChainTest {
     }
 
     private static List<ConsumerRecord<String, String>> consume(ProxyFixture proxy, String topic, int expected) {
-        Map<String, Object> config = new HashMap<>(proxy.clientConfig());
-        config.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
-        List<ConsumerRecord<String, String>> records = new ArrayList<>();
-        try (KafkaConsumer<String, String> consumer = new KafkaConsumer<>(config, new StringDeserializer(), new StringDeserializer())) {
-            consumer.assign(List.of(new TopicPartition(topic, 0)));
-            long deadline = System.currentTimeMillis() + 30_000;
-            while (records.size() < expected && System.currentTimeMillis() < deadline) {
-                consumer.poll(Duration.ofMillis(200)).forEach(records::add);
-            }
-        }
-        return records;
+        return KafkaReads.fromStart(proxy.clientConfig(), topic, expected, new StringDeserializer(), new StringDeserializer());
     }
 
     private static long directEndOffset(String topic) throws Exception {
-        try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, cluster.getBootstrapServers()))) {
-            TopicPartition tp = new TopicPartition(topic, 0);
-            return admin.listOffsets(Map.of(tp, OffsetSpec.latest())).all().get().get(tp).offset();
-        }
+        return KafkaReads.endOffset(cluster.getBootstrapServers(), topic);
     }
 }
