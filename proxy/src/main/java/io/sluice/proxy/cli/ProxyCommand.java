@@ -2,7 +2,6 @@ package io.sluice.proxy.cli;
 
 import java.nio.file.Path;
 import java.util.List;
-import java.util.concurrent.CountDownLatch;
 
 import io.sluice.proxy.config.ConfigLoader;
 import io.sluice.proxy.config.ProxyConfig;
@@ -25,13 +24,7 @@ public final class ProxyCommand implements Command {
     public int run(List<String> args) throws Exception {
         Options options = Options.parse(args, "config");
         ProxyConfig config = ConfigLoader.load(Path.of(options.require("config")));
-        ProxyServer server = ProxyServer.start(config);
-        CountDownLatch stopped = new CountDownLatch(1);
-        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-            server.close();
-            stopped.countDown();
-        }, "sluice-shutdown"));
-        stopped.await();
+        UntilStopped.serve(ProxyServer.start(config), "sluice-proxy");
         return 0;
     }
 }

@@ -2,13 +2,13 @@ package io.sluice.bridge.server;
 
 import java.nio.file.Path;
 import java.util.List;
-import java.util.concurrent.CountDownLatch;
 
 import io.sluice.bridge.auth.Authenticator;
 import io.sluice.bridge.config.BridgeConfig;
 import io.sluice.bridge.config.BridgeConfigLoader;
 import io.sluice.proxy.cli.Command;
 import io.sluice.proxy.cli.Options;
+import io.sluice.proxy.cli.UntilStopped;
 import io.sluice.proxy.config.ConfigException;
 
 /** {@code sluice bridge --config FILE}: runs a bridge node until interrupted. */
@@ -28,13 +28,7 @@ public final class BridgeCommand implements Command {
     public int run(List<String> args) throws Exception {
         Options options = Options.parse(args, "config");
         BridgeConfig config = BridgeConfigLoader.load(Path.of(options.require("config")));
-        BridgeServer server = BridgeServer.start(config, authenticator(config));
-        CountDownLatch stopped = new CountDownLatch(1);
-        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-            server.close();
-            stopped.countDown();
-        }, "sluice-bridge-shutdown"));
-        stopped.await();
+        UntilStopped.serve(BridgeServer.start(config, authenticator(config)), "sluice-bridge");
         return 0;
     }
 
