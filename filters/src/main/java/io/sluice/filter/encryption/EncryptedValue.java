@@ -33,12 +33,23 @@ public record EncryptedValue(int flags, byte[] wrappedKey, String kekName, byte[
     /** The value's bytes: header fields, then the ciphertext. */
     public ByteBuffer encode() {
         byte[] kek = kekName.getBytes(StandardCharsets.UTF_8);
-        ByteBuffer out = ByteBuffer.allocate(1 + 1 + 2 + wrappedKey.length + 2 + kek.length + IV_BYTES + ciphertext.remaining());
+        ByteBuffer out = ByteBuffer.allocate(prefixSize(wrappedKey.length, kek.length) + ciphertext.remaining());
+        writePrefix(out, flags, wrappedKey, kek, iv);
+        out.put(ciphertext.duplicate());
+        return out.flip();
+    }
+
+    /** Bytes before the ciphertext: version, flags, both length-prefixed names and the IV. */
+    static int prefixSize(int wrappedKeyLength, int kekNameLength) {
+        return 1 + 1 + 2 + wrappedKeyLength + 2 + kekNameLength + IV_BYTES;
+    }
+
+    /** Writes everything before the ciphertext, so the cipher can write its output straight after it. */
+    static void writePrefix(ByteBuffer out, int flags, byte[] wrappedKey, byte[] kekName, byte[] iv) {
         out.put(VERSION).put((byte) flags)
                 .putShort((short) wrappedKey.length).put(wrappedKey)
-                .putShort((short) kek.length).put(kek)
-                .put(iv).put(ciphertext.duplicate());
-        return out.flip();
+                .putShort((short) kekName.length).put(kekName)
+                .put(iv);
     }
 
     /** Parses a value; {@link IllegalArgumentException} with what is wrong when it is not version 1 or is cut short. */

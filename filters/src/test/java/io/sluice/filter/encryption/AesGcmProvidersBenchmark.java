@@ -25,7 +25,7 @@ import org.openjdk.jmh.annotations.State;
 /**
  * AES-256-GCM of one record with associated data, as {@link RecordCipher} does it, through the JDK's
  * provider and through Bouncy Castle's lightweight API. Decides which the filter uses (see
- * docs/performance.md); run with {@code mvn -pl filters -am test -Dtest=AesGcmProvidersBenchmarkTest -Dsluice.bench=true}.
+ * docs/performance.md); run with {@code mvn -pl filters -am test -Dtest=EncryptionBenchmarksTest#compareJceAndBouncyCastle -Dsluice.bench=true}.
  */
 @State(Scope.Thread)
 @BenchmarkMode(Mode.Throughput)

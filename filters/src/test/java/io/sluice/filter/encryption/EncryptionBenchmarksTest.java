@@ -7,14 +7,26 @@ import org.openjdk.jmh.runner.Runner;
 import org.openjdk.jmh.runner.options.OptionsBuilder;
 import org.openjdk.jmh.runner.options.TimeValue;
 
-/** Runs {@link AesGcmProvidersBenchmark} with JMH when {@code -Dsluice.bench=true}; a measurement, not a test. */
-class AesGcmProvidersBenchmarkTest {
+/** Runs the encryption JMH benchmarks when {@code -Dsluice.bench=true}; measurements, not tests. */
+class EncryptionBenchmarksTest {
 
+    /** Decides the AES-GCM provider: see docs/performance.md. */
     @Test
     @EnabledIfSystemProperty(named = "sluice.bench", matches = "true")
     void compareJceAndBouncyCastle() throws Exception {
+        run(AesGcmProvidersBenchmark.class);
+    }
+
+    /** What encrypting and decrypting a partition costs beyond rebuilding its batches. */
+    @Test
+    @EnabledIfSystemProperty(named = "sluice.bench", matches = "true")
+    void measurePartitionCrypto() throws Exception {
+        run(PartitionCryptoBenchmark.class);
+    }
+
+    private static void run(Class<?> benchmark) throws Exception {
         new Runner(new OptionsBuilder()
-                .include(AesGcmProvidersBenchmark.class.getSimpleName())
+                .include(benchmark.getSimpleName())
                 .forks(1)
                 .jvmArgs("-Xmx256m")
                 .warmupIterations(3).warmupTime(TimeValue.seconds(1))

@@ -1,0 +1,53 @@
+package io.sluice.filter.encryption;
+
+import java.util.List;
+
+import org.apache.kafka.common.record.MemoryRecords;
+
+import io.sluice.filter.records.BatchRewriter;
+
+/**
+ * Encrypts the records of produced partitions under one KEK, handing out its data keys record by record so no key
+ * encrypts more than its quota. One per KEK per Produce request, used on the connection's event loop.
+ */
+final class PartitionEncryptor {
+
+    // The marker header as a record carries it: key length, key, value length, value (varints of one byte each).
+    private static final int MARKER_HEADER_BYTES = 1 + RecordCipher.MARKER_HEADER.length() + 1 + 1;
+
+    private final String kek;
+    private final List<DataKeys.DataKey> keys;
+    private final int perKey;
+    private final boolean withHeaders;
+    private final RecordCipher cipher;
+    private final int growthPerRecord;
+    private int used;
+
+    PartitionEncryptor(String kek, List<DataKeys.DataKey> keys, int perKey, boolean withHeaders, RecordCipher cipher) {
+        this.kek = kek;
+        this.keys = keys;
+        this.perKey = perKey;
+        this.withHeaders = withHeaders;
+        this.cipher = cipher;
+        this.growthPerRecord = RecordCipher.overhead(keys.get(0).wrapped().length, kek) + MARKER_HEADER_BYTES + 8;
+    }
+
+    /** @return the records with every non-null value encrypted; tombstones stay tombstones so compaction still removes keys */
+    MemoryRecords encrypt(String topic, MemoryRecords records) {
+        int expected = records.sizeInBytes() + BatchRewriter.countRecords(records) * growthPerRecord + 1024;
+        return BatchRewriter.rewrite(records, expected, (batch, record) -> {
+            if (!record.hasValue()) {
+                return null;
+            }
+            DataKeys.DataKey dataKey = keys.get(Math.min(used++ / perKey, keys.size() - 1));
+            RecordCipher.EncryptedRecord encrypted = cipher.encrypt(topic, record.key(), new RecordCipher.Plain(record.value(), record.headers()),
+                    dataKey.key(), dataKey.wrapped(), kek, withHeaders);
+            return new BatchRewriter.Rewritten(encrypted.value(), encrypted.headers());
+        });
+    }
+
+    /** Records encrypted so far. */
+    int encrypted() {
+        return used;
+    }
+}
