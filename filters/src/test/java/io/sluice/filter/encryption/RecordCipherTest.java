@@ -60,6 +60,28 @@ class RecordCipherTest {
     }
 
     @Test
+    void valuesInDirectBuffersRoundTripAsWell() throws Exception {
+        // The proxy decodes requests and responses in place, so record values are views into Netty's direct buffers.
+        RecordCipher.EncryptedRecord encrypted = cipher.encrypt("t", buf("k"), new RecordCipher.Plain(direct("a value from the wire"), new Header[0]),
+                key, wrapped, "kek", false);
+        ByteBuffer ciphertext = direct(encrypted.value());
+
+        RecordCipher.Plain plain = cipher.decrypt("t", buf("k"), EncryptedValue.parse(ciphertext), encrypted.headers(), key);
+
+        assertThat(string(plain.value())).isEqualTo("a value from the wire");
+    }
+
+    private static ByteBuffer direct(String s) {
+        return direct(buf(s));
+    }
+
+    private static ByteBuffer direct(ByteBuffer heap) {
+        ByteBuffer direct = ByteBuffer.allocateDirect(heap.remaining());
+        direct.put(heap.duplicate()).flip();
+        return direct;
+    }
+
+    @Test
     void tamperedCiphertextFailsTheTag() {
         RecordCipher.EncryptedRecord encrypted = cipher.encrypt("a", buf("k"), new RecordCipher.Plain(buf("value"), new Header[0]), key, wrapped, "kek", false);
         ByteBuffer tampered = encrypted.value().duplicate();
