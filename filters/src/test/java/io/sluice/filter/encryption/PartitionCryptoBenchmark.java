@@ -5,12 +5,8 @@ import java.nio.charset.StandardCharsets;
 import java.security.SecureRandom;
 import java.util.Arrays;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
 
-import javax.crypto.KeyGenerator;
-import javax.crypto.SecretKey;
 
 import org.apache.kafka.common.compress.Compression;
 import org.apache.kafka.common.record.MemoryRecords;
@@ -58,28 +54,11 @@ public class PartitionCryptoBenchmark {
 
     @Setup
     public void setUp() throws Exception {
-        KeyGenerator generator = KeyGenerator.getInstance("AES");
-        generator.init(256);
-        SecretKey key = generator.generateKey();
         byte[] wrapped = new byte[60];
         new SecureRandom().nextBytes(wrapped);
-        dataKeys = List.of(new DataKeys.DataKey(key, wrapped));
-        keys = new DataKeys() {
-            @Override
-            public CompletionStage<List<DataKey>> forEncryption(String kekName, int records) {
-                return CompletableFuture.completedFuture(dataKeys);
-            }
-
-            @Override
-            public int recordsPerKey() {
-                return Integer.MAX_VALUE;
-            }
-
-            @Override
-            public CompletionStage<SecretKey> forDecryption(String kekName, byte[] w) {
-                return CompletableFuture.completedFuture(key);
-            }
-        };
+        TestDataKeys testKeys = TestDataKeys.atHand(TestDataKeys.newAesKey(), wrapped);
+        keys = testKeys;
+        dataKeys = List.of(testKeys.dataKey());
         cipher = new RecordCipher();
         plain = records(recordBytes, Compression.of(compression).build());
         encrypted = encrypt();

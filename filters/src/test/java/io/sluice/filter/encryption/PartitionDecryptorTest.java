@@ -8,9 +8,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionStage;
 
-import javax.crypto.KeyGenerator;
 import javax.crypto.SecretKey;
 
 import org.apache.kafka.common.compress.Compression;
@@ -22,29 +20,16 @@ import org.junit.jupiter.api.Test;
 class PartitionDecryptorTest {
 
     private final RecordCipher cipher = new RecordCipher();
-    private final SecretKey key = newKey();
+    private final SecretKey key = TestDataKeys.newAesKey();
     private final byte[] wrapped = "wrapped-key-1".getBytes(StandardCharsets.US_ASCII);
     private final List<CompletableFuture<SecretKey>> asked = new ArrayList<>();
 
     /** Unwraps only when the test says so, like a KMS round trip in flight. */
-    private final DataKeys slowKms = new DataKeys() {
-        @Override
-        public CompletionStage<List<DataKey>> forEncryption(String kekName, int records) {
-            throw new UnsupportedOperationException();
-        }
-
-        @Override
-        public int recordsPerKey() {
-            return Integer.MAX_VALUE;
-        }
-
-        @Override
-        public CompletionStage<SecretKey> forDecryption(String kekName, byte[] w) {
-            CompletableFuture<SecretKey> future = new CompletableFuture<>();
-            asked.add(future);
-            return future;
-        }
-    };
+    private final DataKeys slowKms = TestDataKeys.unwrappedBy(key, wrapped, () -> {
+        CompletableFuture<SecretKey> future = new CompletableFuture<>();
+        asked.add(future);
+        return future;
+    });
 
     @Test
     void aPartitionWaitingForItsKeyIsDecryptedOnceTheKeyArrives() {
@@ -89,22 +74,7 @@ class PartitionDecryptorTest {
     }
 
     private DataKeys keysAtHand() {
-        return new DataKeys() {
-            @Override
-            public CompletionStage<List<DataKey>> forEncryption(String kekName, int records) {
-                throw new UnsupportedOperationException();
-            }
-
-            @Override
-            public int recordsPerKey() {
-                return Integer.MAX_VALUE;
-            }
-
-            @Override
-            public CompletionStage<SecretKey> forDecryption(String kekName, byte[] w) {
-                return CompletableFuture.completedFuture(key);
-            }
-        };
+        return TestDataKeys.atHand(key, wrapped);
     }
 
     private MemoryRecords encrypted(String topic, String... values) {
@@ -125,15 +95,5 @@ class PartitionDecryptorTest {
             values.add(new String(bytes, StandardCharsets.UTF_8));
         }
         return values;
-    }
-
-    private static SecretKey newKey() {
-        try {
-            KeyGenerator generator = KeyGenerator.getInstance("AES");
-            generator.init(256);
-            return generator.generateKey();
-        } catch (Exception e) {
-            throw new IllegalStateException(e);
-        }
     }
 }

@@ -4,7 +4,6 @@ import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 
 import javax.crypto.AEADBadTagException;
-import javax.crypto.KeyGenerator;
 import javax.crypto.SecretKey;
 
 import org.apache.kafka.common.header.Header;
@@ -17,7 +16,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 class RecordCipherTest {
 
     private final RecordCipher cipher = new RecordCipher();
-    private final SecretKey key = newKey();
+    private final SecretKey key = TestDataKeys.newAesKey();
     private final byte[] wrapped = "vault:v1:wrapped-dek".getBytes(StandardCharsets.US_ASCII);
 
     @Test
@@ -56,7 +55,7 @@ class RecordCipherTest {
         assertThatThrownBy(() -> cipher.decrypt("b", buf("k"), parsed, encrypted.headers(), key)).isInstanceOf(AEADBadTagException.class);
         assertThatThrownBy(() -> cipher.decrypt("a", buf("other"), parsed, encrypted.headers(), key)).isInstanceOf(AEADBadTagException.class);
         assertThatThrownBy(() -> cipher.decrypt("a", null, parsed, encrypted.headers(), key)).isInstanceOf(AEADBadTagException.class);
-        assertThatThrownBy(() -> cipher.decrypt("a", buf("k"), parsed, encrypted.headers(), newKey())).isInstanceOf(AEADBadTagException.class);
+        assertThatThrownBy(() -> cipher.decrypt("a", buf("k"), parsed, encrypted.headers(), TestDataKeys.newAesKey())).isInstanceOf(AEADBadTagException.class);
     }
 
     @Test
@@ -105,16 +104,6 @@ class RecordCipherTest {
     void malformedValuesAreRejectedWithTheReason() {
         assertThatThrownBy(() -> EncryptedValue.parse(ByteBuffer.wrap(new byte[] { 9 }))).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("version 9");
         assertThatThrownBy(() -> EncryptedValue.parse(ByteBuffer.wrap(new byte[] { 1, 0, 0, 50 }))).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("truncated");
-    }
-
-    private static SecretKey newKey() {
-        try {
-            KeyGenerator generator = KeyGenerator.getInstance("AES");
-            generator.init(256);
-            return generator.generateKey();
-        } catch (Exception e) {
-            throw new IllegalStateException(e);
-        }
     }
 
     private static ByteBuffer buf(String s) {
