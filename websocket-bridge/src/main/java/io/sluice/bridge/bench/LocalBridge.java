@@ -1,0 +1,165 @@
+package io.sluice.bridge.bench;
+
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Comparator;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+import io.sluice.proxy.bench.CpuSampler;
+import io.sluice.proxy.embedded.FreePorts;
+import io.sluice.proxy.embedded.JavaCommand;
+
+/**
+ * A bridge node in a child JVM ({@link BenchBridgeNode}) on this JVM's class path, so that its CPU and memory can be
+ * read from /proc apart from the load generator's, and so its heap and GC are its own.
+ */
+final class LocalBridge implements AutoCloseable {
+
+    private static final Duration START_TIMEOUT = Duration.ofSeconds(90);
+    static final String PATH = "/ws";
+
+    private final Process process;
+    private final Path dir;
+    private final int port;
+    private final int managementPort;
+    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+
+    private LocalBridge(Process process, Path dir, int port, int managementPort) {
+        this.process = process;
+        this.dir = dir;
+        this.port = port;
+        this.managementPort = managementPort;
+    }
+
+    /** Starts a bridge reading {@code topic} (every key an endpoint) and waits until {@code /readyz} says ready. */
+    static LocalBridge start(String bootstrap, String topic, String token, List<String> jvmOptions) throws IOException, InterruptedException {
+        int port = FreePorts.block(1);
+        int managementPort = FreePorts.block(1);
+        Path dir = Files.createTempDirectory("sluice-bench-bridge-");
+        // The listener takes the whole loopback network so subscribers can come from 127.0.0.2, 127.0.0.3, ...; the
+        // connect timeout is long because tens of thousands of handshakes queue behind each other on two cores.
+        Path config = Files.writeString(dir.resolve("bridge.yaml"), """
+                server:
+                  listen: "0.0.0.0:%d"
+                  path: %s
+                  nodeName: bench-bridge
+                kafka:
+                  bootstrapServers: "%s"
+                topics: %s
+                auth:
+                  connectTimeout: 120s
+                management:
+                  bindAddress: 127.0.0.1
+                  port: %d
+                """.formatted(port, PATH, bootstrap, topic, managementPort));
+        Path log = dir.resolve("bridge.log");
+        ProcessBuilder builder = new ProcessBuilder(JavaCommand.of(jvmOptions, BenchBridgeNode.class.getName(), List.of(config.toString(), topic)))
+                .redirectErrorStream(true)
+                .redirectOutput(log.toFile());
+        builder.environment().put(BenchBridgeNode.TOKEN_ENV, token);
+        LocalBridge bridge = new LocalBridge(builder.start(), dir, port, managementPort);
+        Runtime.getRuntime().addShutdownHook(new Thread(bridge.process::destroyForcibly, "sluice-bench-bridge-reaper"));
+        long deadline = System.nanoTime() + START_TIMEOUT.toNanos();
+        while (System.nanoTime() < deadline) {
+            if (!bridge.process.isAlive()) {
+                String tail = tail(log);
+                bridge.close();
+                throw new IOException("bench bridge exited with " + bridge.process.exitValue() + ":\n" + tail);
+            }
+            if (bridge.get("/readyz").map(r -> r.statusCode() == 200).orElse(false)) {
+                return bridge;
+            }
+            Thread.sleep(200);
+        }
+        String tail = tail(log);
+        bridge.close();
+        throw new IOException("bench bridge not ready within " + START_TIMEOUT.toSeconds() + " s:\n" + tail);
+    }
+
+    long pid() {
+        return process.pid();
+    }
+
+    String url() {
+        return "ws://127.0.0.1:" + port + PATH;
+    }
+
+    /**
+     * Heap in use right after a full collection, asked for with {@code jcmd GC.run} and read from the bridge's own
+     * {@code jvm_memory_used_bytes{area="heap"}}; -1 when either step fails.
+     */
+    long heapUsedAfterGc() throws InterruptedException {
+        try {
+            Process jcmd = new ProcessBuilder(jcmdBinary(), Long.toString(pid()), "GC.run").redirectErrorStream(true).start();
+            jcmd.getInputStream().readAllBytes();
+            if (!jcmd.waitFor(60, TimeUnit.SECONDS) || jcmd.exitValue() != 0) {
+                return -1;
+            }
+        } catch (IOException e) {
+            return -1;
+        }
+        return get("/metrics").map(r -> sum(r.body(), "jvm_memory_used_bytes{", "area=\"heap\"")).orElse(-1L);
+    }
+
+    long rssBytes() {
+        return CpuSampler.rssBytes(pid());
+    }
+
+    private static long sum(String prometheus, String prefix, String label) {
+        double total = 0;
+        for (String line : prometheus.split("\n")) {
+            if (line.startsWith(prefix) && line.contains(label)) {
+                total += Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));
+            }
+        }
+        return (long) total;
+    }
+
+    private java.util.Optional<HttpResponse<String>> get(String path) throws InterruptedException {
+        try {
+            return java.util.Optional.of(http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + managementPort + path))
+                    .timeout(Duration.ofSeconds(10)).build(), HttpResponse.BodyHandlers.ofString()));
+        } catch (IOException notListening) {
+            return java.util.Optional.empty();
+        }
+    }
+
+    private static String jcmdBinary() {
+        Path beside = Path.of(System.getProperty("java.home"), "bin", "jcmd");
+        return Files.isExecutable(beside) ? beside.toString() : "jcmd";
+    }
+
+    @Override
+    public void close() {
+        process.destroy();
+        try {
+            if (!process.waitFor(15, TimeUnit.SECONDS)) {
+                process.destroyForcibly().waitFor(5, TimeUnit.SECONDS);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            process.destroyForcibly();
+        }
+        try (var files = Files.walk(dir)) {
+            files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+        } catch (IOException e) {
+            // a temporary directory left behind
+        }
+    }
+
+    private static String tail(Path log) {
+        try {
+            List<String> lines = Files.readAllLines(log);
+            return String.join("\n", lines.subList(Math.max(0, lines.size() - 30), lines.size()));
+        } catch (IOException e) {
+            return "(no log: " + e.getMessage() + ")";
+        }
+    }
+}
