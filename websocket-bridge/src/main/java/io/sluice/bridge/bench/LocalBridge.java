@@ -11,6 +11,8 @@ import java.time.Duration;
 import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 import io.sluice.proxy.bench.CpuSampler;
 import io.sluice.proxy.embedded.FreePorts;
@@ -24,30 +26,31 @@ final class LocalBridge implements AutoCloseable {
 
     private static final Duration START_TIMEOUT = Duration.ofSeconds(90);
     static final String PATH = "/ws";
+    // The listener check's detail in /readyz (BridgeServer).
+    private static final Pattern LISTENING = Pattern.compile("listening on port (\\d+)");
 
     private final Process process;
     private final Path dir;
-    private final int port;
     private final int managementPort;
+    private int port;
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
 
-    private LocalBridge(Process process, Path dir, int port, int managementPort) {
+    private LocalBridge(Process process, Path dir, int managementPort) {
         this.process = process;
         this.dir = dir;
-        this.port = port;
         this.managementPort = managementPort;
     }
 
     /** Starts a bridge reading {@code topic} (every key an endpoint) and waits until {@code /readyz} says ready. */
     static LocalBridge start(String bootstrap, String topic, String token, List<String> jvmOptions) throws IOException, InterruptedException {
-        int port = FreePorts.block(1);
         int managementPort = FreePorts.block(1);
         Path dir = Files.createTempDirectory("sluice-bench-bridge-");
-        // The listener takes the whole loopback network so subscribers can come from 127.0.0.2, 127.0.0.3, ...; the
+        // Port 0, read back from /readyz: a port picked here could be taken as an ephemeral port by the time the child
+        // binds it, which tens of thousands of connections make likely. The listener takes the whole loopback network so subscribers can come from 127.0.0.2, 127.0.0.3, ...; the
         // connect timeout is long because tens of thousands of handshakes queue behind each other on two cores.
         Path config = Files.writeString(dir.resolve("bridge.yaml"), """
                 server:
-                  listen: "0.0.0.0:%d"
+                  listen: "0.0.0.0:0"
                   path: %s
                   nodeName: bench-bridge
                 kafka:
@@ -58,13 +61,13 @@ final class LocalBridge implements AutoCloseable {
                 management:
                   bindAddress: 127.0.0.1
                   port: %d
-                """.formatted(port, PATH, bootstrap, topic, managementPort));
+                """.formatted(PATH, bootstrap, topic, managementPort));
         Path log = dir.resolve("bridge.log");
         ProcessBuilder builder = new ProcessBuilder(JavaCommand.of(jvmOptions, BenchBridgeNode.class.getName(), List.of(config.toString(), topic)))
                 .redirectErrorStream(true)
                 .redirectOutput(log.toFile());
         builder.environment().put(BenchBridgeNode.TOKEN_ENV, token);
-        LocalBridge bridge = new LocalBridge(builder.start(), dir, port, managementPort);
+        LocalBridge bridge = new LocalBridge(builder.start(), dir, managementPort);
         Runtime.getRuntime().addShutdownHook(new Thread(bridge.process::destroyForcibly, "sluice-bench-bridge-reaper"));
         long deadline = System.nanoTime() + START_TIMEOUT.toNanos();
         while (System.nanoTime() < deadline) {
@@ -73,7 +76,14 @@ final class LocalBridge implements AutoCloseable {
                 bridge.close();
                 throw new IOException("bench bridge exited with " + bridge.process.exitValue() + ":\n" + tail);
             }
-            if (bridge.get("/readyz").map(r -> r.statusCode() == 200).orElse(false)) {
+            var ready = bridge.get("/readyz").filter(r -> r.statusCode() == 200);
+            if (ready.isPresent()) {
+                Matcher listening = LISTENING.matcher(ready.get().body());
+                if (!listening.find()) {
+                    bridge.close();
+                    throw new IOException("bench bridge ready but its port is not in /readyz: " + ready.get().body());
+                }
+                bridge.port = Integer.parseInt(listening.group(1));
                 return bridge;
             }
             Thread.sleep(200);
