@@ -28,7 +28,7 @@ import io.sluice.proxy.embedded.LocalKafka;
 public final class BenchBridgeCommand implements Command {
 
     private static final String OPTIONS = "--connections N --endpoints K --rate R (msgs/s per endpoint; 0 or --idle: no traffic)"
-            + " --payload BYTES [--duration 30 --warmup 10 --connect-rate 2000 --per-address 20000 --client-threads 2 --seed 1"
+            + " --payload BYTES [--duration 30 --warmup 10 --connect-rate 2000 --per-address 10000 --client-threads 2 --seed 1"
             + " --partitions 4 --bridge-jvm '-Xmx2g -XX:+UseParallelGC' --json FILE; a running bridge: --bridge ws://HOST:PORT/ws"
             + " --kafka BOOTSTRAP --token T [--topic bench --bridge-pid PID]]";
 
@@ -59,7 +59,7 @@ public final class BenchBridgeCommand implements Command {
         double rate = o.flag("idle") ? 0 : o.getDouble("rate", 1);
         BenchSettings settings = new BenchSettings(o.getInt("connections", 1_000), o.getInt("endpoints", 100), rate,
                 o.getInt("payload", 512), Duration.ofSeconds(rate == 0 ? 0 : o.getInt("warmup", 10)), Duration.ofSeconds(o.getInt("duration", 30)),
-                o.getInt("connect-rate", 2_000), o.getInt("per-address", 20_000), o.getInt("client-threads", 2), o.getInt("seed", 1));
+                o.getInt("connect-rate", 2_000), o.getInt("per-address", 10_000), o.getInt("client-threads", 2), o.getInt("seed", 1));
         String fdProblem = FdLimit.problem(settings.connections());
         if (fdProblem != null) {
             throw new UsageException(fdProblem);

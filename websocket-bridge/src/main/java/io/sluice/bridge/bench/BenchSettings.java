@@ -25,7 +25,7 @@ record BenchSettings(int connections, int endpoints, double rate, int payloadByt
         require(rate >= 0 && Double.isFinite(rate), "--rate must be 0 (idle) or more");
         require(payloadBytes >= LatencyStamp.MIN_PAYLOAD, "--payload must be at least " + LatencyStamp.MIN_PAYLOAD + " bytes (the send stamp)");
         require(connectRate > 0, "--connect-rate must be at least 1");
-        require(perAddress > 0 && perAddress <= 28_000, "--per-address must be 1..28000 (the ephemeral port range)");
+        require(perAddress > 0 && perAddress <= 28_000, "--per-address must be 1..28000 (the ephemeral port range; 10000 keeps bind() fast)");
         require(clientThreads > 0, "--client-threads must be at least 1");
     }
 

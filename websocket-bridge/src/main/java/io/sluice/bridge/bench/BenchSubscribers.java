@@ -21,7 +21,7 @@ import io.sluice.proxy.server.Transport;
 
 /**
  * Benchsub: opens many WebSocket connections to one bridge, each from one of several loopback source addresses
- * (127.0.0.2, 127.0.0.3, ...: one address has only ~28,000 ephemeral ports towards one server port) and each
+ * (127.0.0.2, 127.0.0.3, ...) and each
  * subscribed to one random endpoint, and measures the latency of every message received. The connections share one
  * or two event loops and a handful of counters; each holds only its {@link SubscriberConnection}.
  */
@@ -106,7 +106,11 @@ final class BenchSubscribers implements AutoCloseable {
         inFlight.release(MAX_IN_FLIGHT);
     }
 
-    /** 127.0.0.2 for the first {@code perAddress} connections, then 127.0.0.3, ... (127.0.1.0 after 127.0.0.255). */
+    /**
+     * One address has only the ephemeral range (32768-60999 here, ~28,000 ports) for sockets bound to it, and Linux
+     * gives bind() the odd half of the range first: past ~14,000 per address every bind scans the full, busy other
+     * half, and connecting slowed from thousands to ~200 a second when we tried. Hence 10,000 per address by default.
+     * 127.0.0.2 for the first {@code perAddress} connections, then 127.0.0.3, ... (127.0.1.0 after 127.0.0.255). */
     static InetSocketAddress sourceAddress(int connection, int perAddress) {
         int host = 2 + connection / perAddress;
         if (host > 0xffff) {

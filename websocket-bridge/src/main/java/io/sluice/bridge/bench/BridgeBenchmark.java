@@ -92,13 +92,15 @@ final class BridgeBenchmark {
     /** Idle mode: the connections stay open without traffic for the duration; only the bridge's CPU is of interest. */
     private Traffic hold(BenchSubscribers subscribers) throws InterruptedException {
         long cpu0 = cpuNanos();
+        long messages0 = subscribers.messages();
+        long bytes0 = subscribers.bytes();
         long t0 = System.nanoTime();
         for (int s = 1; s <= settings.duration().toSeconds(); s++) {
             Thread.sleep(1_000);
             out.printf("[%4ds] idle: %,d subscribed, %,d open%n", s, subscribers.subscribed(), subscribers.open());
         }
         double seconds = (System.nanoTime() - t0) / 1e9;
-        return new Traffic(seconds, 0, subscribers.messages(), subscribers.bytes(), new Histogram(3),
+        return new Traffic(seconds, 0, subscribers.messages() - messages0, subscribers.bytes() - bytes0, new Histogram(3),
                 target.pid().isEmpty() ? Double.NaN : (cpuNanos() - cpu0) / 1e9, 0);
     }
 
