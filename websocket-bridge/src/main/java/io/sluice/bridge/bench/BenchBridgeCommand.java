@@ -29,7 +29,7 @@ public final class BenchBridgeCommand implements Command {
 
     private static final String OPTIONS = "--connections N --endpoints K --rate R (msgs/s per endpoint; 0 or --idle: no traffic)"
             + " --payload BYTES [--duration 30 --warmup 10 --connect-rate 2000 --per-address 10000 --client-threads 2 --seed 1"
-            + " --partitions 4 --bridge-jvm '-Xmx2g -XX:+UseParallelGC' --json FILE; a running bridge: --bridge ws://HOST:PORT/ws"
+            + " --partitions 4 --bridge-jvm '-Xmx2g -XX:+UseParallelGC' --bridge-threads 0 (server.workerThreads) --json FILE; a running bridge: --bridge ws://HOST:PORT/ws"
             + " --kafka BOOTSTRAP --token T [--topic bench --bridge-pid PID]]";
 
     private final PrintStream out;
@@ -55,7 +55,7 @@ public final class BenchBridgeCommand implements Command {
     @Override
     public int run(List<String> args) throws Exception {
         Options o = Options.parse(args, "connections", "endpoints", "rate", "payload", "duration", "warmup", "idle!", "connect-rate",
-                "per-address", "client-threads", "seed", "partitions", "bridge-jvm", "json", "bridge", "kafka", "token", "topic", "bridge-pid");
+                "per-address", "client-threads", "seed", "partitions", "bridge-jvm", "bridge-threads", "json", "bridge", "kafka", "token", "topic", "bridge-pid");
         double rate = o.flag("idle") ? 0 : o.getDouble("rate", 1);
         BenchSettings settings = new BenchSettings(o.getInt("connections", 1_000), o.getInt("endpoints", 100), rate,
                 o.getInt("payload", 512), Duration.ofSeconds(rate == 0 ? 0 : o.getInt("warmup", 10)), Duration.ofSeconds(o.getInt("duration", 30)),
@@ -94,7 +94,7 @@ public final class BenchBridgeCommand implements Command {
         String token = "bench-" + HexFormat.of().formatHex(secret);
         try (LocalKafka kafka = LocalKafka.start(LocalKafka.Options.defaults())) {
             createTopic(kafka.bootstrapServers(), topic, o.getInt("partitions", 4));
-            try (LocalBridge bridge = LocalBridge.start(kafka.bootstrapServers(), topic, token,
+            try (LocalBridge bridge = LocalBridge.start(kafka.bootstrapServers(), topic, token, o.getInt("bridge-threads", 0),
                     List.of(o.get("bridge-jvm", "-Xmx2g -XX:+UseParallelGC").trim().split("\\s+")))) {
                 out.printf("Kafka pid %d at %s; bridge pid %d at %s (bench-only token authenticator); bridge CPU and RSS from /proc/%d%n",
                         kafka.pid(), kafka.bootstrapServers(), bridge.pid(), bridge.url(), bridge.pid());

@@ -115,10 +115,11 @@ final class BridgeBenchmark {
             long lastMessages = subscribers.messages();
             long lastBytes = subscribers.bytes();
             long lastCpu = cpuNanos();
+            // Without a warm-up the window starts now.
             long measuredFrom = start;
-            long messagesFrom = 0;
-            long bytesFrom = 0;
-            long cpuFrom = 0;
+            long messagesFrom = lastMessages;
+            long bytesFrom = lastBytes;
+            long cpuFrom = lastCpu;
             long producedFrom = 0;
             subscribers.latency().reset();
             for (long s = 1; s <= seconds; s++) {

@@ -17,6 +17,7 @@ import java.util.regex.Pattern;
 import io.sluice.proxy.bench.CpuSampler;
 import io.sluice.proxy.embedded.FreePorts;
 import io.sluice.proxy.embedded.JavaCommand;
+import io.sluice.proxy.embedded.LocalKafka;
 
 /**
  * A bridge node in a child JVM ({@link BenchBridgeNode}) on this JVM's class path, so that its CPU and memory can be
@@ -42,7 +43,7 @@ final class LocalBridge implements AutoCloseable {
     }
 
     /** Starts a bridge reading {@code topic} (every key an endpoint) and waits until {@code /readyz} says ready. */
-    static LocalBridge start(String bootstrap, String topic, String token, List<String> jvmOptions) throws IOException, InterruptedException {
+    static LocalBridge start(String bootstrap, String topic, String token, int workerThreads, List<String> jvmOptions) throws IOException, InterruptedException {
         int managementPort = FreePorts.block(1);
         Path dir = Files.createTempDirectory("sluice-bench-bridge-");
         // Port 0, read back from /readyz: a port picked here could be taken as an ephemeral port by the time the child
@@ -52,6 +53,7 @@ final class LocalBridge implements AutoCloseable {
                 server:
                   listen: "0.0.0.0:0"
                   path: %s
+                  workerThreads: %d
                   nodeName: bench-bridge
                 kafka:
                   bootstrapServers: "%s"
@@ -61,7 +63,7 @@ final class LocalBridge implements AutoCloseable {
                 management:
                   bindAddress: 127.0.0.1
                   port: %d
-                """.formatted(PATH, bootstrap, topic, managementPort));
+                """.formatted(PATH, workerThreads, bootstrap, topic, managementPort));
         Path log = dir.resolve("bridge.log");
         ProcessBuilder builder = new ProcessBuilder(JavaCommand.of(jvmOptions, BenchBridgeNode.class.getName(), List.of(config.toString(), topic)))
                 .redirectErrorStream(true)
@@ -72,7 +74,7 @@ final class LocalBridge implements AutoCloseable {
         long deadline = System.nanoTime() + START_TIMEOUT.toNanos();
         while (System.nanoTime() < deadline) {
             if (!bridge.process.isAlive()) {
-                String tail = tail(log);
+                String tail = LocalKafka.tail(log);
                 bridge.close();
                 throw new IOException("bench bridge exited with " + bridge.process.exitValue() + ":\n" + tail);
             }
@@ -88,7 +90,7 @@ final class LocalBridge implements AutoCloseable {
             }
             Thread.sleep(200);
         }
-        String tail = tail(log);
+        String tail = LocalKafka.tail(log);
         bridge.close();
         throw new IOException("bench bridge not ready within " + START_TIMEOUT.toSeconds() + " s:\n" + tail);
     }
@@ -161,15 +163,6 @@ final class LocalBridge implements AutoCloseable {
             files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
         } catch (IOException e) {
             // a temporary directory left behind
-        }
-    }
-
-    private static String tail(Path log) {
-        try {
-            List<String> lines = Files.readAllLines(log);
-            return String.join("\n", lines.subList(Math.max(0, lines.size() - 30), lines.size()));
-        } catch (IOException e) {
-            return "(no log: " + e.getMessage() + ")";
         }
     }
 }
