@@ -16,6 +16,7 @@ import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.common.errors.TopicExistsException;
 
+import io.sluice.proxy.bench.CpuSampler;
 import io.sluice.proxy.cli.Command;
 import io.sluice.proxy.cli.Options;
 import io.sluice.proxy.cli.UsageException;
@@ -29,7 +30,7 @@ public final class BenchBridgeCommand implements Command {
 
     private static final String OPTIONS = "--connections N --endpoints K --rate R (msgs/s per endpoint; 0 or --idle: no traffic)"
             + " --payload BYTES [--duration 30 --warmup 10 --connect-rate 2000 --per-address 10000 --client-threads 2 --seed 1"
-            + " --partitions 4 --bridge-jvm '-Xmx2g -XX:+UseParallelGC' --bridge-threads 0 (server.workerThreads) --json FILE; a running bridge: --bridge ws://HOST:PORT/ws"
+            + " --partitions 4 --bridge-jvm '-Xmx2g -XX:+UseParallelGC' --bridge-threads 0 (server.workerThreads) --json FILE --out DIR --scenario fanout-512b (a point for `sluice size bridge`); a running bridge: --bridge ws://HOST:PORT/ws"
             + " --kafka BOOTSTRAP --token T [--topic bench --bridge-pid PID]]";
 
     private final PrintStream out;
@@ -55,7 +56,7 @@ public final class BenchBridgeCommand implements Command {
     @Override
     public int run(List<String> args) throws Exception {
         Options o = Options.parse(args, "connections", "endpoints", "rate", "payload", "duration", "warmup", "idle!", "connect-rate",
-                "per-address", "client-threads", "seed", "partitions", "bridge-jvm", "bridge-threads", "json", "bridge", "kafka", "token", "topic", "bridge-pid");
+                "per-address", "client-threads", "seed", "partitions", "bridge-jvm", "bridge-threads", "json", "out", "scenario", "bridge", "kafka", "token", "topic", "bridge-pid");
         double rate = o.flag("idle") ? 0 : o.getDouble("rate", 1);
         BenchSettings settings = new BenchSettings(o.getInt("connections", 1_000), o.getInt("endpoints", 100), rate,
                 o.getInt("payload", 512), Duration.ofSeconds(rate == 0 ? 0 : o.getInt("warmup", 10)), Duration.ofSeconds(o.getInt("duration", 30)),
@@ -78,6 +79,11 @@ public final class BenchBridgeCommand implements Command {
         if (o.has("json")) {
             BenchReport.writeJson(result, Path.of(o.get("json", null)));
             out.println("wrote " + o.get("json", null));
+        }
+        if (o.has("out")) {
+            Path file = SizingPoints.append(Path.of(o.get("out", null)), o.get("scenario", "fanout-" + settings.payloadBytes() + "b"), result,
+                    Runtime.getRuntime().availableProcessors(), CpuSampler.cgroupCpuLimitCores());
+            out.println("added this run as a point to " + file + " (for ./sluice size bridge --runs " + o.get("out", null) + ")");
         }
         return 0;
     }

@@ -7,6 +7,7 @@ package io.sluice.bridge.bench;
  * @param connectionsSubscribed connections subscribed at the end of the run
  * @param mbPerSecondOut        WebSocket frame bytes received by the subscribers (headers included), 10^6 bytes/s
  * @param bridgeCpuSecondsPerMillion bridge CPU (user + system) over the measured window per million messages delivered
+ * @param rssEndBytes           bridge RSS at the end of the run (traffic included)
  * @param rssPerConnectionBytes (bridge RSS with the connections open - before) / connections
  * @param heapPerConnectionBytes (bridge heap used after a full GC with the connections open - before) / connections
  */
@@ -16,7 +17,7 @@ record BenchResult(int connectionsRequested, int connectionsSubscribed, int conn
                    double msgsPerSecondOut, double mbPerSecondOut,
                    double latencyMeanMs, double latencyP50Ms, double latencyP99Ms, double latencyMaxMs,
                    double bridgeCpuSeconds, double bridgeCores, double bridgeCpuSecondsPerMillion,
-                   long rssBeforeBytes, long rssWithConnectionsBytes, long heapBeforeBytes, long heapWithConnectionsBytes,
+                   long rssBeforeBytes, long rssWithConnectionsBytes, long rssEndBytes, long heapBeforeBytes, long heapWithConnectionsBytes,
                    double rssPerConnectionBytes, double heapPerConnectionBytes,
                    double publisherMaxLagMs, String loadAverageStart, String loadAverageEnd, String firstProblem) {
 }

@@ -71,6 +71,7 @@ final class BridgeBenchmark {
             out.printf("bridge with %,d connections: %s; per connection: %s%n", held, memory(rssWith, heapWith),
                     perConnection(rssBefore, rssWith, heapBefore, heapWith, held));
             Traffic traffic = settings.idle() ? hold(subscribers) : traffic(subscribers);
+            long rssEnd = rss();
             return new BenchResult(settings.connections(), subscribers.subscribed(), subscribers.failed(), subscribers.serverCloses(),
                     settings.endpoints(), settings.rate(), settings.payloadBytes(), traffic.seconds,
                     traffic.produced, traffic.delivered, subscribers.unstamped(), settings.expectedOutRate(held),
@@ -79,7 +80,7 @@ final class BridgeBenchmark {
                     ms(traffic.latency.getValueAtPercentile(99)), ms(traffic.latency.getMaxValue()),
                     traffic.cpuSeconds, traffic.cpuSeconds / traffic.seconds,
                     traffic.delivered == 0 ? Double.NaN : traffic.cpuSeconds / (traffic.delivered / 1e6),
-                    rssBefore, rssWith, heapBefore, heapWith,
+                    rssBefore, rssWith, rssEnd, heapBefore, heapWith,
                     perConnectionBytes(rssBefore, rssWith, held), perConnectionBytes(heapBefore, heapWith, held),
                     traffic.publisherLagMs, loadStart, loadAverage(), subscribers.firstProblem());
         }

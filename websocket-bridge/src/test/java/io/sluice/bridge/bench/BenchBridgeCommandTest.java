@@ -13,6 +13,9 @@ import org.junit.jupiter.api.io.TempDir;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 
+import io.sluice.sizing.bridge.BridgePoint;
+import io.sluice.sizing.bridge.BridgeResultReader;
+
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
@@ -22,12 +25,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 class BenchBridgeCommandTest {
 
     @Test
-    void tinyRunDeliversStampedMessagesToEveryConnectionAndPrintsTheTable(@TempDir Path dir) throws Exception {
+    void tinyRunDeliversStampedMessagesPrintsTheTableAndWritesAPointSizingReads(@TempDir Path dir) throws Exception {
         Path json = dir.resolve("result.json");
         ByteArrayOutputStream captured = new ByteArrayOutputStream();
         int exit = new BenchBridgeCommand(new PrintStream(captured, true, StandardCharsets.UTF_8)).run(List.of(
                 "--connections", "50", "--endpoints", "5", "--rate", "20", "--payload", "128",
-                "--warmup", "2", "--duration", "3", "--bridge-jvm", "-Xmx256m", "--json", json.toString()));
+                "--warmup", "2", "--duration", "3", "--bridge-jvm", "-Xmx256m", "--json", json.toString(),
+                "--out", dir.resolve("runs").toString(), "--scenario", "tiny"));
         String output = captured.toString(StandardCharsets.UTF_8);
 
         assertThat(exit).as(output).isZero();
@@ -40,6 +44,15 @@ class BenchBridgeCommandTest {
         assertThat(result.get("latencyMaxMs").asDouble()).isPositive();
         assertThat(result.get("bridgeCpuSeconds").asDouble()).isPositive();
         assertThat(result.get("heapPerConnectionBytes").isNumber()).isTrue();
+        List<BridgePoint> points = BridgeResultReader.readAll(dir.resolve("runs"));
+        assertThat(points).singleElement().satisfies(p -> {
+            assertThat(p.scenario()).isEqualTo("tiny");
+            assertThat(p.connections()).isEqualTo(50);
+            assertThat(p.messageBytes()).isEqualTo(128);
+            assertThat(p.targetMessagesPerSecond()).isEqualTo(50 * 20.0);
+            assertThat(p.cpuMillicores()).isPositive();
+            assertThat(p.rssBytes()).isPositive();
+        });
     }
 
     @Test
