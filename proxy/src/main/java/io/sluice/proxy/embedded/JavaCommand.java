@@ -9,12 +9,12 @@ import java.util.List;
  * Command lines that run a main class in a fresh JVM with the same java binary and class path as this one, so a
  * child runs exactly the jars this process was built and tested with.
  */
-final class JavaCommand {
+public final class JavaCommand {
 
     private JavaCommand() {
     }
 
-    static List<String> of(List<String> jvmOptions, String mainClass, List<String> arguments) {
+    public static List<String> of(List<String> jvmOptions, String mainClass, List<String> arguments) {
         List<String> command = new ArrayList<>();
         command.add(javaBinary());
         command.addAll(jvmOptions);

@@ -295,7 +295,7 @@ public final class LocalKafka implements AutoCloseable {
      * The last lines of a log, preceded by its first ERROR lines: a broker that fails at startup logs the cause
      * once and then a shutdown long enough to push it out of any short tail.
      */
-    static String tail(Path file) {
+    public static String tail(Path file) {
         List<String> lines;
         try {
             // Decoded leniently: a broker killed mid-write can leave a partial UTF-8 sequence.

@@ -122,6 +122,9 @@ public final class MessageEncoder {
         if (value == null) {
             return new Payload(PayloadFormat.NONE, "null".getBytes(StandardCharsets.US_ASCII), null);
         }
+        if (isPlainAsciiText(value)) {
+            return new Payload(PayloadFormat.TEXT, value, null).quotedAscii();
+        }
         String text;
         try {
             text = utf8.decode(ByteBuffer.wrap(value)).toString();
@@ -143,6 +146,27 @@ public final class MessageEncoder {
             }
         }
         return new Payload(PayloadFormat.TEXT, quote(text), null);
+    }
+
+    /**
+     * Printable ASCII without '"' or '\\' that does not start like a JSON object or array is its own JSON string body,
+     * so it is copied between quotes without being decoded and escaped: the common case of text payloads (ids, CSV,
+     * numbers), which otherwise cost a String and an escaping pass per record on the reader thread.
+     */
+    private static boolean isPlainAsciiText(byte[] value) {
+        boolean leadingSpace = true;
+        for (byte b : value) {
+            if (b < 0x20 || b > 0x7e || b == '"' || b == '\\') {
+                return false;
+            }
+            if (leadingSpace && b != ' ') {
+                if (b == '{' || b == '[') {
+                    return false;
+                }
+                leadingSpace = false;
+            }
+        }
+        return true;
     }
 
     private static boolean looksLikeJsonStructure(String text) {

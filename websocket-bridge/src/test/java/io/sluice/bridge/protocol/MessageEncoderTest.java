@@ -40,4 +40,22 @@ class MessageEncoderTest {
         message.release();
         assertThat(shared.refCnt()).isZero();
     }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"plain ascii 123", "", "   ", "  {not json", "say \"hi\" \\ there", "tab\tand\u0001control",
+            "caf\u00e9 \u2603", "[1,2", "{\"a\":1}"})
+    void textPayloadsArriveExactlyWhetherOrNotTheyNeedEscaping(String value) throws Exception {
+        MessageEncoder encoder = new MessageEncoder(UnpooledByteBufAllocator.DEFAULT);
+        EncodedMessage message = encoder.message("/t/k", "epoch-0", 0, 1, 1L, value.getBytes(StandardCharsets.UTF_8));
+        ByteBuf frame = message.frame();
+        int bodyStart = frame.readerIndex() + 2 + ((frame.getByte(frame.readerIndex() + 1) & 0x7f) == 126 ? 2 : 0);
+        JsonNode decoded = JSON.readTree(frame.toString(bodyStart, frame.writerIndex() - bodyStart, StandardCharsets.UTF_8));
+        message.release();
+        if (decoded.get("format").asText().equals("json")) {
+            assertThat(JSON.writeValueAsString(decoded.get("payload"))).isEqualTo(value);
+        } else {
+            assertThat(decoded.get("format").asText()).isEqualTo("text");
+            assertThat(decoded.get("payload").asText()).isEqualTo(value);
+        }
+    }
 }
