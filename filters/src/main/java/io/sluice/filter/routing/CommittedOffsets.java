@@ -8,17 +8,22 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.BiConsumer;
+import java.util.function.Function;
+import java.util.function.ToIntFunction;
 
 import org.apache.kafka.common.message.OffsetCommitRequestData;
 import org.apache.kafka.common.message.OffsetCommitResponseData;
 import org.apache.kafka.common.message.OffsetFetchRequestData;
 import org.apache.kafka.common.message.OffsetFetchResponseData;
+import org.apache.kafka.common.message.TxnOffsetCommitRequestData;
+import org.apache.kafka.common.message.TxnOffsetCommitResponseData;
 import org.apache.kafka.common.protocol.Errors;
 
 import io.sluice.proxy.filter.RequestFilterResult;
 
 /**
- * Consumer group offsets of virtual topics. The group coordinator only accepts offsets of real topics, so an
+ * Consumer group offsets of virtual topics (OffsetCommit, TxnOffsetCommit, OffsetFetch). The group coordinator only accepts offsets of real topics, so an
  * offset committed for {@code scores.results} partition 0 is stored as the group's offset of {@code scores}
  * partition 0, its metadata prefixed with the name it was committed under ({@code sluice.topic=scores.results;}).
  * OffsetFetch gives it back under that name, with the prefix removed.
@@ -40,62 +45,121 @@ final class CommittedOffsets {
         this.routes = routes;
     }
 
-    // ---- OffsetCommit (v2-v9: topics by name) ----
-
-    private record Committed(String name, int partition, Errors refusal) {
-    }
+    // ---- OffsetCommit (v2-v9) and TxnOffsetCommit: topics by name ----
 
     RequestFilterResult commit(OffsetCommitRequestData request, Exchange exchange) {
         if (request.topics().stream().noneMatch(t -> routes.concerns(t.name()))) {
             return exchange.forward(request);
         }
+        Map<String, List<OffsetCommitRequestData.OffsetCommitRequestPartition>> asked = new LinkedHashMap<>();
+        request.topics().forEach(t -> asked.computeIfAbsent(t.name(), n -> new ArrayList<>()).addAll(t.partitions()));
+        RoutedCommit<OffsetCommitRequestData.OffsetCommitRequestPartition> routed = route(asked, OffsetCommitRequestData.OffsetCommitRequestPartition::partitionIndex,
+                OffsetCommitRequestData.OffsetCommitRequestPartition::committedMetadata, OffsetCommitRequestData.OffsetCommitRequestPartition::setCommittedMetadata);
+        List<OffsetCommitRequestData.OffsetCommitRequestTopic> real = new ArrayList<>();
+        routed.byReal().forEach((name, partitions) -> real.add(new OffsetCommitRequestData.OffsetCommitRequestTopic().setName(name)
+                .setPartitions(partitions)));
+        request.setTopics(real);
+        if (real.isEmpty()) {
+            return exchange.respond(offsetCommitAnswer(new OffsetCommitResponseData(), routed));
+        }
+        return exchange.forward(request, message -> offsetCommitAnswer((OffsetCommitResponseData) message, routed));
+    }
+
+    private static OffsetCommitResponseData offsetCommitAnswer(OffsetCommitResponseData response, RoutedCommit<?> routed) {
+        Map<String, Short> errors = new HashMap<>();
+        response.topics().forEach(t -> t.partitions().forEach(p -> errors.put(t.name() + "/" + p.partitionIndex(), p.errorCode())));
+        List<OffsetCommitResponseData.OffsetCommitResponseTopic> topics = new ArrayList<>();
+        routed.answer(errors).forEach((name, partitions) -> {
+            OffsetCommitResponseData.OffsetCommitResponseTopic topic = new OffsetCommitResponseData.OffsetCommitResponseTopic().setName(name);
+            partitions.forEach((index, error) -> topic.partitions().add(new OffsetCommitResponseData.OffsetCommitResponsePartition()
+                    .setPartitionIndex(index).setErrorCode(error)));
+            topics.add(topic);
+        });
+        return response.setTopics(topics);
+    }
+
+    RequestFilterResult txnCommit(TxnOffsetCommitRequestData request, Exchange exchange) {
+        if (request.topics().stream().noneMatch(t -> routes.concerns(t.name()))) {
+            return exchange.forward(request);
+        }
+        Map<String, List<TxnOffsetCommitRequestData.TxnOffsetCommitRequestPartition>> asked = new LinkedHashMap<>();
+        request.topics().forEach(t -> asked.computeIfAbsent(t.name(), n -> new ArrayList<>()).addAll(t.partitions()));
+        RoutedCommit<TxnOffsetCommitRequestData.TxnOffsetCommitRequestPartition> routed = route(asked, TxnOffsetCommitRequestData.TxnOffsetCommitRequestPartition::partitionIndex,
+                TxnOffsetCommitRequestData.TxnOffsetCommitRequestPartition::committedMetadata,
+                TxnOffsetCommitRequestData.TxnOffsetCommitRequestPartition::setCommittedMetadata);
+        List<TxnOffsetCommitRequestData.TxnOffsetCommitRequestTopic> real = new ArrayList<>();
+        routed.byReal().forEach((name, partitions) -> real.add(new TxnOffsetCommitRequestData.TxnOffsetCommitRequestTopic().setName(name)
+                .setPartitions(partitions)));
+        request.setTopics(real);
+        if (real.isEmpty()) {
+            return exchange.respond(txnCommitAnswer(new TxnOffsetCommitResponseData(), routed));
+        }
+        return exchange.forward(request, message -> txnCommitAnswer((TxnOffsetCommitResponseData) message, routed));
+    }
+
+    private static TxnOffsetCommitResponseData txnCommitAnswer(TxnOffsetCommitResponseData response, RoutedCommit<?> routed) {
+        Map<String, Short> errors = new HashMap<>();
+        response.topics().forEach(t -> t.partitions().forEach(p -> errors.put(t.name() + "/" + p.partitionIndex(), p.errorCode())));
+        List<TxnOffsetCommitResponseData.TxnOffsetCommitResponseTopic> topics = new ArrayList<>();
+        routed.answer(errors).forEach((name, partitions) -> {
+            TxnOffsetCommitResponseData.TxnOffsetCommitResponseTopic topic = new TxnOffsetCommitResponseData.TxnOffsetCommitResponseTopic().setName(name);
+            partitions.forEach((index, error) -> topic.partitions().add(new TxnOffsetCommitResponseData.TxnOffsetCommitResponsePartition()
+                    .setPartitionIndex(index).setErrorCode(error)));
+            topics.add(topic);
+        });
+        return response.setTopics(topics);
+    }
+
+    /** One partition a client committed, under the name it used; {@code refusal} when it was not sent on. */
+    private record Committed(String name, String real, int partition, Errors refusal) {
+    }
+
+    /** A commit with its partitions regrouped by real topic, remembering what was asked to answer in its terms. */
+    private record RoutedCommit<P>(Map<String, List<P>> byReal, List<Committed> committed) {
+
+        /** Error per asked name and partition, given the broker's by real {@code topic/partition}. */
+        Map<String, Map<Integer, Short>> answer(Map<String, Short> brokerErrors) {
+            Map<String, Map<Integer, Short>> answer = new LinkedHashMap<>();
+            for (Committed c : committed) {
+                short error = c.refusal() != null ? c.refusal().code() : brokerErrors.getOrDefault(c.real() + "/" + c.partition(), Errors.UNKNOWN_SERVER_ERROR.code());
+                answer.computeIfAbsent(c.name(), n -> new LinkedHashMap<>()).put(c.partition(), error);
+            }
+            return answer;
+        }
+    }
+
+    /**
+     * Routes the partitions of a commit (of either API: {@code P} is its partition type). A hidden topic is refused
+     * with UNKNOWN_TOPIC_OR_PARTITION, a real partition named a second time with POLICY_VIOLATION; offsets of routed
+     * real topics are tagged with the name they are committed under.
+     */
+    private <P> RoutedCommit<P> route(Map<String, List<P>> asked, ToIntFunction<P> index, Function<P, String> metadata, BiConsumer<P, String> setMetadata) {
+        Map<String, List<P>> byReal = new LinkedHashMap<>();
         List<Committed> committed = new ArrayList<>();
-        Map<String, OffsetCommitRequestData.OffsetCommitRequestTopic> realTopics = new LinkedHashMap<>();
         Map<String, String> firstName = new HashMap<>();
-        for (OffsetCommitRequestData.OffsetCommitRequestTopic topic : request.topics()) {
-            Optional<View> view = routes.view(topic.name());
-            boolean routed = view.isPresent() && routes.isBehindARoute(view.get().topic());
-            for (OffsetCommitRequestData.OffsetCommitRequestPartition p : topic.partitions()) {
+        asked.forEach((name, partitions) -> {
+            Optional<View> view = routes.view(name);
+            boolean tagged = view.isPresent() && routes.isBehindARoute(view.get().topic());
+            for (P p : partitions) {
+                int partition = index.applyAsInt(p);
                 if (view.isEmpty()) {
-                    committed.add(new Committed(topic.name(), p.partitionIndex(), Errors.UNKNOWN_TOPIC_OR_PARTITION));
+                    committed.add(new Committed(name, name, partition, Errors.UNKNOWN_TOPIC_OR_PARTITION));
                     continue;
                 }
                 String real = view.get().topic();
-                String earlier = firstName.putIfAbsent(real + "/" + p.partitionIndex(), topic.name());
-                if (earlier != null) {
-                    committed.add(new Committed(topic.name(), p.partitionIndex(), Errors.POLICY_VIOLATION));
+                if (firstName.putIfAbsent(real + "/" + partition, name) != null) {
+                    committed.add(new Committed(name, real, partition, Errors.POLICY_VIOLATION));
                     continue;
                 }
-                committed.add(new Committed(topic.name(), p.partitionIndex(), null));
-                if (routed) {
-                    p.setCommittedMetadata(TAG + topic.name() + TAG_END + (p.committedMetadata() == null ? "" : p.committedMetadata()));
+                committed.add(new Committed(name, real, partition, null));
+                if (tagged) {
+                    String original = metadata.apply(p);
+                    setMetadata.accept(p, TAG + name + TAG_END + (original == null ? "" : original));
                 }
-                realTopics.computeIfAbsent(real, r -> new OffsetCommitRequestData.OffsetCommitRequestTopic().setName(r)).partitions().add(p);
+                byReal.computeIfAbsent(real, r -> new ArrayList<>()).add(p);
             }
-        }
-        request.setTopics(new ArrayList<>(realTopics.values()));
-        ResponseShape shape = new ResponseShape(committed, firstName);
-        if (realTopics.isEmpty()) {
-            return exchange.respond(shape.answer(new OffsetCommitResponseData(), routes));
-        }
-        return exchange.forward(request, message -> shape.answer((OffsetCommitResponseData) message, routes));
-    }
-
-    /** What the client committed, by name, to answer it in its own terms. */
-    private record ResponseShape(List<Committed> committed, Map<String, String> firstName) {
-
-        OffsetCommitResponseData answer(OffsetCommitResponseData response, RouteTable routes) {
-            Map<String, Short> errors = new HashMap<>();
-            response.topics().forEach(t -> t.partitions().forEach(p -> errors.put(t.name() + "/" + p.partitionIndex(), p.errorCode())));
-            Map<String, OffsetCommitResponseData.OffsetCommitResponseTopic> byName = new LinkedHashMap<>();
-            for (Committed c : committed) {
-                short error = c.refusal() != null ? c.refusal().code()
-                        : errors.getOrDefault(routes.view(c.name()).map(View::topic).orElse(c.name()) + "/" + c.partition(), Errors.UNKNOWN_SERVER_ERROR.code());
-                byName.computeIfAbsent(c.name(), n -> new OffsetCommitResponseData.OffsetCommitResponseTopic().setName(n)).partitions()
-                        .add(new OffsetCommitResponseData.OffsetCommitResponsePartition().setPartitionIndex(c.partition()).setErrorCode(error));
-            }
-            return response.setTopics(new ArrayList<>(byName.values()));
-        }
+        });
+        return new RoutedCommit<>(byReal, committed);
     }
 
     // ---- OffsetFetch (v8-v9: groups, topics by name) ----

@@ -5,7 +5,9 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 
+import org.apache.kafka.common.message.AddPartitionsToTxnRequestData;
 import org.apache.kafka.common.message.ApiVersionsResponseData;
+import org.apache.kafka.common.message.DescribeConfigsRequestData;
 import org.apache.kafka.common.message.FetchRequestData;
 import org.apache.kafka.common.message.ListOffsetsRequestData;
 import org.apache.kafka.common.message.MetadataRequestData;
@@ -15,6 +17,7 @@ import org.apache.kafka.common.message.OffsetForLeaderEpochRequestData;
 import org.apache.kafka.common.message.ProduceRequestData;
 import org.apache.kafka.common.message.RequestHeaderData;
 import org.apache.kafka.common.message.ResponseHeaderData;
+import org.apache.kafka.common.message.TxnOffsetCommitRequestData;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.ApiMessage;
 import org.slf4j.Logger;
@@ -38,7 +41,8 @@ final class KeyRoutingFilter implements RequestFilter, ResponseFilter {
     private static final Logger LOG = LoggerFactory.getLogger(KeyRoutingFilter.class);
 
     private static final Set<ApiKeys> ROUTED = EnumSet.of(ApiKeys.API_VERSIONS, ApiKeys.METADATA, ApiKeys.PRODUCE, ApiKeys.FETCH,
-            ApiKeys.LIST_OFFSETS, ApiKeys.OFFSET_FOR_LEADER_EPOCH, ApiKeys.OFFSET_COMMIT, ApiKeys.OFFSET_FETCH);
+            ApiKeys.LIST_OFFSETS, ApiKeys.OFFSET_FOR_LEADER_EPOCH, ApiKeys.OFFSET_COMMIT, ApiKeys.OFFSET_FETCH, ApiKeys.TXN_OFFSET_COMMIT,
+            ApiKeys.ADD_PARTITIONS_TO_TXN, ApiKeys.DESCRIBE_CONFIGS);
 
     private final PendingRewrites rewrites = new PendingRewrites();
     private final MetadataRouting metadata;
@@ -46,6 +50,8 @@ final class KeyRoutingFilter implements RequestFilter, ResponseFilter {
     private final FetchRouting fetch;
     private final OffsetsRouting offsets;
     private final CommittedOffsets committed;
+    private final TransactionRouting transactions;
+    private final ConfigsRouting configs;
 
     KeyRoutingFilter(RouteTable routes, RoutingMetrics metrics) {
         this.metadata = new MetadataRouting(routes);
@@ -53,6 +59,8 @@ final class KeyRoutingFilter implements RequestFilter, ResponseFilter {
         this.fetch = new FetchRouting(routes, metrics);
         this.offsets = new OffsetsRouting(routes);
         this.committed = new CommittedOffsets(routes);
+        this.transactions = new TransactionRouting(routes);
+        this.configs = new ConfigsRouting(routes);
     }
 
     @Override
@@ -82,6 +90,9 @@ final class KeyRoutingFilter implements RequestFilter, ResponseFilter {
             case OFFSET_FOR_LEADER_EPOCH -> offsets.offsetForLeaderEpoch((OffsetForLeaderEpochRequestData) request, exchange);
             case OFFSET_COMMIT -> committed.commit((OffsetCommitRequestData) request, exchange);
             case OFFSET_FETCH -> committed.fetch((OffsetFetchRequestData) request, exchange);
+            case TXN_OFFSET_COMMIT -> committed.txnCommit((TxnOffsetCommitRequestData) request, exchange);
+            case ADD_PARTITIONS_TO_TXN -> transactions.addPartitions((AddPartitionsToTxnRequestData) request, exchange);
+            case DESCRIBE_CONFIGS -> configs.describe((DescribeConfigsRequestData) request, exchange);
             default -> exchange.forward(request);
         };
         return CompletableFuture.completedFuture(result);

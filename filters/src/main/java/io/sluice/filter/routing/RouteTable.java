@@ -5,6 +5,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
 
 import io.sluice.auth.NamePattern;
 
@@ -16,10 +17,13 @@ import io.sluice.auth.NamePattern;
  */
 final class RouteTable {
 
+    private static final int MAX_REMEMBERED_NAMES = 10_000;
+
     private final Map<String, Route> literals;
     private final List<Route> templates;
     private final List<Route> all;
     private final boolean hideRealTopics;
+    private final Map<String, Resolution> resolutions = new ConcurrentHashMap<>();
 
     private RouteTable(Map<String, Route> literals, List<Route> templates, List<Route> all, boolean hideRealTopics) {
         this.literals = literals;
@@ -101,9 +105,27 @@ final class RouteTable {
 
     /** The virtual topic {@code name} stands for, if any. */
     Optional<View> virtual(String name) {
-        if (name == null) {
-            return Optional.empty();
+        return name == null ? Optional.empty() : resolved(name).virtual();
+    }
+
+    /** What a name resolves to; kept, as names recur in every request of a client. */
+    private record Resolution(Optional<View> virtual, boolean behindARoute) {
+    }
+
+    private Resolution resolved(String name) {
+        Resolution known = resolutions.get(name);
+        if (known != null) {
+            return known;
         }
+        Resolution resolution = new Resolution(resolve(name), all.stream().anyMatch(r -> r.isBehind(name)));
+        // Names come from clients: stop remembering new ones rather than grow without bound.
+        if (resolutions.size() < MAX_REMEMBERED_NAMES) {
+            resolutions.put(name, resolution);
+        }
+        return resolution;
+    }
+
+    private Optional<View> resolve(String name) {
         Route literal = literals.get(name);
         if (literal != null) {
             return literal.resolve(name);
@@ -128,12 +150,12 @@ final class RouteTable {
 
     /** A real topic behind some route, kept from clients because {@code hideRealTopics} is set. */
     boolean hidden(String real) {
-        return hideRealTopics && virtual(real).isEmpty() && all.stream().anyMatch(r -> r.isBehind(real));
+        return hideRealTopics && virtual(real).isEmpty() && isBehindARoute(real);
     }
 
     /** Whether some route reads or writes {@code real}: clients using it directly share it with virtual topics. */
     boolean isBehindARoute(String real) {
-        return all.stream().anyMatch(r -> r.isBehind(real));
+        return real != null && resolved(real).behindARoute();
     }
 
     /** Whether a request naming {@code name} needs routing: a virtual topic, or a real topic behind a route (hidden or shared). */

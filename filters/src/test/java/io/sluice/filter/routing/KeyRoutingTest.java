@@ -25,6 +25,13 @@ import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 import org.apache.kafka.common.errors.UnsupportedVersionException;
+import org.apache.kafka.common.message.AddPartitionsToTxnRequestData;
+import org.apache.kafka.common.message.AddPartitionsToTxnResponseData;
+import org.apache.kafka.common.message.FindCoordinatorRequestData;
+import org.apache.kafka.common.message.InitProducerIdRequestData;
+import org.apache.kafka.common.message.InitProducerIdResponseData;
+import org.apache.kafka.common.protocol.ApiKeys;
+import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.AfterAll;
@@ -36,6 +43,7 @@ import io.kroxylicious.testing.kafka.api.KafkaCluster;
 import io.kroxylicious.testing.kafka.common.BrokerConfig;
 import io.kroxylicious.testing.kafka.junit5ext.KafkaClusterExtension;
 import io.sluice.proxy.testing.KafkaReads;
+import io.sluice.proxy.testing.KafkaWire;
 import io.sluice.proxy.testing.ProxyFixture;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -204,6 +212,9 @@ class KeyRoutingTest {
             assertThat(virtual.topicId()).isNotEqualTo(real.topicId());
             assertThatThrownBy(() -> admin.describeTopics(List.of("kr-meta")).allTopicNames().get())
                     .cause().isInstanceOf(UnknownTopicOrPartitionException.class);
+
+            var resource = new org.apache.kafka.common.config.ConfigResource(org.apache.kafka.common.config.ConfigResource.Type.TOPIC, "kr-meta.results");
+            assertThat(admin.describeConfigs(List.of(resource)).all().get().get(resource).get("cleanup.policy").value()).isEqualTo("delete");
         }
     }
 
@@ -249,6 +260,54 @@ class KeyRoutingTest {
     }
 
     @Test
+    void aTransactionWritesAVirtualTopicAndCommitsOffsetsOfAnotherUnderItsVirtualName() throws Exception {
+        createTopics("kr-txout", "kr-txin");
+        TopicPartition input = new TopicPartition("kr-txin.results", 0);
+        try (KafkaProducer<String, String> producer = producer(Map.of(ProducerConfig.TRANSACTIONAL_ID_CONFIG, "kr-tx"))) {
+            producer.initTransactions();
+            producer.beginTransaction();
+            producer.send(new ProducerRecord<>("kr-txout.live.football", "live/football", "committed"));
+            producer.sendOffsetsToTransaction(Map.of(input, new OffsetAndMetadata(7)), new org.apache.kafka.clients.consumer.ConsumerGroupMetadata("kr-tx-app"));
+            producer.commitTransaction();
+            producer.beginTransaction();
+            producer.send(new ProducerRecord<>("kr-txout.live.football", "live/football", "aborted"));
+            producer.flush();
+            producer.abortTransaction();
+        }
+        List<String> values = new ArrayList<>();
+        TopicPartition output = new TopicPartition("kr-txout.live.football", 0);
+        try (KafkaConsumer<String, String> consumer = consumer(Map.of(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed"))) {
+            consumer.assign(List.of(output));
+            consumer.seekToBeginning(List.of(output));
+            // committed record, commit marker, aborted record, abort marker
+            awaitPositions(consumer, Map.of(output, 4L), r -> values.add(r.value()));
+        }
+        assertThat(values).containsExactly("committed");
+        try (KafkaConsumer<String, String> consumer = consumer(Map.of(ConsumerConfig.GROUP_ID_CONFIG, "kr-tx-app"))) {
+            assertThat(consumer.committed(Set.of(input)).get(input).offset()).isEqualTo(7);
+        }
+    }
+
+    @Test
+    void producersOfTransactionsV1AddTheRealPartitionsOfVirtualTopicsToTheirTransactions() throws Exception {
+        createTopics("kr-tv1");
+        // kafka-clients 4 on this broker use transactions v2 and never send AddPartitionsToTxn; older clients send v3.
+        try (KafkaWire wire = new KafkaWire(proxy.bootstrapPort())) {
+            InitProducerIdResponseData producer = initProducerId(wire, "kr-tv1");
+            AddPartitionsToTxnRequestData.AddPartitionsToTxnTopicCollection topics = new AddPartitionsToTxnRequestData.AddPartitionsToTxnTopicCollection();
+            topics.add(new AddPartitionsToTxnRequestData.AddPartitionsToTxnTopic().setName("kr-tv1.results").setPartitions(List.of(0)));
+            AddPartitionsToTxnResponseData added = wire.call(ApiKeys.ADD_PARTITIONS_TO_TXN, (short) 3, new AddPartitionsToTxnRequestData()
+                    .setV3AndBelowTransactionalId("kr-tv1").setV3AndBelowProducerId(producer.producerId())
+                    .setV3AndBelowProducerEpoch(producer.producerEpoch()).setV3AndBelowTopics(topics));
+
+            assertThat(added.resultsByTopicV3AndBelow()).singleElement().satisfies(topic -> {
+                assertThat(topic.name()).isEqualTo("kr-tv1.results");
+                assertThat(topic.resultsByPartition()).singleElement().satisfies(p -> assertThat(Errors.forCode(p.partitionErrorCode())).isEqualTo(Errors.NONE));
+            });
+        }
+    }
+
+    @Test
     void theKip848ConsumerProtocolIsNotOfferedSoSuchConsumersFailClearly() {
         try (KafkaConsumer<String, String> consumer = consumer(Map.of(ConsumerConfig.GROUP_ID_CONFIG, "kr-848", ConsumerConfig.GROUP_PROTOCOL_CONFIG, "consumer"))) {
             consumer.subscribe(List.of("kr-848.results"));
@@ -262,6 +321,22 @@ class KeyRoutingTest {
     }
 
     // ---- helpers ----
+
+    /** A producer id for the transactional id, once the (single) broker has loaded its transaction coordinator. */
+    private static InitProducerIdResponseData initProducerId(KafkaWire wire, String transactionalId) throws Exception {
+        long deadline = System.currentTimeMillis() + 30_000;
+        while (true) {
+            wire.call(ApiKeys.FIND_COORDINATOR, (short) 4, new FindCoordinatorRequestData().setKeyType((byte) 1).setCoordinatorKeys(List.of(transactionalId)));
+            InitProducerIdResponseData response = wire.call(ApiKeys.INIT_PRODUCER_ID, (short) 4, new InitProducerIdRequestData()
+                    .setTransactionalId(transactionalId).setTransactionTimeoutMs(60_000).setProducerId(-1).setProducerEpoch((short) -1));
+            Errors error = Errors.forCode(response.errorCode());
+            if (error == Errors.NONE || !(error.exception() instanceof org.apache.kafka.common.errors.RetriableException) || System.currentTimeMillis() > deadline) {
+                assertThat(error).isEqualTo(Errors.NONE);
+                return response;
+            }
+            Thread.sleep(200);
+        }
+    }
 
     private static void createTopics(String... topics) throws Exception {
         try (Admin admin = Admin.create(cluster.getKafkaClientConfiguration())) {
