@@ -1,6 +1,7 @@
 package io.sluice.filter.routing;
 
 import java.util.concurrent.CompletableFuture;
+import java.util.function.Consumer;
 
 import org.apache.kafka.common.message.RequestHeaderData;
 import org.apache.kafka.common.protocol.ApiMessage;
@@ -22,7 +23,7 @@ record Exchange(int correlationId, RequestHeaderData header, FilterContext conte
     }
 
     /** Forwards {@code request}, and changes its response with {@code rewrite} (a synchronous one) on the way back. */
-    RequestFilterResult forward(ApiMessage request, java.util.function.Consumer<ApiMessage> rewrite) {
+    RequestFilterResult forward(ApiMessage request, Consumer<ApiMessage> rewrite) {
         ResponseRewrite async = response -> {
             rewrite.accept(response);
             return CompletableFuture.completedFuture(null);

@@ -12,9 +12,8 @@ import org.apache.kafka.common.message.ProduceRequestData;
 import org.apache.kafka.common.message.ProduceResponseData;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.record.MemoryRecords;
-import org.apache.kafka.common.record.Record;
-import org.apache.kafka.common.record.RecordBatch;
 
+import io.sluice.filter.records.RecordKeys;
 import io.sluice.proxy.filter.RequestFilterResult;
 
 /**
@@ -107,14 +106,7 @@ final class ProduceRouting {
 
     /** The first key (shown as text) that is not one of the view's keys, if any. */
     private static Optional<String> firstStranger(MemoryRecords records, View view) {
-        for (RecordBatch batch : records.batches()) {
-            for (Record record : batch) {
-                if (!view.admits(record.key())) {
-                    return Optional.of(show(record.key()));
-                }
-            }
-        }
-        return Optional.empty();
+        return RecordKeys.firstRefused(records, view::admits).map(refused -> show(refused.key()));
     }
 
     private static String show(ByteBuffer key) {
