@@ -75,6 +75,11 @@ public final class NamePattern {
         return wildcards == 1 && tokens[tokens.length - 1] == STAR ? Kind.PREFIX : Kind.GLOB;
     }
 
+    /** Whether the pattern is {@code *}: callers can skip looking at names or keys at all. */
+    public boolean matchesEverything() {
+        return kind == Kind.ANY;
+    }
+
     public boolean matches(String name) {
         if (kind == Kind.ANY) {
             return true;

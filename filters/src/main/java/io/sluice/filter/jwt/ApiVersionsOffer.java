@@ -4,6 +4,7 @@ import org.apache.kafka.common.message.ApiVersionsResponseData;
 import org.apache.kafka.common.protocol.ApiKeys;
 
 import io.sluice.filter.jwt.enforce.RequestRules;
+import io.sluice.proxy.cluster.ApiVersionsFilter;
 
 /**
  * Adjusts the ApiVersions answer to what the proxy serves once it terminates SASL: the SASL APIs at the
@@ -24,10 +25,7 @@ final class ApiVersionsOffer {
         }
         offer(response, ApiKeys.SASL_HANDSHAKE, SASL_HANDSHAKE_MIN, ApiKeys.SASL_HANDSHAKE.latestVersion());
         offer(response, ApiKeys.SASL_AUTHENTICATE, ApiKeys.SASL_AUTHENTICATE.oldestVersion(), ApiKeys.SASL_AUTHENTICATE.latestVersion());
-        ApiVersionsResponseData.ApiVersion metadata = response.apiKeys().find(ApiKeys.METADATA.id);
-        if (metadata != null) {
-            metadata.setMinVersion((short) Math.max(metadata.minVersion(), RequestRules.OLDEST_METADATA_VERSION));
-        }
+        ApiVersionsFilter.restrict(response, ApiKeys.METADATA, RequestRules.OLDEST_METADATA_VERSION, Short.MAX_VALUE);
     }
 
     private static void offer(ApiVersionsResponseData response, ApiKeys api, short min, short max) {

@@ -2,7 +2,6 @@ package io.sluice.filter.jwt;
 
 import java.time.Duration;
 import java.time.Instant;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -28,8 +27,8 @@ import io.sluice.auth.TokenRejectedException;
 import io.sluice.filter.jwt.enforce.Access;
 import io.sluice.filter.jwt.enforce.Decision;
 import io.sluice.filter.jwt.enforce.RequestRules;
-import io.sluice.filter.jwt.enforce.ResponseRewrite;
 import io.sluice.filter.jwt.sasl.OAuthBearerClientMessage;
+import io.sluice.filter.rewrite.PendingRewrites;
 import io.sluice.proxy.filter.AuthenticatedPrincipal;
 import io.sluice.proxy.filter.FilterContext;
 import io.sluice.proxy.filter.RequestFilter;
@@ -59,7 +58,7 @@ final class JwtAuthFilter implements RequestFilter, ResponseFilter {
 
     private final Authenticator authenticator;
     private final AuthMetrics metrics;
-    private final Map<Integer, ResponseRewrite> rewrites = new HashMap<>();
+    private final PendingRewrites rewrites = new PendingRewrites();
     private Stage stage = Stage.AWAITING_HANDSHAKE;
     private boolean reauthenticating;
     private Grant grant;
@@ -87,7 +86,7 @@ final class JwtAuthFilter implements RequestFilter, ResponseFilter {
         int correlationId = header.correlationId();
         switch (apiKey) {
             case API_VERSIONS:
-                rewrites.put(correlationId, response -> {
+                rewrites.expect(correlationId, response -> {
                     ApiVersionsOffer.apply((ApiVersionsResponseData) response);
                     return CompletableFuture.completedFuture(null);
                 });
@@ -112,7 +111,7 @@ final class JwtAuthFilter implements RequestFilter, ResponseFilter {
     private RequestFilterResult apply(Decision decision, int correlationId, RequestHeaderData header, ApiMessage request, FilterContext context) {
         if (decision instanceof Decision.Forward forward) {
             if (forward.rewrite() != null) {
-                rewrites.put(correlationId, forward.rewrite());
+                rewrites.expect(correlationId, forward.rewrite());
             }
             return context.requestFilterResultBuilder().forward(header, request).build();
         }
@@ -137,11 +136,7 @@ final class JwtAuthFilter implements RequestFilter, ResponseFilter {
     @Override
     public CompletionStage<ResponseFilterResult> onResponse(ApiKeys apiKey, short apiVersion, ResponseHeaderData header, ApiMessage response,
                                                             FilterContext context) {
-        ResponseRewrite rewrite = rewrites.remove(header.correlationId());
-        if (rewrite == null) {
-            return context.forwardResponse(header, response);
-        }
-        return rewrite.apply(response).thenApply(done -> context.responseFilterResultBuilder().forward(header, response).build());
+        return rewrites.forward(header, response, context);
     }
 
     // ---- SASL ----

@@ -20,9 +20,10 @@ import io.sluice.proxy.testing.ProxyFixture;
 
 /**
  * A proxy with the JwtAuth filter in front of a test cluster, a JWKS server with the RSA and EC test keys,
- * and kafka-clients settings for SASL_PLAINTEXT + OAUTHBEARER with tokens minted by the test.
+ * and kafka-clients settings for SASL_PLAINTEXT + OAUTHBEARER with tokens minted by the test. Other filters'
+ * tests put JwtAuth in a chain with theirs through {@link #start(KafkaCluster, String, List)}.
  */
-final class JwtProxy implements AutoCloseable {
+public final class JwtProxy implements AutoCloseable {
 
     final KafkaCluster cluster;
     final JwksServer jwks;
@@ -35,8 +36,17 @@ final class JwtProxy implements AutoCloseable {
     }
 
     static JwtProxy start(KafkaCluster cluster) throws Exception {
+        return start(cluster, "", List.of("jwt"));
+    }
+
+    /**
+     * @param moreDefinitions YAML items of {@code filterDefinitions} after JwtAuth's (written at column 0)
+     * @param chain           the filters in order, JwtAuth being {@code jwt}
+     */
+    public static JwtProxy start(KafkaCluster cluster, String moreDefinitions, List<String> chain) throws Exception {
         JwksServer jwks = new JwksServer(new JWKSet(List.of(TestIssuer.rsa().key().toPublicJWK(), TestIssuer.ec().key().toPublicJWK())).toString());
         try {
+            String more = moreDefinitions.lines().map(line -> "  " + line + "\n").collect(java.util.stream.Collectors.joining());
             ProxyFixture proxy = ProxyFixture.start(cluster.getBootstrapServers(), "", """
                     filterDefinitions:
                       - name: jwt
@@ -46,8 +56,8 @@ final class JwtProxy implements AutoCloseable {
                           issuer: %s
                           audience: %s
                           clockSkew: 0s
-                    defaultFilters: [jwt]
-                    """.formatted(jwks.url(), TestIssuer.ISSUER, TestIssuer.AUDIENCE));
+                    %sdefaultFilters: [%s]
+                    """.formatted(jwks.url(), TestIssuer.ISSUER, TestIssuer.AUDIENCE, more, String.join(", ", chain)));
             return new JwtProxy(cluster, jwks, proxy);
         } catch (RuntimeException e) {
             jwks.close();
@@ -73,17 +83,17 @@ final class JwtProxy implements AutoCloseable {
     }
 
     /** Client settings that always authenticate with {@code token}. */
-    Map<String, Object> clientConfig(String token) {
+    public Map<String, Object> clientConfig(String token) {
         return clientConfig(() -> token);
     }
 
     /** An RSA-signed token for {@code subject} with these permissions. */
-    static String token(String subject, Duration lifetime, Map<String, Object> permissions) {
+    public static String token(String subject, Duration lifetime, Map<String, Object> permissions) {
         return TestIssuer.rsa().token(subject, lifetime, permissions);
     }
 
     /** Creates topics directly on the cluster, not through the proxy. */
-    void createTopics(String... topics) throws Exception {
+    public void createTopics(String... topics) throws Exception {
         try (Admin admin = Admin.create(cluster.getKafkaClientConfiguration())) {
             admin.createTopics(java.util.Arrays.stream(topics).map(t -> new NewTopic(t, 1, (short) 1)).toList()).all().get();
         }

@@ -22,8 +22,9 @@ import io.sluice.proxy.embedded.LocalProxy;
 
 /**
  * {@code sluice bench proxy}: a broker and the proxy each in a child process (the proxy's CPU read from /proc),
- * and the load, from this JVM, run directly and through the proxy, alternating, in one run. With {@code --rates},
- * fixed-rate runs for sizing instead ({@link RateSweep}).
+ * and the load, from this JVM, run directly and through the proxy, alternating, in one run; with {@code --targets},
+ * through each target's proxy instead ({@link BenchTargets}). With {@code --rates}, fixed-rate runs for sizing
+ * instead ({@link RateSweep}).
  */
 public final class BenchProxyCommand implements Command {
 
@@ -34,7 +35,8 @@ public final class BenchProxyCommand implements Command {
 
     @Override
     public String summary() {
-        return "proxy vs direct broker, in one run [--records 200000 --record-bytes 1024 --rounds 3 --latency-rate 1000 --latency-seconds 10]"
+        return "proxy vs direct broker, in one run [--records 200000 --record-bytes 1024 --rounds 3 --latency-rate 1000 --latency-seconds 10"
+                + " --targets direct,passthrough,keyrouting]"
                 + "; or fixed-rate runs for `sluice size`: --rates 5,10,20,40 (produce MB/s) [--out DIR --targets direct,passthrough"
                 + " --seconds 60 --warmup-seconds 15 --interval-seconds 10]";
     }
@@ -46,7 +48,7 @@ public final class BenchProxyCommand implements Command {
         if (o.has("rates")) {
             return sweep(o);
         }
-        for (String sweepOnly : List.of("out", "targets", "seconds", "warmup-seconds", "interval-seconds")) {
+        for (String sweepOnly : List.of("out", "seconds", "warmup-seconds", "interval-seconds")) {
             if (o.has(sweepOnly)) {
                 throw new UsageException("--" + sweepOnly + " belongs to the fixed-rate mode: give --rates too");
             }
@@ -54,6 +56,9 @@ public final class BenchProxyCommand implements Command {
         ProxyBenchmark.Settings settings = new ProxyBenchmark.Settings(o.getInt("records", 200_000), o.getInt("record-bytes", 1024),
                 o.getInt("rounds", 3), o.getInt("latency-rate", 1000), Duration.ofSeconds(o.getInt("latency-seconds", 10)));
         System.out.printf("sluice bench proxy: %s; %d cores%n", settings, Runtime.getRuntime().availableProcessors());
+        if (o.has("targets")) {
+            return targets(o, settings);
+        }
         try (LocalKafka kafka = LocalKafka.start(LocalKafka.Options.defaults())) {
             String bootstrap = "127.0.0.1:" + FreePorts.block(8);
             int managementPort = FreePorts.block(1);
@@ -68,6 +73,45 @@ public final class BenchProxyCommand implements Command {
                         () -> CpuSampler.processCpuNanos(proxy.pid()), System.out).run();
                 printSummary(settings, phases);
             }
+        }
+        return 0;
+    }
+
+    /** The one-run comparison over named targets: each proxy target in a child process of its own. */
+    private static int targets(Options o, ProxyBenchmark.Settings settings) throws Exception {
+        List<BenchTarget> specs;
+        try {
+            specs = BenchTargets.resolve(List.of(o.require("targets").split(",")));
+        } catch (IllegalArgumentException e) {
+            throw new UsageException(e.getMessage());
+        }
+        List<LocalProxy> proxies = new ArrayList<>();
+        try (LocalKafka kafka = LocalKafka.start(LocalKafka.Options.defaults())) {
+            Map<String, String> targets = new LinkedHashMap<>();
+            for (BenchTarget spec : specs) {
+                if (spec.direct()) {
+                    targets.put(spec.name(), kafka.bootstrapServers());
+                    continue;
+                }
+                String bootstrap = "127.0.0.1:" + FreePorts.block(8);
+                int managementPort = FreePorts.block(1);
+                Map<String, String> env = BenchTarget.proxyEnvironment(kafka.bootstrapServers(), bootstrap, managementPort);
+                var unavailable = spec.unavailableReason(env);
+                if (unavailable.isPresent()) {
+                    System.out.printf("skipping target '%s': %s%n", spec.name(), unavailable.get());
+                    continue;
+                }
+                LocalProxy proxy = LocalProxy.start(spec.proxyConfigTemplate(), managementPort, List.of(o.get("proxy-heap", "-Xmx512m"), "-XX:+UseParallelGC"), env);
+                proxies.add(proxy);
+                targets.put(spec.name(), bootstrap);
+                System.out.printf("target %-12s proxy pid %d at %s%n", spec.name(), proxy.pid(), bootstrap);
+            }
+            // Only one target carries load at a time and idle proxies cost next to nothing, so the sum is the busy one's CPU.
+            List<ProxyBenchmark.Phase> phases = new ProxyBenchmark(settings, targets,
+                    () -> proxies.stream().mapToLong(p -> CpuSampler.processCpuNanos(p.pid())).sum(), System.out).run();
+            printSummary(settings, phases);
+        } finally {
+            proxies.forEach(LocalProxy::close);
         }
         return 0;
     }
@@ -114,30 +158,36 @@ public final class BenchProxyCommand implements Command {
         return rates;
     }
 
+    /** The table of every target, then each proxy target against the broker directly (when "direct" ran). */
     private static void printSummary(ProxyBenchmark.Settings settings, List<ProxyBenchmark.Phase> phases) {
         Map<String, List<ProxyBenchmark.Phase>> byTarget = phases.stream().collect(Collectors.groupingBy(ProxyBenchmark.Phase::target, LinkedHashMap::new, Collectors.toList()));
         Function<List<ProxyBenchmark.Phase>, Double> throughput = list -> median(list.stream().mapToDouble(ProxyBenchmark.Phase::mbPerSecond).toArray());
-        double direct = throughput.apply(byTarget.get("direct"));
-        double proxy = throughput.apply(byTarget.get("proxy"));
         System.out.println();
         System.out.println("== summary (medians over " + settings.rounds() + " rounds; " + Runtime.getRuntime().availableProcessors()
                 + " cores shared by broker, proxy and load) ==");
-        System.out.printf("%-8s %12s %14s %14s %14s %14s %16s%n", "target", "MB/s", "produce p50", "produce p99", "e2e p50", "e2e p99", "proxy CPU ms/MB");
+        System.out.printf("%-12s %12s %14s %14s %14s %14s %16s%n", "target", "MB/s", "produce p50", "produce p99", "e2e p50", "e2e p99", "proxy CPU ms/MB");
         for (var e : byTarget.entrySet()) {
             List<ProxyBenchmark.Phase> list = e.getValue();
-            System.out.printf("%-8s %12.1f %12.2fms %12.2fms %12.2fms %12.2fms %16.3f%n", e.getKey(), throughput.apply(list),
+            System.out.printf("%-12s %12.1f %12.2fms %12.2fms %12.2fms %12.2fms %16.3f%n", e.getKey(), throughput.apply(list),
                     latency(list, true, 50), latency(list, true, 99), latency(list, false, 50), latency(list, false, 99),
                     median(list.stream().mapToDouble(ProxyBenchmark.Phase::proxyCpuMsPerMb).toArray()));
         }
-        System.out.printf("throughput ratio proxy/direct: %.1f %%%n", 100 * proxy / direct);
-        System.out.printf("added latency (proxy - direct): produce p50 %+.3f ms, p99 %+.3f ms; end-to-end p50 %+.3f ms, p99 %+.3f ms%n",
-                latency(byTarget.get("proxy"), true, 50) - latency(byTarget.get("direct"), true, 50),
-                latency(byTarget.get("proxy"), true, 99) - latency(byTarget.get("direct"), true, 99),
-                latency(byTarget.get("proxy"), false, 50) - latency(byTarget.get("direct"), false, 50),
-                latency(byTarget.get("proxy"), false, 99) - latency(byTarget.get("direct"), false, 99));
-        System.out.printf("proxy CPU per MB moved (produce + consume): %.3f ms, i.e. %.1f millicores per MB/s%n",
-                median(byTarget.get("proxy").stream().mapToDouble(ProxyBenchmark.Phase::proxyCpuMsPerMb).toArray()),
-                median(byTarget.get("proxy").stream().mapToDouble(ProxyBenchmark.Phase::proxyCpuMsPerMb).toArray()));
+        List<ProxyBenchmark.Phase> direct = byTarget.get("direct");
+        for (var e : byTarget.entrySet()) {
+            if (e.getKey().equals("direct")) {
+                continue;
+            }
+            String name = e.getKey();
+            List<ProxyBenchmark.Phase> proxy = e.getValue();
+            if (direct != null) {
+                System.out.printf("throughput ratio %s/direct: %.1f %%%n", name, 100 * throughput.apply(proxy) / throughput.apply(direct));
+                System.out.printf("added latency (%s - direct): produce p50 %+.3f ms, p99 %+.3f ms; end-to-end p50 %+.3f ms, p99 %+.3f ms%n", name,
+                        latency(proxy, true, 50) - latency(direct, true, 50), latency(proxy, true, 99) - latency(direct, true, 99),
+                        latency(proxy, false, 50) - latency(direct, false, 50), latency(proxy, false, 99) - latency(direct, false, 99));
+            }
+            double cpu = median(proxy.stream().mapToDouble(ProxyBenchmark.Phase::proxyCpuMsPerMb).toArray());
+            System.out.printf("%s proxy CPU per MB moved (produce + consume): %.3f ms, i.e. %.1f millicores per MB/s%n", name, cpu, cpu);
+        }
     }
 
     /** Median over rounds of a percentile, in milliseconds. */

@@ -3,6 +3,8 @@ package io.sluice.filter.jwt.enforce;
 import org.apache.kafka.common.errors.ApiException;
 import org.apache.kafka.common.protocol.ApiMessage;
 
+import io.sluice.filter.rewrite.ResponseRewrite;
+
 /** What authorization decided about one request. */
 public sealed interface Decision {
 

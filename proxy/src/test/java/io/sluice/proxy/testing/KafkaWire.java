@@ -1,4 +1,4 @@
-package io.sluice.filter.jwt;
+package io.sluice.proxy.testing;
 
 import java.io.DataInputStream;
 import java.io.EOFException;
@@ -22,22 +22,23 @@ import org.apache.kafka.common.protocol.ObjectSerializationCache;
 /**
  * A bare Kafka protocol client over a socket, for what kafka-clients will not do on purpose: send requests
  * before authenticating, use SaslAuthenticate v0 (no session lifetime), keep using a connection after its
- * token expired. Messages are kafka-clients' own generated classes.
+ * token expired, speak an older version of an API than the broker offers. Messages are kafka-clients' own
+ * generated classes.
  */
-final class KafkaWire implements AutoCloseable {
+public final class KafkaWire implements AutoCloseable {
 
     private final Socket socket;
     private final DataInputStream in;
     private int correlationId;
 
-    KafkaWire(int port) throws IOException {
+    public KafkaWire(int port) throws IOException {
         socket = new Socket("127.0.0.1", port);
         socket.setSoTimeout(10_000);
         in = new DataInputStream(socket.getInputStream());
     }
 
     @SuppressWarnings("unchecked")
-    <R extends ApiMessage> R call(ApiKeys api, short version, ApiMessage request) throws IOException {
+    public <R extends ApiMessage> R call(ApiKeys api, short version, ApiMessage request) throws IOException {
         send(api, version, request);
         int size = in.readInt();
         byte[] body = new byte[size];
@@ -52,7 +53,7 @@ final class KafkaWire implements AutoCloseable {
         return (R) response;
     }
 
-    void send(ApiKeys api, short version, ApiMessage request) throws IOException {
+    public void send(ApiKeys api, short version, ApiMessage request) throws IOException {
         RequestHeaderData header = new RequestHeaderData().setRequestApiKey(api.id).setRequestApiVersion(version)
                 .setCorrelationId(++correlationId).setClientId("wire");
         ObjectSerializationCache cache = new ObjectSerializationCache();
@@ -68,14 +69,14 @@ final class KafkaWire implements AutoCloseable {
     }
 
     /** SaslHandshake v1 and SaslAuthenticate at {@code version} with the token. */
-    SaslAuthenticateResponseData authenticate(String token, short version) throws IOException {
+    public SaslAuthenticateResponseData authenticate(String token, short version) throws IOException {
         call(ApiKeys.SASL_HANDSHAKE, (short) 1, new SaslHandshakeRequestData().setMechanism("OAUTHBEARER"));
         byte[] message = ("n,,\u0001auth=Bearer " + token + "\u0001\u0001").getBytes(StandardCharsets.UTF_8);
         return call(ApiKeys.SASL_AUTHENTICATE, version, new SaslAuthenticateRequestData().setAuthBytes(message));
     }
 
     /** Whether the proxy has closed the connection: the next read sees the end of the stream. */
-    boolean closedByPeer() throws IOException {
+    public boolean closedByPeer() throws IOException {
         try {
             return in.read() < 0;
         } catch (EOFException | SocketException e) {

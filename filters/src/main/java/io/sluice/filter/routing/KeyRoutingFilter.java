@@ -1,0 +1,106 @@
+package io.sluice.filter.routing;
+
+import java.util.EnumSet;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+
+import org.apache.kafka.common.message.AddPartitionsToTxnRequestData;
+import org.apache.kafka.common.message.ApiVersionsResponseData;
+import org.apache.kafka.common.message.DescribeConfigsRequestData;
+import org.apache.kafka.common.message.FetchRequestData;
+import org.apache.kafka.common.message.ListOffsetsRequestData;
+import org.apache.kafka.common.message.MetadataRequestData;
+import org.apache.kafka.common.message.OffsetCommitRequestData;
+import org.apache.kafka.common.message.OffsetFetchRequestData;
+import org.apache.kafka.common.message.OffsetForLeaderEpochRequestData;
+import org.apache.kafka.common.message.ProduceRequestData;
+import org.apache.kafka.common.message.RequestHeaderData;
+import org.apache.kafka.common.message.ResponseHeaderData;
+import org.apache.kafka.common.message.TxnOffsetCommitRequestData;
+import org.apache.kafka.common.protocol.ApiKeys;
+import org.apache.kafka.common.protocol.ApiMessage;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import io.sluice.filter.rewrite.PendingRewrites;
+import io.sluice.proxy.filter.FilterContext;
+import io.sluice.proxy.filter.RequestFilter;
+import io.sluice.proxy.filter.RequestFilterResult;
+import io.sluice.proxy.filter.ResponseFilter;
+import io.sluice.proxy.filter.ResponseFilterResult;
+
+/**
+ * One connection's routing: topic names in requests from virtual to real, in responses back, records of other
+ * keys refused on Produce and dropped on Fetch. APIs that carry no topic names (FindCoordinator, which is by group
+ * id; JoinGroup and SyncGroup, whose subscriptions and assignments are the clients' own bytes and hold the names
+ * the clients use) pass untouched.
+ */
+final class KeyRoutingFilter implements RequestFilter, ResponseFilter {
+
+    private static final Logger LOG = LoggerFactory.getLogger(KeyRoutingFilter.class);
+
+    private static final Set<ApiKeys> ROUTED = EnumSet.of(ApiKeys.API_VERSIONS, ApiKeys.METADATA, ApiKeys.PRODUCE, ApiKeys.FETCH,
+            ApiKeys.LIST_OFFSETS, ApiKeys.OFFSET_FOR_LEADER_EPOCH, ApiKeys.OFFSET_COMMIT, ApiKeys.OFFSET_FETCH, ApiKeys.TXN_OFFSET_COMMIT,
+            ApiKeys.ADD_PARTITIONS_TO_TXN, ApiKeys.DESCRIBE_CONFIGS);
+
+    private final PendingRewrites rewrites = new PendingRewrites();
+    private final MetadataRouting metadata;
+    private final ProduceRouting produce;
+    private final FetchRouting fetch;
+    private final OffsetsRouting offsets;
+    private final CommittedOffsets committed;
+    private final TransactionRouting transactions;
+    private final ConfigsRouting configs;
+
+    KeyRoutingFilter(RouteTable routes, RoutingMetrics metrics) {
+        this.metadata = new MetadataRouting(routes);
+        this.produce = new ProduceRouting(routes, metrics);
+        this.fetch = new FetchRouting(routes, metrics);
+        this.offsets = new OffsetsRouting(routes);
+        this.committed = new CommittedOffsets(routes);
+        this.transactions = new TransactionRouting(routes);
+        this.configs = new ConfigsRouting(routes);
+    }
+
+    @Override
+    public boolean shouldHandleRequest(ApiKeys apiKey, short apiVersion) {
+        return ROUTED.contains(apiKey);
+    }
+
+    @Override
+    public boolean shouldHandleResponse(ApiKeys apiKey, short apiVersion) {
+        return ROUTED.contains(apiKey);
+    }
+
+    @Override
+    public CompletionStage<RequestFilterResult> onRequest(ApiKeys apiKey, RequestHeaderData header, ApiMessage request, FilterContext context) {
+        Exchange exchange = new Exchange(header.correlationId(), header, context, rewrites);
+        if (!ApiVersionsLimits.routable(apiKey, header.requestApiVersion())) {
+            // Never offered (ApiVersionsLimits), so only a client ignoring ApiVersions sends it.
+            LOG.info("{}: closing: {} v{} cannot be routed by topic name", context.channelDescriptor(), apiKey, header.requestApiVersion());
+            return context.requestFilterResultBuilder().withCloseConnection().completed();
+        }
+        RequestFilterResult result = switch (apiKey) {
+            case API_VERSIONS -> exchange.forward(request, response -> ApiVersionsLimits.apply((ApiVersionsResponseData) response));
+            case METADATA -> metadata.route((MetadataRequestData) request, exchange);
+            case PRODUCE -> produce.route((ProduceRequestData) request, exchange);
+            case FETCH -> fetch.route((FetchRequestData) request, exchange);
+            case LIST_OFFSETS -> offsets.listOffsets((ListOffsetsRequestData) request, exchange);
+            case OFFSET_FOR_LEADER_EPOCH -> offsets.offsetForLeaderEpoch((OffsetForLeaderEpochRequestData) request, exchange);
+            case OFFSET_COMMIT -> committed.commit((OffsetCommitRequestData) request, exchange);
+            case OFFSET_FETCH -> committed.fetch((OffsetFetchRequestData) request, exchange);
+            case TXN_OFFSET_COMMIT -> committed.txnCommit((TxnOffsetCommitRequestData) request, exchange);
+            case ADD_PARTITIONS_TO_TXN -> transactions.addPartitions((AddPartitionsToTxnRequestData) request, exchange);
+            case DESCRIBE_CONFIGS -> configs.describe((DescribeConfigsRequestData) request, exchange);
+            default -> exchange.forward(request);
+        };
+        return CompletableFuture.completedFuture(result);
+    }
+
+    @Override
+    public CompletionStage<ResponseFilterResult> onResponse(ApiKeys apiKey, short apiVersion, ResponseHeaderData header, ApiMessage response,
+                                                            FilterContext context) {
+        return rewrites.forward(header, response, context);
+    }
+}
