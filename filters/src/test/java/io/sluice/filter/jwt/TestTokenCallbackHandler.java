@@ -1,9 +1,7 @@
 package io.sluice.filter.jwt;
 
-import java.text.ParseException;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
@@ -13,11 +11,10 @@ import javax.security.auth.callback.UnsupportedCallbackException;
 import javax.security.auth.login.AppConfigurationEntry;
 
 import org.apache.kafka.common.security.auth.AuthenticateCallbackHandler;
-import org.apache.kafka.common.security.oauthbearer.OAuthBearerToken;
 import org.apache.kafka.common.security.oauthbearer.OAuthBearerTokenCallback;
 
-import com.nimbusds.jwt.JWTClaimsSet;
-import com.nimbusds.jwt.JWTParser;
+import io.sluice.filter.jwt.bench.BearerToken;
+
 
 /**
  * The login callback a Kafka client in these tests is configured with ({@code sasl.login.callback.handler.class}):
@@ -59,46 +56,11 @@ public final class TestTokenCallbackHandler implements AuthenticateCallbackHandl
             }
             String value = SOURCES.get(source).get();
             ISSUED.get(source).incrementAndGet();
-            tokenCallback.token(new Token(value));
+            tokenCallback.token(new BearerToken(value));
         }
     }
 
     @Override
     public void close() {
-    }
-
-    /** The client's view of a token: it only needs the value and, to schedule refreshes, the lifetime. */
-    private record Token(String value) implements OAuthBearerToken {
-
-        private JWTClaimsSet claims() {
-            try {
-                return JWTParser.parse(value).getJWTClaimsSet();
-            } catch (ParseException | RuntimeException e) {
-                return new JWTClaimsSet.Builder().build();
-            }
-        }
-
-        @Override
-        public Set<String> scope() {
-            return Set.of();
-        }
-
-        @Override
-        public long lifetimeMs() {
-            JWTClaimsSet claims = claims();
-            return claims.getExpirationTime() != null ? claims.getExpirationTime().getTime() : System.currentTimeMillis() + 60_000;
-        }
-
-        @Override
-        public String principalName() {
-            String subject = claims().getSubject();
-            return subject == null ? "unknown" : subject;
-        }
-
-        @Override
-        public Long startTimeMs() {
-            JWTClaimsSet claims = claims();
-            return claims.getIssueTime() != null ? claims.getIssueTime().getTime() : null;
-        }
     }
 }

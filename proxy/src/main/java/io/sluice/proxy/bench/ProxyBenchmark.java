@@ -25,6 +25,8 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 
+import io.sluice.proxy.bench.targets.TargetCredentials;
+
 /**
  * The same producer+consumer load against several bootstrap addresses (the broker itself, the proxy in
  * front of it), alternating within one run so that every target sees the same machine. Two phases per
@@ -45,6 +47,7 @@ public final class ProxyBenchmark {
 
     private final Settings settings;
     private final Map<String, String> targets;
+    private final Map<String, TargetCredentials.Issued> credentials;
     private final LongSupplier proxyCpuNanos;
     private final PrintStream out;
 
@@ -53,8 +56,17 @@ public final class ProxyBenchmark {
      * @param proxyCpuNanos CPU time consumed so far by the proxy's threads
      */
     public ProxyBenchmark(Settings settings, Map<String, String> targets, LongSupplier proxyCpuNanos, PrintStream out) {
+        this(settings, targets, Map.of(), proxyCpuNanos, out);
+    }
+
+    /**
+     * @param credentials by target name, for targets whose proxy authenticates clients; the others need none
+     */
+    public ProxyBenchmark(Settings settings, Map<String, String> targets, Map<String, TargetCredentials.Issued> credentials, LongSupplier proxyCpuNanos,
+                          PrintStream out) {
         this.settings = settings;
         this.targets = targets;
+        this.credentials = credentials;
         this.proxyCpuNanos = proxyCpuNanos;
         this.out = out;
     }
@@ -88,9 +100,9 @@ public final class ProxyBenchmark {
         Histogram produceLatency = new Histogram(3_600_000_000L, 3);
         Histogram e2eLatency = new Histogram(3_600_000_000L, 3);
         String latencyTopic = topic + "-latency";
-        createTopic(bootstrap, latencyTopic);
-        Thread latencyConsumer = startConsumer(bootstrap, latencyTopic, latencyRecords, e2eLatency);
-        try (KafkaProducer<byte[], byte[]> producer = producer(bootstrap, 0)) {
+        createTopic(target, bootstrap, latencyTopic);
+        Thread latencyConsumer = startConsumer(target, bootstrap, latencyTopic, latencyRecords, e2eLatency);
+        try (KafkaProducer<byte[], byte[]> producer = producer(target, bootstrap, 0)) {
             producer.partitionsFor(latencyTopic);
             long intervalNanos = 1_000_000_000L / settings.latencyRate();
             long next = System.nanoTime();
@@ -122,12 +134,12 @@ public final class ProxyBenchmark {
     /** Returns MB/s, records/s and proxy CPU ms per MB moved. */
     private double[] throughputPhase(String prefix, String target, String bootstrap, int records, int seed) throws Exception {
         String topic = "bench-" + target + "-" + seed + "-" + System.nanoTime();
-        createTopic(bootstrap, topic);
+        createTopic(target, bootstrap, topic);
         out.printf("%s throughput: %,d records of %,d bytes...%n", prefix, records, settings.recordBytes());
         long cpuBefore = proxyCpuNanos.getAsLong();
         long start = System.nanoTime();
-        Thread consumer = startConsumer(bootstrap, topic, records, null);
-        try (KafkaProducer<byte[], byte[]> producer = producer(bootstrap, 5)) {
+        Thread consumer = startConsumer(target, bootstrap, topic, records, null);
+        try (KafkaProducer<byte[], byte[]> producer = producer(target, bootstrap, 5)) {
             byte[] value = new byte[settings.recordBytes()];
             new Random(seed).nextBytes(value);
             for (int i = 0; i < records; i++) {
@@ -146,8 +158,12 @@ public final class ProxyBenchmark {
         return new double[] { mb / seconds, records / seconds, cpuMsPerMb };
     }
 
-    private static KafkaProducer<byte[], byte[]> producer(String bootstrap, int lingerMs) {
-        Map<String, Object> config = new HashMap<>();
+    private TargetCredentials.Issued credentials(String target) {
+        return credentials.getOrDefault(target, TargetCredentials.Issued.NONE);
+    }
+
+    private KafkaProducer<byte[], byte[]> producer(String target, String bootstrap, int lingerMs) {
+        Map<String, Object> config = new HashMap<>(credentials(target).clientConfig());
         config.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
         config.put(ProducerConfig.ACKS_CONFIG, "all");
         config.put(ProducerConfig.LINGER_MS_CONFIG, lingerMs);
@@ -157,9 +173,10 @@ public final class ProxyBenchmark {
     }
 
     /** Reads {@code expected} records from the start of partition 0, recording end-to-end latency if asked. */
-    private static Thread startConsumer(String bootstrap, String topic, int expected, Histogram e2e) {
+    private Thread startConsumer(String target, String bootstrap, String topic, int expected, Histogram e2e) {
+        Map<String, Object> clientConfig = credentials(target).clientConfig();
         Thread t = new Thread(() -> {
-            Map<String, Object> config = new HashMap<>();
+            Map<String, Object> config = new HashMap<>(clientConfig);
             config.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
             config.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 5000);
             config.put(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, 50);
@@ -187,8 +204,10 @@ public final class ProxyBenchmark {
         return t;
     }
 
-    private static void createTopic(String bootstrap, String topic) throws Exception {
-        try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap))) {
+    private void createTopic(String target, String bootstrap, String topic) throws Exception {
+        Map<String, Object> config = new HashMap<>(credentials(target).adminConfig());
+        config.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        try (Admin admin = Admin.create(config)) {
             admin.createTopics(List.of(new NewTopic(topic, 1, (short) 1))).all().get();
         }
     }

@@ -5,6 +5,7 @@ import java.time.Duration;
 import java.time.LocalDateTime;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -15,6 +16,7 @@ import io.sluice.proxy.bench.CpuSampler;
 import io.sluice.proxy.bench.ProxyBenchmark;
 import io.sluice.proxy.bench.sweep.RateSweep;
 import io.sluice.proxy.bench.targets.BenchTarget;
+import io.sluice.proxy.bench.targets.TargetCredentials;
 import io.sluice.proxy.bench.targets.BenchTargets;
 import io.sluice.proxy.embedded.FreePorts;
 import io.sluice.proxy.embedded.LocalKafka;
@@ -88,6 +90,7 @@ public final class BenchProxyCommand implements Command {
         List<LocalProxy> proxies = new ArrayList<>();
         try (LocalKafka kafka = LocalKafka.start(LocalKafka.Options.defaults())) {
             Map<String, String> targets = new LinkedHashMap<>();
+            Map<String, TargetCredentials.Issued> credentials = new HashMap<>();
             for (BenchTarget spec : specs) {
                 if (spec.direct()) {
                     targets.put(spec.name(), kafka.bootstrapServers());
@@ -96,6 +99,9 @@ public final class BenchProxyCommand implements Command {
                 String bootstrap = "127.0.0.1:" + FreePorts.block(8);
                 int managementPort = FreePorts.block(1);
                 Map<String, String> env = BenchTarget.proxyEnvironment(kafka.bootstrapServers(), bootstrap, managementPort);
+                TargetCredentials.Issued issued = TargetCredentials.forTarget(spec);
+                env.putAll(issued.proxyEnvironment());
+                credentials.put(spec.name(), issued);
                 var unavailable = spec.unavailableReason(env);
                 if (unavailable.isPresent()) {
                     System.out.printf("skipping target '%s': %s%n", spec.name(), unavailable.get());
@@ -107,7 +113,7 @@ public final class BenchProxyCommand implements Command {
                 System.out.printf("target %-12s proxy pid %d at %s%n", spec.name(), proxy.pid(), bootstrap);
             }
             // Only one target carries load at a time and idle proxies cost next to nothing, so the sum is the busy one's CPU.
-            List<ProxyBenchmark.Phase> phases = new ProxyBenchmark(settings, targets,
+            List<ProxyBenchmark.Phase> phases = new ProxyBenchmark(settings, targets, credentials,
                     () -> proxies.stream().mapToLong(p -> CpuSampler.processCpuNanos(p.pid())).sum(), System.out).run();
             printSummary(settings, phases);
         } finally {
