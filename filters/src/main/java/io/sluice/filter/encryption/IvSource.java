@@ -1,34 +1,36 @@
 package io.sluice.filter.encryption;
 
+import java.nio.ByteBuffer;
 import java.security.SecureRandom;
 
 /**
- * Random 96-bit GCM nonces, drawn from a {@link SecureRandom} a few thousand bytes at a time. The JDK's default
- * SecureRandom pays a fixed cost per call (a lock and a digest over its pool), which at one call per record was a
- * visible part of the encryption cost; the bytes are the same quality either way, and each is handed out once.
+ * 96-bit GCM nonces: a 64-bit random prefix drawn once per {@link RecordCipher} (and again every 2^32 nonces),
+ * followed by a 32-bit counter. Within one cipher instance nonces never repeat; two instances sharing a data key
+ * repeat one only if their random prefixes are equal, a chance of about n²/2^65 for n instances. This is the
+ * "deterministic construction" of NIST SP 800-38D §8.2.1 with a random fixed field.
+ *
+ * <p>Why not 96 random bits per record: the JDK's SecureRandom hashes its output (SHA-1 over its pool for every 20
+ * bytes), which cost 2–3 % of the proxy's CPU when every record drew 12 bytes.</p>
  *
  * <p>Not thread-safe: owned by one {@link RecordCipher}.</p>
  */
 final class IvSource {
 
-    private static final int IVS_PER_REFILL = 256;
-
     private final SecureRandom random;
-    private final byte[] pool = new byte[EncryptedValue.IV_BYTES * IVS_PER_REFILL];
-    private int next = pool.length;
+    private long prefix;
+    private int counter;
 
     IvSource(SecureRandom random) {
         this.random = random;
+        this.prefix = random.nextLong();
     }
 
     byte[] next() {
-        if (next == pool.length) {
-            random.nextBytes(pool);
-            next = 0;
-        }
         byte[] iv = new byte[EncryptedValue.IV_BYTES];
-        System.arraycopy(pool, next, iv, 0, iv.length);
-        next += iv.length;
+        ByteBuffer.wrap(iv).putLong(prefix).putInt(counter);
+        if (++counter == 0) {
+            prefix = random.nextLong();
+        }
         return iv;
     }
 }
