@@ -126,15 +126,8 @@ final class BridgeConfigValidator {
             problems.add("auth.expiryWarning: must not be negative");
         }
         if (auth.jwt() != null) {
-            if (blank(auth.jwt().jwks())) {
-                problems.add("auth.jwt.jwks: is required");
-            }
-            if (blank(auth.jwt().issuer())) {
-                problems.add("auth.jwt.issuer: is required");
-            }
-            if (blank(auth.jwt().audience())) {
-                problems.add("auth.jwt.audience: is required");
-            }
+            // The shared JWT section validates itself; its problems name fields relative to it.
+            auth.jwt().problems().forEach(p -> problems.add("auth.jwt." + p));
         }
     }
 
@@ -171,9 +164,5 @@ final class BridgeConfigValidator {
         if (duration.isZero() || duration.isNegative()) {
             problems.add(path + ": must be longer than 0");
         }
-    }
-
-    private static boolean blank(String s) {
-        return s == null || s.isBlank();
     }
 }

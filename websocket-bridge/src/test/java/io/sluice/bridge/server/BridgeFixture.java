@@ -3,20 +3,25 @@ package io.sluice.bridge.server;
 import java.time.Duration;
 import java.util.Map;
 
+import io.sluice.bridge.auth.Authenticator;
+import io.sluice.bridge.auth.JwtAuthenticator;
 import io.sluice.bridge.auth.TestAuthenticator;
+import io.sluice.bridge.config.BridgeConfig;
 import io.sluice.bridge.config.BridgeConfigLoader;
 
 /**
  * A bridge node for tests, configured from YAML the way users configure it, on free ports, authenticating with
- * {@link TestAuthenticator}. Started only once its reader knows where it starts in every partition, so a test's
+ * {@link TestAuthenticator} or, given an {@code auth.jwt} section, with real JWTs as {@code sluice bridge} does. Started only once its reader knows where it starts in every partition, so a test's
  * records produced after {@link #start} are all live.
  */
 final class BridgeFixture implements AutoCloseable {
 
     private final BridgeServer server;
+    private final JwtAuthenticator jwt;
 
-    private BridgeFixture(BridgeServer server) {
+    private BridgeFixture(BridgeServer server, JwtAuthenticator jwt) {
         this.server = server;
+        this.jwt = jwt;
     }
 
     /** @param sections top-level YAML: {@code topics}, {@code endpoints}, {@code outbound}, {@code recovery}... */
@@ -25,6 +30,14 @@ final class BridgeFixture implements AutoCloseable {
     }
 
     static BridgeFixture start(String bootstrap, String node, String serverExtra, String sections) {
+        return start(bootstrap, node, serverExtra, "", sections);
+    }
+
+    /**
+     * @param authExtra more of the {@code auth} section; with a {@code jwt:} entry the node authenticates real tokens
+     *                  through the authenticator {@code sluice bridge} builds
+     */
+    static BridgeFixture start(String bootstrap, String node, String serverExtra, String authExtra, String sections) {
         String yaml = """
                 server:
                   listen: "127.0.0.1:0"
@@ -35,11 +48,15 @@ final class BridgeFixture implements AutoCloseable {
                   metadataRefresh: 1s
                 auth:
                   expiryWarning: 1s
+                %s
                 management:
                   port: 0
                 %s
-                """.formatted(node, serverExtra.indent(2), bootstrap, sections.stripIndent());
-        BridgeServer server = BridgeServer.start(BridgeConfigLoader.parse(yaml, Map.of()), new TestAuthenticator());
+                """.formatted(node, serverExtra.indent(2), bootstrap, authExtra.stripIndent().indent(2), sections.stripIndent());
+        BridgeConfig config = BridgeConfigLoader.parse(yaml, Map.of());
+        JwtAuthenticator jwt = config.auth().jwt() == null ? null : BridgeCommand.authenticator(config);
+        Authenticator authenticator = jwt == null ? new TestAuthenticator() : jwt;
+        BridgeServer server = BridgeServer.start(config, authenticator);
         try {
             if (!server.awaitReading(Duration.ofSeconds(60))) {
                 throw new IllegalStateException("bridge reader did not start");
@@ -49,7 +66,7 @@ final class BridgeFixture implements AutoCloseable {
             Thread.currentThread().interrupt();
             throw new IllegalStateException(e);
         }
-        return new BridgeFixture(server);
+        return new BridgeFixture(server, jwt);
     }
 
     int port() {
@@ -75,5 +92,8 @@ final class BridgeFixture implements AutoCloseable {
     @Override
     public void close() {
         server.close();
+        if (jwt != null) {
+            jwt.close();
+        }
     }
 }

@@ -51,6 +51,7 @@ final class WsClient implements AutoCloseable {
 
     private final BlockingQueue<JsonNode> received = new LinkedBlockingQueue<>();
     private final CompletableFuture<Integer> closeCode = new CompletableFuture<>();
+    private volatile String closeReason;
     private final CompletableFuture<Void> handshake = new CompletableFuture<>();
     private Channel channel;
     private long nextId = 1;
@@ -111,6 +112,7 @@ final class WsClient implements AutoCloseable {
                 received.add(JSON.readTree(text.text()));
             }
             else if (frame instanceof CloseWebSocketFrame close) {
+                closeReason = close.reasonText();
                 closeCode.complete(close.statusCode());
                 ctx.close();
             }
@@ -211,6 +213,11 @@ final class WsClient implements AutoCloseable {
     /** The close code the server sent, or -1 if the connection ended without a close frame. */
     int awaitClose() {
         return closeCode.orTimeout(WAIT.toSeconds(), TimeUnit.SECONDS).join();
+    }
+
+    /** The reason text of the server's close frame, once {@link #awaitClose} returned; null without one. */
+    String closeReason() {
+        return closeReason;
     }
 
     boolean isOpen() {
