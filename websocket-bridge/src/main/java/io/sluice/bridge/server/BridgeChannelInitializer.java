@@ -12,13 +12,17 @@ import io.netty.handler.codec.http.websocketx.WebSocketServerProtocolConfig;
 import io.netty.handler.codec.http.websocketx.WebSocketServerProtocolHandler;
 import io.sluice.bridge.config.ServerConfig;
 import io.sluice.bridge.session.SessionServices;
+import io.sluice.bridge.web.StaticContent;
+import io.sluice.bridge.web.StaticFileHandler;
 
 /**
  * A connection's pipeline, top to bottom as data arrives:
  * <pre>
  * http          HTTP/1.1 codec, only until the upgrade (then Netty swaps in the WebSocket frame codec)
- * handshake     the upgrade request, aggregated; anything but the WebSocket path gets 400
- * websocket     frames; ping/pong and close answered here; a frame over maxInboundMessageBytes closes with 1009
+ * handshake     HTTP requests, aggregated (small: only upgrades and GETs are expected)
+ * websocket     the upgrade on the WebSocket path; then frames: ping/pong and close answered here, a frame over
+ *               maxInboundMessageBytes closes with 1009. Requests for other paths go on to static
+ * static        plain GET/HEAD of the client library and pages (StaticContent); 404 when there is none
  * fragments     continuation frames joined into one message, under the same size limit
  * session       JSON requests to the Session; messages out bypass the frame encoder as pre-encoded frames
  * </pre>
@@ -30,11 +34,13 @@ final class BridgeChannelInitializer extends ChannelInitializer<SocketChannel> {
     private final ServerConfig server;
     private final SessionServices services;
     private final ChannelGroup channels;
+    private final StaticContent content;
 
-    BridgeChannelInitializer(ServerConfig server, SessionServices services, ChannelGroup channels) {
+    BridgeChannelInitializer(ServerConfig server, SessionServices services, ChannelGroup channels, StaticContent content) {
         this.server = server;
         this.services = services;
         this.channels = channels;
+        this.content = content;
     }
 
     @Override
@@ -54,6 +60,7 @@ final class BridgeChannelInitializer extends ChannelInitializer<SocketChannel> {
         p.addLast("http", new HttpServerCodec());
         p.addLast("handshake", new HttpObjectAggregator(MAX_HANDSHAKE_BYTES));
         p.addLast("websocket", new WebSocketServerProtocolHandler(websocket));
+        p.addLast("static", new StaticFileHandler(content));
         p.addLast("fragments", new WebSocketFrameAggregator(server.maxInboundMessageBytes()));
         p.addLast("session", new SessionHandler(services));
     }

@@ -6,6 +6,7 @@ import java.util.List;
 import io.sluice.bridge.auth.JwtAuthenticator;
 import io.sluice.bridge.config.BridgeConfig;
 import io.sluice.bridge.config.BridgeConfigLoader;
+import io.sluice.bridge.web.StaticContent;
 import io.sluice.proxy.cli.Command;
 import io.sluice.proxy.cli.Options;
 import io.sluice.proxy.cli.UntilStopped;
@@ -31,7 +32,7 @@ public final class BridgeCommand implements Command {
         JwtAuthenticator authenticator = authenticator(config);
         BridgeServer server;
         try {
-            server = BridgeServer.start(config, authenticator);
+            server = BridgeServer.start(config, authenticator, StaticContent.fromClasspath(StaticContent.CLIENT_JS));
         } catch (RuntimeException e) {
             authenticator.close();
             throw e;

@@ -36,6 +36,7 @@ import io.sluice.bridge.recovery.KafkaRecovery;
 import io.sluice.bridge.session.SessionServices;
 import io.sluice.bridge.subscription.EndpointTable;
 import io.sluice.bridge.subscription.Hub;
+import io.sluice.bridge.web.StaticContent;
 import io.sluice.proxy.management.ManagementServer;
 import io.sluice.proxy.management.ManagementServer.Readiness;
 import io.sluice.proxy.metrics.ProxyMetrics;
@@ -64,7 +65,7 @@ public final class BridgeServer implements AutoCloseable {
     private Channel listener;
     private ManagementServer management;
 
-    private BridgeServer(BridgeConfig config, Authenticator authenticator) {
+    private BridgeServer(BridgeConfig config, Authenticator authenticator, StaticContent content) {
         this.config = config;
         this.jvmMetrics = ProxyMetrics.bindJvmMetrics(registry);
         String node = config.server().nodeName();
@@ -84,7 +85,7 @@ public final class BridgeServer implements AutoCloseable {
                 .childOption(ChannelOption.ALLOCATOR, PooledByteBufAllocator.DEFAULT)
                 .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK,
                         new WriteBufferWaterMark(config.outbound().lowWaterMarkBytes(), config.outbound().highWaterMarkBytes()))
-                .childHandler(new BridgeChannelInitializer(config.server(), services, channels));
+                .childHandler(new BridgeChannelInitializer(config.server(), services, channels, content));
         if (config.server().socketSendBufferBytes() > 0) {
             bootstrap.childOption(ChannelOption.SO_SNDBUF, config.server().socketSendBufferBytes());
         }
@@ -93,7 +94,12 @@ public final class BridgeServer implements AutoCloseable {
 
     /** Starts reading Kafka and accepting connections; returns once the listener is bound. */
     public static BridgeServer start(BridgeConfig config, Authenticator authenticator) {
-        BridgeServer server = new BridgeServer(config, authenticator);
+        return start(config, authenticator, StaticContent.none());
+    }
+
+    /** The same, also serving {@code content} to plain HTTP GETs (the JavaScript client, demo pages). */
+    public static BridgeServer start(BridgeConfig config, Authenticator authenticator, StaticContent content) {
+        BridgeServer server = new BridgeServer(config, authenticator, content);
         try {
             server.startAll();
             return server;
