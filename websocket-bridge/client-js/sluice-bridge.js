@@ -196,12 +196,18 @@ export class SluiceBridge {
 
   /** Opens the connection; resolves with the `connected` message the first time the server accepts the token. */
   connect() {
+    if (this.state === 'closed') {
+      // Resuming after close(): subscriptions and their positions were kept, so they recover what was missed.
+      this.connecting = null;
+      this.attempt = 0;
+    }
     if (!this.connecting) {
       this.connecting = new Promise((resolve, reject) => {
         this._connected = resolve;
         this._connectFailed = reject;
       });
       this.connecting.catch(() => {});
+      this.awaitingConnect = true;
       this.state = 'connecting';
       this._open();
     }
@@ -240,6 +246,7 @@ export class SluiceBridge {
     this.stats.connects++;
     this.session = reply;
     this.state = 'connected';
+    this.awaitingConnect = false;
     this._emit('connected', reply);
     this._connected(reply);
     for (const subscription of this.subscriptions.values()) {
@@ -357,7 +364,6 @@ export class SluiceBridge {
       return;
     }
     this.ws = null;
-    const wasConnected = this.state === 'connected';
     for (const { onError } of this.pending.values()) {
       // A publish in flight may or may not have reached Kafka; the caller decides whether to send it again.
       onError(new BridgeError('disconnected', `connection closed (${event.code}) before the reply`));
@@ -376,7 +382,8 @@ export class SluiceBridge {
     if (fatal) {
       this.state = 'closed';
       const error = new BridgeError('closed', `the bridge closed the connection (${event.code} ${event.reason})`);
-      if (!wasConnected && this.stats.connects === 0) {
+      if (this.awaitingConnect) {
+        this.awaitingConnect = false;
         this._connectFailed(error);
       }
       this._emit('error', error);
@@ -465,14 +472,20 @@ export class SluiceBridge {
       (ack) => resolve({ endpoint: ack.endpoint, epoch: ack.epoch, seq: ack.seq }), reject));
   }
 
-  /** Closes the connection for good; no reconnect. */
+  /**
+   * Closes the connection; no reconnect. Subscriptions and their positions are kept: a later connect() resumes them
+   * and recovers what was published meanwhile.
+   */
   close() {
     this.state = 'closed';
     if (this.reconnectTimer) {
       clearTimeout(this.reconnectTimer);
     }
-    if (this.ws) {
-      this.ws.close(1000, 'client closed');
+    const ws = this.ws;
+    if (ws) {
+      // Settle everything now rather than when the close handshake ends, so a connect() right after starts clean.
+      this._onClose(ws, { code: 1000, reason: 'client closed' });
+      ws.close(1000, 'client closed');
     }
   }
 }

@@ -1,5 +1,6 @@
 // Drives headless Chromium for the JUnit browser tests (HeadlessBrowser.java), one JSON command per stdin line:
-//   {"id": 1, "goto": "http://127.0.0.1:PORT/test.html"}   opens the page in a fresh tab
+//   {"id": 1, "goto": "http://127.0.0.1:PORT/test.html", "ready": "window.harness"}
+//                                                           opens the page in a fresh tab, waits until `ready` is truthy
 //   {"id": 2, "eval": "harness.waitFor('/t/a', 3)"}          evaluates an expression in the page, awaiting promises
 // and one JSON reply per stdout line: {"id": 1, "ok": true, "value": ...} or {"id": 1, "ok": false, "error": "..."}.
 // The first line out is "ready". The page's console goes to stderr. Exits when stdin closes.
@@ -36,7 +37,7 @@ async function handle(command) {
     if (!response || !response.ok()) {
       throw new Error(`GET ${command.goto}: ${response ? response.status() : 'no response'}`);
     }
-    await page.waitForFunction(() => window.harness !== undefined);
+    await page.waitForFunction(command.ready || 'true');
     return null;
   }
   if (!page) {

@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.Supplier;
 
 /**
  * Files a bridge node serves over plain HTTP GET beside the WebSocket endpoint: the JavaScript client and pages that
@@ -33,14 +34,19 @@ public final class StaticContent {
             "png", "image/png",
             "ico", "image/x-icon");
 
-    private static final StaticContent NONE = new StaticContent(List.of(), StaticContent.class.getClassLoader());
+    private static final StaticContent NONE = new StaticContent(List.of(), StaticContent.class.getClassLoader(), Map.of());
 
     private final List<String> roots;
     private final ClassLoader loader;
+    private final Map<String, Generated> generated;
 
-    private StaticContent(List<String> roots, ClassLoader loader) {
+    private record Generated(String contentType, Supplier<byte[]> body) {
+    }
+
+    private StaticContent(List<String> roots, ClassLoader loader, Map<String, Generated> generated) {
         this.roots = List.copyOf(roots);
         this.loader = loader;
+        this.generated = Map.copyOf(generated);
     }
 
     /** Serves nothing: every GET is answered 404. */
@@ -55,15 +61,26 @@ public final class StaticContent {
     public static StaticContent fromClasspath(String... roots) {
         return new StaticContent(List.of(roots).stream().map(r -> r.endsWith("/") ? r : r + "/").toList(),
                 Thread.currentThread().getContextClassLoader() != null ? Thread.currentThread().getContextClassLoader()
-                        : StaticContent.class.getClassLoader());
+                        : StaticContent.class.getClassLoader(), Map.of());
+    }
+
+    /** This content plus one path whose body is made anew for every request (the demo's token, for example). */
+    public StaticContent withGenerated(String path, String contentType, Supplier<byte[]> body) {
+        Map<String, Generated> more = new java.util.HashMap<>(generated);
+        more.put(path, new Generated(contentType, body));
+        return new StaticContent(roots, loader, more);
     }
 
     public boolean isEmpty() {
-        return roots.isEmpty();
+        return roots.isEmpty() && generated.isEmpty();
     }
 
     /** The file for a request path (query already removed), if there is one and it may be served. */
     public Optional<File> find(String path) {
+        Generated made = generated.get(path);
+        if (made != null) {
+            return Optional.of(new File(made.body().get(), made.contentType()));
+        }
         String name = path.equals("/") ? "index.html" : path.substring(1);
         if (name.isEmpty() || name.contains("..") || name.contains("//") || name.contains("\\") || name.startsWith("/")) {
             return Optional.empty();

@@ -65,7 +65,7 @@ class BrowserClientTest {
 
     /** Opens the test page from the bridge and connects with tokens handed out in turn by the page's token provider. */
     private void connect(BridgeFixture bridge, String... tokens) throws Exception {
-        browser.open("http://127.0.0.1:" + bridge.port() + "/test.html");
+        browser.open("http://127.0.0.1:" + bridge.port() + "/test.html", "window.harness !== undefined");
         assertThat(browser.eval("harness.start(" + JSON.writeValueAsString(tokens) + ")").asText()).isEqualTo("alice");
     }
 

@@ -16,7 +16,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
  * Headless Chromium driven through {@code client-js/test/browser/driver.mjs} (playwright-core): open a page, evaluate
  * expressions in it. One browser per test class; each {@link #open} is a fresh tab.
  */
-final class HeadlessBrowser implements AutoCloseable {
+public final class HeadlessBrowser implements AutoCloseable {
 
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final long TIMEOUT_SECONDS = 60;
@@ -43,7 +43,7 @@ final class HeadlessBrowser implements AutoCloseable {
         reader.start();
     }
 
-    static HeadlessBrowser launch() throws Exception {
+    public static HeadlessBrowser launch() throws Exception {
         NodeTools.requireBrowser();
         Process process = new ProcessBuilder("node", "test/browser/driver.mjs").directory(NodeTools.CLIENT_JS.toFile())
                 .redirectError(ProcessBuilder.Redirect.INHERIT).start();
@@ -56,13 +56,13 @@ final class HeadlessBrowser implements AutoCloseable {
         return browser;
     }
 
-    /** Opens the page in a fresh tab and waits for its harness. */
-    void open(String url) throws Exception {
-        command(JSON.createObjectNode().put("goto", url));
+    /** Opens the page in a fresh tab and waits until the expression {@code ready} is truthy in it. */
+    public void open(String url, String ready) throws Exception {
+        command(JSON.createObjectNode().put("goto", url).put("ready", ready));
     }
 
     /** Evaluates a JavaScript expression in the page, awaiting it if it is a promise; returns its JSON value. */
-    JsonNode eval(String expression) throws Exception {
+    public JsonNode eval(String expression) throws Exception {
         return command(JSON.createObjectNode().put("eval", expression));
     }
 

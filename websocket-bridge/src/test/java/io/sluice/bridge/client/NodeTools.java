@@ -17,7 +17,7 @@ import static org.assertj.core.api.Assertions.fail;
  * dev dependencies (installed here with {@code npm ci} from the committed lock file, so {@code mvn verify} needs no
  * extra step). Missing tools fail the test under CI (the {@code CI} variable set) and skip it elsewhere, saying why.
  */
-final class NodeTools {
+public final class NodeTools {
 
     /** The client's folder; tests run with the module as working directory. */
     static final Path CLIENT_JS = Path.of("client-js").toAbsolutePath();
@@ -28,12 +28,12 @@ final class NodeTools {
     private NodeTools() {
     }
 
-    static void requireNode() {
+    public static void requireNode() {
         require(onPath("node"), "Node.js ('node') is not on the PATH");
     }
 
     /** Node, npm, Chromium and {@code node_modules}; the first call may run {@code npm ci}. */
-    static synchronized void requireBrowser() throws Exception {
+    public static synchronized void requireBrowser() throws Exception {
         requireNode();
         require(onPath("npm"), "npm is not on the PATH");
         require(Files.isExecutable(CHROMIUM), CHROMIUM + " is missing (apt-get install -y chromium; .ci/run does this as root)");
