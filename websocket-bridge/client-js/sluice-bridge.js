@@ -72,10 +72,12 @@ class Subscription {
     if (this.options.delta) {
       request.delta = true;
     }
+    this.snapshotting = false;
     if (this.options.recover !== false && this.positions.size > 0) {
       request.recover = [...this.positions].map(([epoch, seq]) => ({ epoch, seq }));
     } else if (this.options.snapshot) {
       request.snapshot = true;
+      this.snapshotting = true;
     }
     return request;
   }
@@ -88,13 +90,17 @@ class Subscription {
         this.positions.set(epoch, seq);
       }
     }
+    // Snapshot messages (the latest of each endpoint) are at or below these positions: they are not repeats.
+    this.snapshotUpTo = this.snapshotting ? new Map((reply.positions || []).map(({ epoch, seq }) => [epoch, seq])) : null;
     this._resolve(this);
   }
 
   /** A message or delta for this subscription; returns false when it was one already delivered. */
   deliver(m) {
     const last = this.positions.get(m.epoch);
-    if (last !== undefined && m.seq <= last) {
+    const snapshot = this.snapshotUpTo !== null && this.snapshotUpTo !== undefined && this.snapshotUpTo.has(m.epoch)
+      && m.seq <= this.snapshotUpTo.get(m.epoch);
+    if (!snapshot && last !== undefined && m.seq <= last) {
       this.client.stats.duplicatesDropped++;
       return false;
     }
@@ -111,13 +117,15 @@ class Subscription {
     } else {
       payload = decodePayload(m.format, m.payload);
     }
-    this.positions.set(m.epoch, m.seq);
+    if (!snapshot) {
+      this.positions.set(m.epoch, m.seq);
+    }
     if (this.options.delta) {
       this.latest.set(m.endpoint, { seq: m.seq, payload });
     }
     const message = {
       endpoint: m.endpoint, epoch: m.epoch, seq: m.seq, timestamp: m.timestamp,
-      format: m.type === 'delta' ? 'json' : m.format, payload, delta: m.type === 'delta',
+      format: m.type === 'delta' ? 'json' : m.format, payload, delta: m.type === 'delta', snapshot,
     };
     try {
       this.callback(message);
@@ -256,9 +264,15 @@ export class SluiceBridge {
 
   _join(subscription) {
     this._send(subscription.request(), (reply) => subscription.subscribed(reply), (error) => {
+      if (error.code === 'disconnected') {
+        return; // the next connect subscribes again
+      }
       this.subscriptions.delete(subscription.endpoint);
       subscription.active = false;
+      error.endpoint = subscription.endpoint;
       subscription._reject(error);
+      // After a reconnect nobody awaits `ready` any more: say it on the error event too.
+      this._emit('error', error);
     });
   }
 

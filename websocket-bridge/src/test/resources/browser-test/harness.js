@@ -3,7 +3,8 @@ import { SluiceBridge } from './sluice-bridge.js';
 
 function plain(message) {
   const payload = message.payload instanceof Uint8Array ? { bytes: Array.from(message.payload) } : message.payload;
-  return { endpoint: message.endpoint, epoch: message.epoch, seq: message.seq, format: message.format, payload, delta: message.delta };
+  return { endpoint: message.endpoint, epoch: message.epoch, seq: message.seq, format: message.format, payload, delta: message.delta,
+    snapshot: message.snapshot };
 }
 
 window.harness = {

@@ -199,6 +199,20 @@ class BrowserClientTest {
                 assertThat(received.get(i).get("payload")).as("document %d", i).isEqualTo(JSON.readTree(documents.get(i)));
             }
             assertThat(received).filteredOn(m -> m.get("delta").asBoolean()).as("messages that came as deltas").isNotEmpty();
+
+            // A late subscriber (a fresh page) starts from the snapshot (the latest document), and deltas build on it.
+            connect(bridge, everything(topic));
+            String prefix = "/" + topic + "/*";
+            browser.eval("harness.subscribe(" + js(prefix) + ", {delta: true, snapshot: true})");
+            JsonNode snapshot = waitFor(prefix, 1).get(0);
+            assertThat(snapshot.get("snapshot").asBoolean()).isTrue();
+            assertThat(snapshot.get("payload")).isEqualTo(JSON.readTree(documents.get(documents.size() - 1)));
+            String next = documents.get(documents.size() - 1).replace("\"home\":2", "\"home\":3");
+            kafka.send(topic, "match-7", next);
+            JsonNode afterSnapshot = waitFor(prefix, 2).get(1);
+            assertThat(afterSnapshot.get("payload")).isEqualTo(JSON.readTree(next));
+            assertThat(afterSnapshot.get("delta").asBoolean()).isTrue();
+            assertThat(browser.eval("harness.events.filter(e => e.event === 'error').length").asInt()).isZero();
         }
     }
 
