@@ -15,7 +15,7 @@ window.harness = {
 
   /** Connects; the token provider hands out `tokens` in turn, repeating the last. Resolves with the subject. */
   async start(tokens) {
-    this.bridge = new SluiceBridge(`ws://${location.host}/ws`, {
+    this.bridge = new SluiceBridge(`${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/ws`, {
       token: async () => tokens[Math.min(this.tokenCalls++, tokens.length - 1)],
       reconnect: { initialDelay: 100, maxDelay: 1000 },
     });

@@ -7,6 +7,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.regex.Pattern;
 
+import io.sluice.proxy.config.TlsValidator;
+
 /** Checks a bound configuration and lists every problem, each naming its field. */
 final class BridgeConfigValidator {
 
@@ -49,6 +51,13 @@ final class BridgeConfigValidator {
         }
         if (server.socketSendBufferBytes() < 0) {
             problems.add("server.socketSendBufferBytes: must be 0 (operating system default) or more");
+        }
+        if (server.maxSubscriptionsPerConnection() < 1) {
+            problems.add("server.maxSubscriptionsPerConnection: must be at least 1");
+        }
+        if (server.tls() != null) {
+            // The proxy's own checks for the same section: one home for what a valid TLS configuration is.
+            new TlsValidator(problems).server(server.tls(), "server.tls");
         }
     }
 

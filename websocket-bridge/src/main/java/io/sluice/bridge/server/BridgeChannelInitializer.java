@@ -10,6 +10,7 @@ import io.netty.handler.codec.http.websocketx.WebSocketDecoderConfig;
 import io.netty.handler.codec.http.websocketx.WebSocketFrameAggregator;
 import io.netty.handler.codec.http.websocketx.WebSocketServerProtocolConfig;
 import io.netty.handler.codec.http.websocketx.WebSocketServerProtocolHandler;
+import io.netty.handler.ssl.SslContext;
 import io.sluice.bridge.config.ServerConfig;
 import io.sluice.bridge.session.SessionServices;
 import io.sluice.bridge.web.StaticContent;
@@ -18,6 +19,7 @@ import io.sluice.bridge.web.StaticFileHandler;
 /**
  * A connection's pipeline, top to bottom as data arrives:
  * <pre>
+ * tls           TLS (wss://), only when server.tls is set
  * http          HTTP/1.1 codec, only until the upgrade (then Netty swaps in the WebSocket frame codec)
  * handshake     HTTP requests, aggregated (small: only upgrades and GETs are expected)
  * websocket     the upgrade on the WebSocket path; then frames: ping/pong and close answered here, a frame over
@@ -32,12 +34,15 @@ final class BridgeChannelInitializer extends ChannelInitializer<SocketChannel> {
     private static final int MAX_HANDSHAKE_BYTES = 16 * 1024;
 
     private final ServerConfig server;
+    private final SslContext tls;
     private final SessionServices services;
     private final ChannelGroup channels;
     private final StaticContent content;
 
-    BridgeChannelInitializer(ServerConfig server, SessionServices services, ChannelGroup channels, StaticContent content) {
+    /** @param tls the listener's TLS context, or null for plain ws:// */
+    BridgeChannelInitializer(ServerConfig server, SslContext tls, SessionServices services, ChannelGroup channels, StaticContent content) {
         this.server = server;
+        this.tls = tls;
         this.services = services;
         this.channels = channels;
         this.content = content;
@@ -57,6 +62,9 @@ final class BridgeChannelInitializer extends ChannelInitializer<SocketChannel> {
                         .build())
                 .build();
         ChannelPipeline p = ch.pipeline();
+        if (tls != null) {
+            p.addLast("tls", tls.newHandler(ch.alloc()));
+        }
         p.addLast("http", new HttpServerCodec());
         p.addLast("handshake", new HttpObjectAggregator(MAX_HANDSHAKE_BYTES));
         p.addLast("websocket", new WebSocketServerProtocolHandler(websocket));

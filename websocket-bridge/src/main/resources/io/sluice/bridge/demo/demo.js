@@ -3,7 +3,7 @@
 import { SluiceBridge } from './sluice-bridge.js';
 
 export function demoBridge() {
-  return new SluiceBridge(`ws://${location.host}/ws`, {
+  return new SluiceBridge(`${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/ws`, {
     token: async () => (await (await fetch('/demo-token.json')).json()).token,
     reconnect: { initialDelay: 250, maxDelay: 5000 },
   });

@@ -62,9 +62,18 @@ final class WsClient implements AutoCloseable {
 
     /** @param receiveBuffer SO_RCVBUF in bytes, 0 for the default */
     static WsClient connect(int port, int receiveBuffer) {
+        return connect(port, receiveBuffer, null);
+    }
+
+    /** Over TLS (wss://), trusting what {@code tls} trusts. */
+    static WsClient connectTls(int port, io.netty.handler.ssl.SslContext tls) {
+        return connect(port, 0, tls);
+    }
+
+    private static WsClient connect(int port, int receiveBuffer, io.netty.handler.ssl.SslContext tls) {
         WsClient client = new WsClient();
         WebSocketClientProtocolConfig config = WebSocketClientProtocolConfig.newBuilder()
-                .webSocketUri(URI.create("ws://127.0.0.1:" + port + "/ws"))
+                .webSocketUri(URI.create((tls == null ? "ws" : "wss") + "://127.0.0.1:" + port + "/ws"))
                 .version(WebSocketVersion.V13)
                 .customHeaders(new DefaultHttpHeaders())
                 .maxFramePayloadLength(64 * 1024 * 1024)
@@ -74,6 +83,9 @@ final class WsClient implements AutoCloseable {
                 .handler(new ChannelInitializer<SocketChannel>() {
                     @Override
                     protected void initChannel(SocketChannel ch) {
+                        if (tls != null) {
+                            ch.pipeline().addLast(tls.newHandler(ch.alloc(), "127.0.0.1", port));
+                        }
                         ch.pipeline().addLast(new HttpClientCodec(), new HttpObjectAggregator(65536),
                                 new WebSocketClientProtocolHandler(config),
                                 new WebSocketFrameAggregator(64 * 1024 * 1024),
