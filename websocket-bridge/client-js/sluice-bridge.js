@@ -113,7 +113,12 @@ class Subscription {
           `delta for ${m.endpoint} seq ${m.seq} needs base ${m.base}, which this client does not have`));
         return false;
       }
-      payload = applyPatch(base.payload, m.patch);
+      try {
+        payload = applyPatch(base.payload, m.patch);
+      } catch (e) {
+        this.client._emit('error', new BridgeError('delta_failed', `delta for ${m.endpoint} seq ${m.seq}: ${e.message}`));
+        return false;
+      }
     } else {
       payload = decodePayload(m.format, m.payload);
     }

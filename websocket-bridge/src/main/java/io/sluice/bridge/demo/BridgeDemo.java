@@ -67,6 +67,10 @@ public final class BridgeDemo implements DemoPart {
                 .withGenerated("/demo-token.json", "application/json",
                         () -> ("{\"token\":\"" + tokens.mint() + "\"}").getBytes(StandardCharsets.UTF_8));
         bridge = BridgeServer.start(config, authenticator, pages);
+        // Pages opened right away should find the scores: wait until the reader knows where it starts.
+        if (!bridge.awaitReading(Duration.ofSeconds(60))) {
+            throw new IllegalStateException("the demo bridge could not start reading '" + LiveScores.TOPIC + "' through the proxy");
+        }
         String base = "http://" + config.server().listen().host() + ":" + bridge.port();
         out.println("WebSocket bridge: live scores (topic '" + LiveScores.TOPIC + "', produced and read through the proxy)");
         out.println("  Live page:      " + base + "/              endpoints /scores/live/<sport>, /scores/<match-id>, /scores/results");
