@@ -47,6 +47,22 @@ public final class KeyAccess {
         return false;
     }
 
+    /**
+     * Whether every record whose key starts with {@code prefix} may be touched: one pattern must cover them all (see
+     * {@link NamePattern#coversPrefix}), so a subscription to a key prefix never needs per-record filtering.
+     */
+    public boolean coversPrefix(String prefix) {
+        if (all) {
+            return true;
+        }
+        for (NamePattern p : keys) {
+            if (p.coversPrefix(prefix)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     /** The key patterns when access is limited to some keys; empty for {@link #NONE} and {@link #ALL}. */
     public List<NamePattern> keyPatterns() {
         return keys;

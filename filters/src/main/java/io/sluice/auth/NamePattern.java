@@ -102,6 +102,33 @@ public final class NamePattern {
         };
     }
 
+    /**
+     * Whether this pattern matches every name that starts with {@code prefix} (the prefix itself included). Exact for
+     * {@code *}, literals and prefix patterns; for other globs it answers yes only when the glob ends in {@code *} and
+     * its part before that star matches some start of {@code prefix}, which is sufficient but not necessary, so an
+     * unusual glob may be refused a prefix it would in fact cover. Refusing is the safe side for permissions.
+     */
+    public boolean coversPrefix(String prefix) {
+        byte[] utf8 = prefix.getBytes(StandardCharsets.UTF_8);
+        return switch (kind) {
+            case ANY -> true;
+            // A literal matches one name; a prefix always stands for infinitely many.
+            case LITERAL -> false;
+            case PREFIX -> utf8.length >= tokens.length - 1 && literalAt(ByteBuffer.wrap(utf8), 0, tokens.length - 1);
+            default -> tokens[tokens.length - 1] == STAR && headMatchesAStartOf(utf8);
+        };
+    }
+
+    private boolean headMatchesAStartOf(byte[] utf8) {
+        NamePattern head = new NamePattern(source, Arrays.copyOf(tokens, tokens.length - 1));
+        for (int end = 0; end <= utf8.length; end++) {
+            if (head.matches(ByteBuffer.wrap(utf8, 0, end).slice())) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     private boolean literalAt(ByteBuffer key, int start, int count) {
         for (int i = 0; i < count; i++) {
             if ((key.get(start + i) & 0xff) != tokens[i]) {

@@ -129,6 +129,11 @@ public final class Permissions {
         return canReadKey(topic, key == null ? null : ByteBuffer.wrap(key));
     }
 
+    /** Whether every record of the topic whose key starts with {@code keyPrefix} may be read ("" : the whole topic). */
+    public boolean canReadKeysWithPrefix(String topic, String keyPrefix) {
+        return topic(topic).read().coversPrefix(keyPrefix);
+    }
+
     /** Whether some (perhaps not all) records may be written to the topic. */
     public boolean canWrite(String topic) {
         return topic(topic).write().any();

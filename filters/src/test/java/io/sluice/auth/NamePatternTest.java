@@ -80,4 +80,19 @@ class NamePatternTest {
     void emptyPatternIsRejected() {
         assertThatThrownBy(() -> NamePattern.compile("")).isInstanceOf(IllegalArgumentException.class);
     }
+
+    @Test
+    void coversPrefixOnlyWhenEveryNameWithThatPrefixMatches() {
+        assertThat(NamePattern.compile("*").coversPrefix("")).isTrue();
+        assertThat(NamePattern.compile("live/*").coversPrefix("live/")).isTrue();
+        assertThat(NamePattern.compile("live/*").coversPrefix("live/football/")).isTrue();
+        assertThat(NamePattern.compile("live/*").coversPrefix("live")).isFalse();
+        assertThat(NamePattern.compile("live/*").coversPrefix("")).isFalse();
+        assertThat(NamePattern.compile("live/x").coversPrefix("live/x")).isFalse();
+        assertThat(NamePattern.compile("*/live/*").coversPrefix("eu/live/")).isTrue();
+        assertThat(NamePattern.compile("*/live/*").coversPrefix("eu/")).isFalse();
+        assertThat(NamePattern.compile("l?ve/*").coversPrefix("l\u00f6ve/a")).isTrue();
+        assertThat(NamePattern.compile("*.x").coversPrefix("a.x")).isFalse();
+        assertThat(NamePattern.compile("price\\*").coversPrefix("price*")).isFalse();
+    }
 }

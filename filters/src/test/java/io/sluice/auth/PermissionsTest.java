@@ -105,4 +105,17 @@ class PermissionsTest {
     private static byte[] bytes(String s) {
         return s.getBytes(StandardCharsets.UTF_8);
     }
+
+    @Test
+    void readingAKeyPrefixNeedsARuleCoveringEveryKeyUnderIt() {
+        Permissions p = Permissions.fromClaim(CLAIM);
+
+        assertThat(p.canReadKeysWithPrefix("scores", "live/")).isTrue();
+        assertThat(p.canReadKeysWithPrefix("scores", "live/football/")).isTrue();
+        assertThat(p.canReadKeysWithPrefix("scores", "")).isFalse();
+        assertThat(p.canReadKeysWithPrefix("scores", "results")).isFalse();
+        assertThat(p.canReadKeysWithPrefix("orders.eu", "")).isTrue();
+        assertThat(p.canReadKeysWithPrefix("audit", "")).isFalse();
+        assertThat(Permissions.admin().canReadKeysWithPrefix("anything", "")).isTrue();
+    }
 }

@@ -57,10 +57,19 @@ public final class DemoCommand implements Command {
             kafka.close();
             throw e;
         }
+        // Parts first (they use the proxy), then the proxy, then Kafka.
         Runnable stop = () -> {
+            for (int i = parts.size() - 1; i >= 0; i--) {
+                try {
+                    parts.get(i).close();
+                } catch (RuntimeException e) {
+                    System.err.println("sluice demo: stopping " + parts.get(i).getClass().getSimpleName() + ": " + e);
+                }
+            }
             proxy.close();
             kafka.close();
         };
+        CountDownLatch stopped = new CountDownLatch(1);
         try {
             List<String> roundTrip = selfCheck(bootstrap);
             System.out.println();
@@ -84,11 +93,20 @@ public final class DemoCommand implements Command {
             System.out.println();
             System.out.println("Press Ctrl-C to stop.");
             CountDownLatch done = new CountDownLatch(1);
-            Runtime.getRuntime().addShutdownHook(new Thread(done::countDown, "sluice-demo-stop"));
+            // Ctrl-C: the JVM exits once its shutdown hooks return, so the hook waits for the cleanup below.
+            Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+                done.countDown();
+                try {
+                    stopped.await(30, java.util.concurrent.TimeUnit.SECONDS);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }, "sluice-demo-stop"));
             done.await();
             return 0;
         } finally {
             stop.run();
+            stopped.countDown();
         }
     }
 

@@ -24,6 +24,13 @@ public interface DemoPart {
         return List.of();
     }
 
-    /** Runs after the proxy is up: proves the part works and prints how to try it. */
+    /**
+     * Runs after the proxy is up: proves the part works and prints how to try it. A part may leave things running
+     * (a server, a producer) for as long as the demo runs; {@link #close} stops them.
+     */
     void show(Demo demo, PrintStream out) throws Exception;
+
+    /** Stops what {@link #show} left running; called once when the demo ends (Ctrl-C or {@code --check}), before the proxy stops. */
+    default void close() {
+    }
 }

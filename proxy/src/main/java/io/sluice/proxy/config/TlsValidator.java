@@ -9,20 +9,22 @@ import java.util.Set;
 /**
  * Checks the shape of TLS sections and that every file they name can be read now, so that a typo in a path fails at
  * startup with the field's name rather than at the first handshake. Whether the files hold what they should is
- * checked when the SSL contexts are built.
+ * checked when the SSL contexts are built. Public so that other listeners with the same sections (the bridge's
+ * {@code server.tls}) validate them the same way.
  */
-final class TlsValidator {
+public final class TlsValidator {
 
     private static final Set<String> KEY_STORE_TYPES = Set.of("PKCS12", "JKS");
     private static final Set<String> TRUST_STORE_TYPES = Set.of("PEM", "PKCS12", "JKS");
 
     private final List<String> problems;
 
-    TlsValidator(List<String> problems) {
+    /** @param problems where each problem is added, prefixed with the section's path */
+    public TlsValidator(List<String> problems) {
         this.problems = problems;
     }
 
-    void server(TlsServerConfig tls, String path) {
+    public void server(TlsServerConfig tls, String path) {
         if (tls.key() == null) {
             problems.add(path + ".key: is required: a gateway needs a certificate to offer TLS");
         }
@@ -40,7 +42,7 @@ final class TlsValidator {
         names(tls.cipherSuites(), path + ".cipherSuites");
     }
 
-    void client(TlsClientConfig tls, String path) {
+    public void client(TlsClientConfig tls, String path) {
         if (tls.key() != null) {
             key(tls.key(), path + ".key");
         }

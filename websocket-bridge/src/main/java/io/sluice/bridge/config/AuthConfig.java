@@ -5,12 +5,15 @@ import java.time.Duration;
 import com.fasterxml.jackson.annotation.JsonCreator;
 import com.fasterxml.jackson.annotation.JsonProperty;
 
+import io.sluice.auth.JwtConfig;
+
 /**
  * How clients prove who they are.
  *
  * @param connectTimeout how long a new connection may take to send its {@code connect} message
  * @param expiryWarning  how long before its token expires a client is sent {@code expiring}
- * @param jwt            JWT validation settings; see docs/bridge.md for when they take effect
+ * @param jwt            how tokens are validated: the same section, fields and validation as the proxy's JwtAuth filter
+ *                       (docs/jwt.md); required to run a node, optional here so tests can plug in another authenticator
  */
 public record AuthConfig(Duration connectTimeout, Duration expiryWarning, JwtConfig jwt) {
 
@@ -31,20 +34,5 @@ public record AuthConfig(Duration connectTimeout, Duration expiryWarning, JwtCon
                                @JsonProperty("expiryWarning") Duration expiryWarning,
                                @JsonProperty("jwt") JwtConfig jwt) {
         return new AuthConfig(connectTimeout, expiryWarning, jwt);
-    }
-
-    /**
-     * @param jwks     where the signing keys are: a URL or a file of a JSON Web Key Set
-     * @param issuer   required {@code iss}
-     * @param audience required {@code aud}
-     */
-    public record JwtConfig(String jwks, String issuer, String audience) {
-
-        @JsonCreator
-        static JwtConfig fromYaml(@JsonProperty("jwks") String jwks,
-                                  @JsonProperty("issuer") String issuer,
-                                  @JsonProperty("audience") String audience) {
-            return new JwtConfig(jwks, issuer, audience);
-        }
     }
 }

@@ -7,6 +7,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.regex.Pattern;
 
+import io.sluice.proxy.config.TlsValidator;
+
 /** Checks a bound configuration and lists every problem, each naming its field. */
 final class BridgeConfigValidator {
 
@@ -49,6 +51,13 @@ final class BridgeConfigValidator {
         }
         if (server.socketSendBufferBytes() < 0) {
             problems.add("server.socketSendBufferBytes: must be 0 (operating system default) or more");
+        }
+        if (server.maxSubscriptionsPerConnection() < 1) {
+            problems.add("server.maxSubscriptionsPerConnection: must be at least 1");
+        }
+        if (server.tls() != null) {
+            // The proxy's own checks for the same section: one home for what a valid TLS configuration is.
+            new TlsValidator(problems).server(server.tls(), "server.tls");
         }
     }
 
@@ -126,15 +135,8 @@ final class BridgeConfigValidator {
             problems.add("auth.expiryWarning: must not be negative");
         }
         if (auth.jwt() != null) {
-            if (blank(auth.jwt().jwks())) {
-                problems.add("auth.jwt.jwks: is required");
-            }
-            if (blank(auth.jwt().issuer())) {
-                problems.add("auth.jwt.issuer: is required");
-            }
-            if (blank(auth.jwt().audience())) {
-                problems.add("auth.jwt.audience: is required");
-            }
+            // The shared JWT section validates itself; its problems name fields relative to it.
+            auth.jwt().problems().forEach(p -> problems.add("auth.jwt." + p));
         }
     }
 
@@ -171,9 +173,5 @@ final class BridgeConfigValidator {
         if (duration.isZero() || duration.isNegative()) {
             problems.add(path + ": must be longer than 0");
         }
-    }
-
-    private static boolean blank(String s) {
-        return s == null || s.isBlank();
     }
 }

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.annotation.JsonCreator;
 import com.fasterxml.jackson.annotation.JsonProperty;
 
 import io.sluice.proxy.config.HostPort;
+import io.sluice.proxy.config.TlsServerConfig;
 
 /**
  * The WebSocket listener.
@@ -15,13 +16,19 @@ import io.sluice.proxy.config.HostPort;
  * @param socketSendBufferBytes  SO_SNDBUF per connection; 0 keeps the operating system's (auto-tuned) default.
  *                               Smaller kernel buffers make a slow client reach the bridge's own limits sooner.
  * @param nodeName               this node's name, reported to clients in {@code connected}; default: the host name
+ * @param maxSubscriptionsPerConnection a {@code subscribe} beyond this many is refused with {@code too_many_subscriptions};
+ *                               bounds what one connection can make the hub track
+ * @param tls                    when set, the listener speaks TLS ({@code wss://}): the proxy gateways' section, same
+ *                               fields and validation (docs/configuration.md)
  */
 public record ServerConfig(HostPort listen, String path, int workerThreads, int maxInboundMessageBytes,
-                           int socketSendBufferBytes, String nodeName) {
+                           int socketSendBufferBytes, String nodeName, int maxSubscriptionsPerConnection,
+                           TlsServerConfig tls) {
 
     public static final HostPort DEFAULT_LISTEN = new HostPort("127.0.0.1", 8080);
     public static final String DEFAULT_PATH = "/ws";
     public static final int DEFAULT_MAX_INBOUND_MESSAGE_BYTES = 1024 * 1024;
+    public static final int DEFAULT_MAX_SUBSCRIPTIONS_PER_CONNECTION = 1000;
 
     public ServerConfig {
         listen = listen == null ? DEFAULT_LISTEN : listen;
@@ -30,7 +37,19 @@ public record ServerConfig(HostPort listen, String path, int workerThreads, int 
     }
 
     public static ServerConfig defaults() {
-        return new ServerConfig(null, null, 0, DEFAULT_MAX_INBOUND_MESSAGE_BYTES, 0, null);
+        return new ServerConfig(null, null, 0, DEFAULT_MAX_INBOUND_MESSAGE_BYTES, 0, null, DEFAULT_MAX_SUBSCRIPTIONS_PER_CONNECTION, null);
+    }
+
+    /** Without TLS and with the default subscription limit. */
+    public ServerConfig(HostPort listen, String path, int workerThreads, int maxInboundMessageBytes, int socketSendBufferBytes,
+                        String nodeName) {
+        this(listen, path, workerThreads, maxInboundMessageBytes, socketSendBufferBytes, nodeName,
+                DEFAULT_MAX_SUBSCRIPTIONS_PER_CONNECTION, null);
+    }
+
+    /** The URL scheme clients use: {@code wss} with TLS, {@code ws} without. */
+    public String scheme() {
+        return tls == null ? "ws" : "wss";
     }
 
     @JsonCreator
@@ -39,10 +58,13 @@ public record ServerConfig(HostPort listen, String path, int workerThreads, int 
                                  @JsonProperty("workerThreads") Integer workerThreads,
                                  @JsonProperty("maxInboundMessageBytes") Integer maxInboundMessageBytes,
                                  @JsonProperty("socketSendBufferBytes") Integer socketSendBufferBytes,
-                                 @JsonProperty("nodeName") String nodeName) {
+                                 @JsonProperty("nodeName") String nodeName,
+                                 @JsonProperty("maxSubscriptionsPerConnection") Integer maxSubscriptionsPerConnection,
+                                 @JsonProperty("tls") TlsServerConfig tls) {
         return new ServerConfig(listen, path, workerThreads == null ? 0 : workerThreads,
                 maxInboundMessageBytes == null ? DEFAULT_MAX_INBOUND_MESSAGE_BYTES : maxInboundMessageBytes,
-                socketSendBufferBytes == null ? 0 : socketSendBufferBytes, nodeName);
+                socketSendBufferBytes == null ? 0 : socketSendBufferBytes, nodeName,
+                maxSubscriptionsPerConnection == null ? DEFAULT_MAX_SUBSCRIPTIONS_PER_CONNECTION : maxSubscriptionsPerConnection, tls);
     }
 
     private static String localHostName() {

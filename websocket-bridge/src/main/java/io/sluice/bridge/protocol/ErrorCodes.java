@@ -12,6 +12,7 @@ public final class ErrorCodes {
     public static final String FORBIDDEN = "forbidden";
     public static final String ALREADY_SUBSCRIBED = "already_subscribed";
     public static final String NOT_SUBSCRIBED = "not_subscribed";
+    public static final String TOO_MANY_SUBSCRIPTIONS = "too_many_subscriptions";
     public static final String PUBLISH_FAILED = "publish_failed";
     public static final String RECOVERY_FAILED = "recovery_failed";
 

@@ -10,15 +10,21 @@ import io.netty.handler.codec.http.websocketx.WebSocketDecoderConfig;
 import io.netty.handler.codec.http.websocketx.WebSocketFrameAggregator;
 import io.netty.handler.codec.http.websocketx.WebSocketServerProtocolConfig;
 import io.netty.handler.codec.http.websocketx.WebSocketServerProtocolHandler;
+import io.netty.handler.ssl.SslContext;
 import io.sluice.bridge.config.ServerConfig;
 import io.sluice.bridge.session.SessionServices;
+import io.sluice.bridge.web.StaticContent;
+import io.sluice.bridge.web.StaticFileHandler;
 
 /**
  * A connection's pipeline, top to bottom as data arrives:
  * <pre>
+ * tls           TLS (wss://), only when server.tls is set
  * http          HTTP/1.1 codec, only until the upgrade (then Netty swaps in the WebSocket frame codec)
- * handshake     the upgrade request, aggregated; anything but the WebSocket path gets 400
- * websocket     frames; ping/pong and close answered here; a frame over maxInboundMessageBytes closes with 1009
+ * handshake     HTTP requests, aggregated (small: only upgrades and GETs are expected)
+ * websocket     the upgrade on the WebSocket path; then frames: ping/pong and close answered here, a frame over
+ *               maxInboundMessageBytes closes with 1009. Requests for other paths go on to static
+ * static        plain GET/HEAD of the client library and pages (StaticContent); 404 when there is none
  * fragments     continuation frames joined into one message, under the same size limit
  * session       JSON requests to the Session; messages out bypass the frame encoder as pre-encoded frames
  * </pre>
@@ -28,13 +34,18 @@ final class BridgeChannelInitializer extends ChannelInitializer<SocketChannel> {
     private static final int MAX_HANDSHAKE_BYTES = 16 * 1024;
 
     private final ServerConfig server;
+    private final SslContext tls;
     private final SessionServices services;
     private final ChannelGroup channels;
+    private final StaticContent content;
 
-    BridgeChannelInitializer(ServerConfig server, SessionServices services, ChannelGroup channels) {
+    /** @param tls the listener's TLS context, or null for plain ws:// */
+    BridgeChannelInitializer(ServerConfig server, SslContext tls, SessionServices services, ChannelGroup channels, StaticContent content) {
         this.server = server;
+        this.tls = tls;
         this.services = services;
         this.channels = channels;
+        this.content = content;
     }
 
     @Override
@@ -51,9 +62,13 @@ final class BridgeChannelInitializer extends ChannelInitializer<SocketChannel> {
                         .build())
                 .build();
         ChannelPipeline p = ch.pipeline();
+        if (tls != null) {
+            p.addLast("tls", tls.newHandler(ch.alloc()));
+        }
         p.addLast("http", new HttpServerCodec());
         p.addLast("handshake", new HttpObjectAggregator(MAX_HANDSHAKE_BYTES));
         p.addLast("websocket", new WebSocketServerProtocolHandler(websocket));
+        p.addLast("static", new StaticFileHandler(content));
         p.addLast("fragments", new WebSocketFrameAggregator(server.maxInboundMessageBytes()));
         p.addLast("session", new SessionHandler(services));
     }

@@ -3,9 +3,10 @@ package io.sluice.bridge.server;
 import java.nio.file.Path;
 import java.util.List;
 
-import io.sluice.bridge.auth.Authenticator;
+import io.sluice.bridge.auth.JwtAuthenticator;
 import io.sluice.bridge.config.BridgeConfig;
 import io.sluice.bridge.config.BridgeConfigLoader;
+import io.sluice.bridge.web.StaticContent;
 import io.sluice.proxy.cli.Command;
 import io.sluice.proxy.cli.Options;
 import io.sluice.proxy.cli.UntilStopped;
@@ -28,18 +29,31 @@ public final class BridgeCommand implements Command {
     public int run(List<String> args) throws Exception {
         Options options = Options.parse(args, "config");
         BridgeConfig config = BridgeConfigLoader.load(Path.of(options.require("config")));
-        UntilStopped.serve(BridgeServer.start(config, authenticator(config)), "sluice-bridge");
+        JwtAuthenticator authenticator = authenticator(config);
+        BridgeServer server;
+        try {
+            server = BridgeServer.start(config, authenticator, StaticContent.fromClasspath(StaticContent.CLIENT_JS));
+        } catch (RuntimeException e) {
+            authenticator.close();
+            throw e;
+        }
+        UntilStopped.serve(() -> {
+            server.close();
+            authenticator.close();
+        }, "sluice-bridge");
         return 0;
     }
 
-    /**
-     * The JWT authenticator comes from the shared io.sluice.auth module (token validation and permissions shared with
-     * the proxy's JwtAuth filter); until that module is part of the build, a bridge cannot authenticate anyone and
-     * refuses to start rather than run open.
-     */
-    static Authenticator authenticator(BridgeConfig config) {
-        throw new ConfigException(config.auth().jwt() == null
-                ? "auth.jwt: is required (the bridge authenticates every client with a JWT)"
-                : "auth.jwt: JWT validation comes from the io.sluice.auth module, which this build does not include yet (see docs/bridge.md)");
+    /** Every client authenticates with a JWT; a node without {@code auth.jwt} would serve anyone, so it does not start. */
+    static JwtAuthenticator authenticator(BridgeConfig config) {
+        if (config.auth().jwt() == null) {
+            throw new ConfigException("auth.jwt: is required (the bridge authenticates every client with a JWT)");
+        }
+        try {
+            return JwtAuthenticator.create(config.auth().jwt());
+        } catch (IllegalArgumentException e) {
+            // Key files are read here, after the config was validated; say which section they belong to.
+            throw new ConfigException("auth.jwt." + e.getMessage());
+        }
     }
 }

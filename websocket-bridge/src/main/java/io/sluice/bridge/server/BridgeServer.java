@@ -22,6 +22,7 @@ import io.netty.channel.WriteBufferWaterMark;
 import io.netty.channel.group.ChannelGroup;
 import io.netty.channel.group.DefaultChannelGroup;
 import io.netty.handler.codec.http.websocketx.CloseWebSocketFrame;
+import io.netty.handler.ssl.SslContext;
 import io.netty.util.concurrent.GlobalEventExecutor;
 import io.sluice.bridge.auth.Authenticator;
 import io.sluice.bridge.config.BridgeConfig;
@@ -36,10 +37,12 @@ import io.sluice.bridge.recovery.KafkaRecovery;
 import io.sluice.bridge.session.SessionServices;
 import io.sluice.bridge.subscription.EndpointTable;
 import io.sluice.bridge.subscription.Hub;
+import io.sluice.bridge.web.StaticContent;
 import io.sluice.proxy.management.ManagementServer;
 import io.sluice.proxy.management.ManagementServer.Readiness;
 import io.sluice.proxy.metrics.ProxyMetrics;
 import io.sluice.proxy.server.Transport;
+import io.sluice.proxy.tls.SslContexts;
 
 /**
  * A running bridge node: the Kafka reader feeding the hub, the WebSocket listener, the recovery reader, the publisher
@@ -64,7 +67,7 @@ public final class BridgeServer implements AutoCloseable {
     private Channel listener;
     private ManagementServer management;
 
-    private BridgeServer(BridgeConfig config, Authenticator authenticator) {
+    private BridgeServer(BridgeConfig config, Authenticator authenticator, StaticContent content) {
         this.config = config;
         this.jvmMetrics = ProxyMetrics.bindJvmMetrics(registry);
         String node = config.server().nodeName();
@@ -75,7 +78,10 @@ public final class BridgeServer implements AutoCloseable {
         this.logReader = new LogReader(config.kafka(), config.recovery().kafkaConcurrency(), config.recovery().kafkaTimeout(), node);
         this.publisher = new Publisher(config.kafka(), node);
         SessionServices services = new SessionServices(node, hub, authenticator, publisher,
-                new KafkaRecovery(logReader, PooledByteBufAllocator.DEFAULT, metrics), metrics, config.auth(), config.outbound());
+                new KafkaRecovery(logReader, PooledByteBufAllocator.DEFAULT, metrics), metrics, config.auth(), config.outbound(),
+                config.server().maxSubscriptionsPerConnection());
+        // The proxy's TLS material loading (PEM or key store, passwords, protocols): one home for both listeners.
+        SslContext tls = config.server().tls() == null ? null : SslContexts.forServer(config.server().tls(), "server.tls");
         this.group = transport.newGroup(config.server().workerThreads(), "sluice-bridge");
         ServerBootstrap bootstrap = new ServerBootstrap()
                 .group(group)
@@ -84,7 +90,7 @@ public final class BridgeServer implements AutoCloseable {
                 .childOption(ChannelOption.ALLOCATOR, PooledByteBufAllocator.DEFAULT)
                 .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK,
                         new WriteBufferWaterMark(config.outbound().lowWaterMarkBytes(), config.outbound().highWaterMarkBytes()))
-                .childHandler(new BridgeChannelInitializer(config.server(), services, channels));
+                .childHandler(new BridgeChannelInitializer(config.server(), tls, services, channels, content));
         if (config.server().socketSendBufferBytes() > 0) {
             bootstrap.childOption(ChannelOption.SO_SNDBUF, config.server().socketSendBufferBytes());
         }
@@ -93,7 +99,12 @@ public final class BridgeServer implements AutoCloseable {
 
     /** Starts reading Kafka and accepting connections; returns once the listener is bound. */
     public static BridgeServer start(BridgeConfig config, Authenticator authenticator) {
-        BridgeServer server = new BridgeServer(config, authenticator);
+        return start(config, authenticator, StaticContent.none());
+    }
+
+    /** The same, also serving {@code content} to plain HTTP GETs (the JavaScript client, demo pages). */
+    public static BridgeServer start(BridgeConfig config, Authenticator authenticator, StaticContent content) {
+        BridgeServer server = new BridgeServer(config, authenticator, content);
         try {
             server.startAll();
             return server;
@@ -129,8 +140,8 @@ public final class BridgeServer implements AutoCloseable {
                         + config.management().bindAddress() + ":" + config.management().port() + ": " + e.getMessage(), e);
             }
         }
-        LOG.info("Sluice bridge {} listening on ws://{}:{}{} with {} transport, reading {}", config.server().nodeName(),
-                config.server().listen().host(), port(), config.server().path(), transport.name(), config.readTopics());
+        LOG.info("Sluice bridge {} listening on {}://{}:{}{} with {} transport, reading {}", config.server().nodeName(),
+                config.server().scheme(), config.server().listen().host(), port(), config.server().path(), transport.name(), config.readTopics());
     }
 
     private Map<String, Supplier<Readiness>> readinessChecks() {

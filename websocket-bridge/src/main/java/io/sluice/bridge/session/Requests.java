@@ -58,6 +58,10 @@ final class Requests {
         if (session.subscribed(pattern)) {
             throw new ProtocolException(ErrorCodes.ALREADY_SUBSCRIBED, "already subscribed to " + pattern, request.id());
         }
+        if (session.subscriptionCount() >= services.maxSubscriptions()) {
+            throw new ProtocolException(ErrorCodes.TOO_MANY_SUBSCRIPTIONS, "this connection already has "
+                    + session.subscriptionCount() + " subscriptions, the most allowed; unsubscribe first or use a prefix", request.id());
+        }
         if (services.hub().table().cover(pattern).isEmpty()) {
             throw new ProtocolException(ErrorCodes.UNKNOWN_ENDPOINT, "no endpoint " + pattern + " is configured", request.id());
         }

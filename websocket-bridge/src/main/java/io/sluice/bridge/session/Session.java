@@ -124,6 +124,10 @@ public final class Session extends Outlet {
 
     // ---- subscriptions
 
+    int subscriptionCount() {
+        return subscriptions.size();
+    }
+
     boolean subscribed(String pattern) {
         return subscriptions.containsKey(pattern);
     }

@@ -8,8 +8,19 @@ import io.sluice.bridge.metrics.BridgeMetrics;
 import io.sluice.bridge.recovery.KafkaRecovery;
 import io.sluice.bridge.subscription.Hub;
 
-/** What every session of a node shares. */
+/**
+ * What every session of a node shares.
+ *
+ * @param maxSubscriptions a connection's subscriptions beyond this many are refused ({@code too_many_subscriptions})
+ */
 public record SessionServices(String nodeName, Hub hub, Authenticator authenticator, Publisher publisher,
                               KafkaRecovery kafkaRecovery, BridgeMetrics metrics, AuthConfig auth,
-                              OutboundConfig outbound) {
+                              OutboundConfig outbound, int maxSubscriptions) {
+
+    /** With the default subscription limit. */
+    public SessionServices(String nodeName, Hub hub, Authenticator authenticator, Publisher publisher, KafkaRecovery kafkaRecovery,
+                           BridgeMetrics metrics, AuthConfig auth, OutboundConfig outbound) {
+        this(nodeName, hub, authenticator, publisher, kafkaRecovery, metrics, auth, outbound,
+                io.sluice.bridge.config.ServerConfig.DEFAULT_MAX_SUBSCRIPTIONS_PER_CONNECTION);
+    }
 }

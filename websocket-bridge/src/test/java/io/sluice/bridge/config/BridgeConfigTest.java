@@ -30,7 +30,10 @@ class BridgeConfigTest {
         assertThat(config.kafka().bootstrapServers()).isEqualTo("broker-1:9092,broker-2:9092");
         assertThat(config.readTopics()).containsExactly("scores", "news");
         assertThat(config.mappings()).extracting(EndpointMapping::endpoint).containsExactly("/scores/*", "/news/*");
+        assertThat(config.auth().jwt().jwks()).isEqualTo("https://issuer.example/jwks.json");
         assertThat(config.auth().jwt().issuer()).isEqualTo("https://issuer.example");
+        assertThat(config.auth().jwt().audience()).isEqualTo("sluice-bridge");
+        assertThat(config.auth().jwt().problems()).isEmpty();
         assertThat(config.management().port()).isEqualTo(9191);
         assertThat(config.outbound()).isEqualTo(OutboundConfig.defaults());
         assertThat(config.recovery().cacheMaxAge()).isEqualTo(Duration.ofMinutes(5));
@@ -100,6 +103,28 @@ class BridgeConfigTest {
                 .contains("topics: at least one topic (or an entry in endpoints) is required");
         assertThat(problems("kafka:\n  bootstrapServers: b:9092\ntopics: a\nendpoints:\n  - endpoint: /a/*\n    topic: a\n    key: \"*\"\n"))
                 .contains("topics (a): endpoint '/a/*' is mapped twice");
+    }
+
+    @Test
+    void theJwtSectionIsTheProxysWithItsValidationNamedUnderAuthJwt() {
+        String yaml = """
+                kafka:
+                  bootstrapServers: b:9092
+                topics: a
+                auth:
+                  jwt:
+                    hmacSecret: short
+                    jwks: https://issuer.example/jwks.json
+                    algorithms: [none]
+                    permissionsClaim: https://example.com/kafka
+                """;
+        assertThat(problems(yaml)).contains(
+                "auth.jwt.jwks: set only one key source of jwks, publicKeyFile and hmacSecret/hmacSecretFile",
+                "auth.jwt.issuer: is required (the exact iss of accepted tokens)",
+                "auth.jwt.audience: is required (the aud accepted tokens must contain)",
+                "auth.jwt.algorithms: 'none' is never accepted: unsigned tokens prove nothing");
+        assertThat(problems("kafka:\n  bootstrapServers: b:9092\ntopics: a\nauth:\n  jwt:\n    jwksUrl: x\n"))
+                .anySatisfy(p -> assertThat(p).startsWith("auth.jwt.jwksUrl: unknown field"));
     }
 
     private static List<String> problems(String yaml) {

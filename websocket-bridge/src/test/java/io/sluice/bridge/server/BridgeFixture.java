@@ -3,65 +3,128 @@ package io.sluice.bridge.server;
 import java.time.Duration;
 import java.util.Map;
 
+import io.sluice.bridge.auth.Authenticator;
+import io.sluice.bridge.auth.JwtAuthenticator;
 import io.sluice.bridge.auth.TestAuthenticator;
+import io.sluice.bridge.config.BridgeConfig;
 import io.sluice.bridge.config.BridgeConfigLoader;
+import io.sluice.bridge.web.StaticContent;
 
 /**
  * A bridge node for tests, configured from YAML the way users configure it, on free ports, authenticating with
- * {@link TestAuthenticator}. Started only once its reader knows where it starts in every partition, so a test's
+ * {@link TestAuthenticator} or, given an {@code auth.jwt} section, with real JWTs as {@code sluice bridge} does. Started only once its reader knows where it starts in every partition, so a test's
  * records produced after {@link #start} are all live.
  */
-final class BridgeFixture implements AutoCloseable {
+public final class BridgeFixture implements AutoCloseable {
 
     private final BridgeServer server;
+    private final JwtAuthenticator jwt;
 
-    private BridgeFixture(BridgeServer server) {
+    private BridgeFixture(BridgeServer server, JwtAuthenticator jwt) {
         this.server = server;
+        this.jwt = jwt;
     }
 
     /** @param sections top-level YAML: {@code topics}, {@code endpoints}, {@code outbound}, {@code recovery}... */
-    static BridgeFixture start(String bootstrap, String node, String sections) {
-        return start(bootstrap, node, "", sections);
+    public static BridgeFixture start(String bootstrap, String node, String sections) {
+        return on(bootstrap, node).start(sections);
     }
 
-    static BridgeFixture start(String bootstrap, String node, String serverExtra, String sections) {
-        String yaml = """
-                server:
-                  listen: "127.0.0.1:0"
-                  nodeName: %s
-                %s
-                kafka:
-                  bootstrapServers: "%s"
-                  metadataRefresh: 1s
-                auth:
-                  expiryWarning: 1s
-                management:
-                  port: 0
-                %s
-                """.formatted(node, serverExtra.indent(2), bootstrap, sections.stripIndent());
-        BridgeServer server = BridgeServer.start(BridgeConfigLoader.parse(yaml, Map.of()), new TestAuthenticator());
-        try {
-            if (!server.awaitReading(Duration.ofSeconds(60))) {
-                throw new IllegalStateException("bridge reader did not start");
+    public static BridgeFixture start(String bootstrap, String node, String serverExtra, String sections) {
+        return on(bootstrap, node).server(serverExtra).start(sections);
+    }
+
+    /**
+     * @param authExtra more of the {@code auth} section; with a {@code jwt:} entry the node authenticates real tokens
+     *                  through the authenticator {@code sluice bridge} builds
+     */
+    public static BridgeFixture start(String bootstrap, String node, String serverExtra, String authExtra, String sections) {
+        return on(bootstrap, node).server(serverExtra).auth(authExtra).start(sections);
+    }
+
+    /** A node with more settings than the shortcuts above take. */
+    public static Options on(String bootstrap, String node) {
+        return new Options(bootstrap, node);
+    }
+
+    public static final class Options {
+        private final String bootstrap;
+        private final String node;
+        private String listen = "127.0.0.1:0";
+        private String serverExtra = "";
+        private String authExtra = "";
+        private StaticContent content = StaticContent.none();
+
+        private Options(String bootstrap, String node) {
+            this.bootstrap = bootstrap;
+            this.node = node;
+        }
+
+        /** host:port; a fixed port lets a test restart a node where its clients reconnect. */
+        public Options listen(String listen) {
+            this.listen = listen;
+            return this;
+        }
+
+        public Options server(String serverExtra) {
+            this.serverExtra = serverExtra;
+            return this;
+        }
+
+        public Options auth(String authExtra) {
+            this.authExtra = authExtra;
+            return this;
+        }
+
+        public Options serving(StaticContent content) {
+            this.content = content;
+            return this;
+        }
+
+        public BridgeFixture start(String sections) {
+            String yaml = """
+                    server:
+                      listen: "%s"
+                      nodeName: %s
+                    %s
+                    kafka:
+                      bootstrapServers: "%s"
+                      metadataRefresh: 1s
+                    auth:
+                      expiryWarning: 1s
+                    %s
+                    management:
+                      port: 0
+                    %s
+                    """.formatted(listen, node, serverExtra.stripIndent().indent(2), bootstrap, authExtra.stripIndent().indent(2),
+                    sections.stripIndent());
+            BridgeConfig config = BridgeConfigLoader.parse(yaml, Map.of());
+            JwtAuthenticator jwt = config.auth().jwt() == null ? null : BridgeCommand.authenticator(config);
+            Authenticator authenticator = jwt == null ? new TestAuthenticator() : jwt;
+            BridgeServer server = BridgeServer.start(config, authenticator, content);
+            try {
+                if (!server.awaitReading(Duration.ofSeconds(60))) {
+                    throw new IllegalStateException("bridge reader did not start");
+                }
             }
+            catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException(e);
+            }
+            return new BridgeFixture(server, jwt);
         }
-        catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException(e);
-        }
-        return new BridgeFixture(server);
     }
 
-    int port() {
+    public int port() {
         return server.port();
     }
 
-    BridgeServer server() {
+    public BridgeServer server() {
         return server;
     }
 
     /** A Prometheus sample summed over the label sets containing {@code labelFragment}. */
-    double metric(String name, String labelFragment) {
+    public double metric(String name, String labelFragment) {
         double sum = 0;
         for (String line : server.meterRegistry().scrape().split("\n")) {
             if (line.startsWith(name) && (line.charAt(name.length()) == '{' || line.charAt(name.length()) == ' ')
@@ -75,5 +138,8 @@ final class BridgeFixture implements AutoCloseable {
     @Override
     public void close() {
         server.close();
+        if (jwt != null) {
+            jwt.close();
+        }
     }
 }

@@ -15,12 +15,12 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 
 /** Topics and records on the test cluster. */
-final class KafkaHelper implements AutoCloseable {
+public final class KafkaHelper implements AutoCloseable {
 
     private final Admin admin;
     private final KafkaProducer<byte[], byte[]> producer;
 
-    KafkaHelper(String bootstrap) {
+    public KafkaHelper(String bootstrap) {
         admin = Admin.create(Map.of("bootstrap.servers", bootstrap));
         producer = new KafkaProducer<>(Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap,
                 ProducerConfig.ACKS_CONFIG, "all",
@@ -28,41 +28,41 @@ final class KafkaHelper implements AutoCloseable {
                 ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class));
     }
 
-    String createTopic(int partitions) throws Exception {
+    public String createTopic(int partitions) throws Exception {
         return createTopic(newTopicName(), partitions);
     }
 
-    static String newTopicName() {
+    public static String newTopicName() {
         return "t" + UUID.randomUUID().toString().replace("-", "").substring(0, 10);
     }
 
-    String createTopic(String topic, int partitions) throws Exception {
+    public String createTopic(String topic, int partitions) throws Exception {
         admin.createTopics(List.of(new NewTopic(topic, partitions, (short) 1))).all().get();
         return topic;
     }
 
-    void growTo(String topic, int partitions) throws Exception {
+    public void growTo(String topic, int partitions) throws Exception {
         admin.createPartitions(Map.of(topic, org.apache.kafka.clients.admin.NewPartitions.increaseTo(partitions))).all().get();
     }
 
     /** Produces to one partition and returns the record's offset. */
-    long send(String topic, int partition, String key, String value) throws Exception {
+    public long send(String topic, int partition, String key, String value) throws Exception {
         return producer.send(new ProducerRecord<>(topic, partition, key.getBytes(StandardCharsets.UTF_8),
                 value.getBytes(StandardCharsets.UTF_8))).get().offset();
     }
 
     /** Produces and returns the record's offset. */
-    long send(String topic, String key, byte[] value) throws Exception {
+    public long send(String topic, String key, byte[] value) throws Exception {
         return producer.send(new ProducerRecord<>(topic, key == null ? null : key.getBytes(StandardCharsets.UTF_8), value))
                 .get().offset();
     }
 
-    long send(String topic, String key, String value) throws Exception {
+    public long send(String topic, String key, String value) throws Exception {
         return send(topic, key, value.getBytes(StandardCharsets.UTF_8));
     }
 
     /** Moves a partition's log start to {@code offset}, as retention would. */
-    void deleteBefore(String topic, int partition, long offset) throws Exception {
+    public void deleteBefore(String topic, int partition, long offset) throws Exception {
         admin.deleteRecords(Map.of(new TopicPartition(topic, partition), RecordsToDelete.beforeOffset(offset))).all().get();
     }
 

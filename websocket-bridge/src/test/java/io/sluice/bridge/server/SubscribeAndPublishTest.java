@@ -338,4 +338,23 @@ class SubscribeAndPublishTest {
         }
     }
 
+
+    @Test
+    void subscriptionsBeyondTheConnectionsLimitAreRefusedWithTooManySubscriptions() throws Exception {
+        String topic = kafka.createTopic(1);
+        try (BridgeFixture bridge = BridgeFixture.start(cluster.getBootstrapServers(), "node-a", "maxSubscriptionsPerConnection: 2", "topics: " + topic);
+             WsClient client = WsClient.connected(bridge.port(), everything(topic))) {
+            client.subscribe("/" + topic + "/a");
+            client.subscribe("/" + topic + "/b/*");
+            client.request("subscribe", m -> m.put("endpoint", "/" + topic + "/c"));
+            JsonNode refused = client.expect("error");
+            assertThat(refused.get("code").asText()).isEqualTo("too_many_subscriptions");
+
+            client.request("unsubscribe", m -> m.put("endpoint", "/" + topic + "/a"));
+            client.expect("unsubscribed");
+            client.subscribe("/" + topic + "/c");
+            long seq = kafka.send(topic, "c", "{}");
+            assertThat(client.messages(1).get(0).get("seq").asLong()).isEqualTo(seq);
+        }
+    }
 }

@@ -51,6 +51,7 @@ final class WsClient implements AutoCloseable {
 
     private final BlockingQueue<JsonNode> received = new LinkedBlockingQueue<>();
     private final CompletableFuture<Integer> closeCode = new CompletableFuture<>();
+    private volatile String closeReason;
     private final CompletableFuture<Void> handshake = new CompletableFuture<>();
     private Channel channel;
     private long nextId = 1;
@@ -61,9 +62,18 @@ final class WsClient implements AutoCloseable {
 
     /** @param receiveBuffer SO_RCVBUF in bytes, 0 for the default */
     static WsClient connect(int port, int receiveBuffer) {
+        return connect(port, receiveBuffer, null);
+    }
+
+    /** Over TLS (wss://), trusting what {@code tls} trusts. */
+    static WsClient connectTls(int port, io.netty.handler.ssl.SslContext tls) {
+        return connect(port, 0, tls);
+    }
+
+    private static WsClient connect(int port, int receiveBuffer, io.netty.handler.ssl.SslContext tls) {
         WsClient client = new WsClient();
         WebSocketClientProtocolConfig config = WebSocketClientProtocolConfig.newBuilder()
-                .webSocketUri(URI.create("ws://127.0.0.1:" + port + "/ws"))
+                .webSocketUri(URI.create((tls == null ? "ws" : "wss") + "://127.0.0.1:" + port + "/ws"))
                 .version(WebSocketVersion.V13)
                 .customHeaders(new DefaultHttpHeaders())
                 .maxFramePayloadLength(64 * 1024 * 1024)
@@ -73,6 +83,9 @@ final class WsClient implements AutoCloseable {
                 .handler(new ChannelInitializer<SocketChannel>() {
                     @Override
                     protected void initChannel(SocketChannel ch) {
+                        if (tls != null) {
+                            ch.pipeline().addLast(tls.newHandler(ch.alloc(), "127.0.0.1", port));
+                        }
                         ch.pipeline().addLast(new HttpClientCodec(), new HttpObjectAggregator(65536),
                                 new WebSocketClientProtocolHandler(config),
                                 new WebSocketFrameAggregator(64 * 1024 * 1024),
@@ -111,6 +124,7 @@ final class WsClient implements AutoCloseable {
                 received.add(JSON.readTree(text.text()));
             }
             else if (frame instanceof CloseWebSocketFrame close) {
+                closeReason = close.reasonText();
                 closeCode.complete(close.statusCode());
                 ctx.close();
             }
@@ -211,6 +225,11 @@ final class WsClient implements AutoCloseable {
     /** The close code the server sent, or -1 if the connection ended without a close frame. */
     int awaitClose() {
         return closeCode.orTimeout(WAIT.toSeconds(), TimeUnit.SECONDS).join();
+    }
+
+    /** The reason text of the server's close frame, once {@link #awaitClose} returned; null without one. */
+    String closeReason() {
+        return closeReason;
     }
 
     boolean isOpen() {

@@ -1,0 +1,63 @@
+package io.sluice.bridge.auth;
+
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import io.sluice.auth.JwtConfig;
+import io.sluice.auth.TokenRejectedException;
+
+/**
+ * The bridge's {@link Authenticator} over the shared {@link io.sluice.auth.Authenticator}: the same token validation
+ * and permission model as the proxy's JwtAuth filter, so a token means the same in both. Validation runs on the shared
+ * authenticator's own pool (it may fetch a JWKS), never on the event loop.
+ *
+ * <p>Clients see only {@link TokenRejectedException} messages, which say what is wrong and never contain the token;
+ * any other failure is logged here and reported to the client as a bare "authentication failed".</p>
+ */
+public final class JwtAuthenticator implements Authenticator, AutoCloseable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(JwtAuthenticator.class);
+
+    private final io.sluice.auth.Authenticator tokens;
+
+    public JwtAuthenticator(io.sluice.auth.Authenticator tokens) {
+        this.tokens = tokens;
+    }
+
+    /** @throws IllegalArgumentException when the config or its key source is unusable, naming the field */
+    public static JwtAuthenticator create(JwtConfig config) {
+        return new JwtAuthenticator(io.sluice.auth.Authenticator.create(config));
+    }
+
+    @Override
+    public CompletionStage<Principal> authenticate(String token) {
+        CompletableFuture<Principal> principal = new CompletableFuture<>();
+        tokens.authenticateAsync(token).whenComplete((grant, error) -> {
+            if (error == null) {
+                principal.complete(new GrantPrincipal(grant));
+            } else {
+                principal.completeExceptionally(clientSafe(error));
+            }
+        });
+        return principal;
+    }
+
+    private static AuthenticationException clientSafe(Throwable error) {
+        Throwable cause = error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
+        if (cause instanceof TokenRejectedException rejected) {
+            return new AuthenticationException(rejected.getMessage());
+        }
+        LOG.warn("token validation failed unexpectedly", cause);
+        return new AuthenticationException("authentication failed");
+    }
+
+    /** Stops the validation pool and any JWKS refresh. */
+    @Override
+    public void close() {
+        tokens.close();
+    }
+}

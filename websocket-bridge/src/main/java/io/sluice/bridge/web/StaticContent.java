@@ -1,0 +1,105 @@
+package io.sluice.bridge.web;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.net.URL;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.function.Supplier;
+
+/**
+ * Files a bridge node serves over plain HTTP GET beside the WebSocket endpoint: the JavaScript client and pages that
+ * use it (the demo, browser tests). They come from class-path folders, searched in order, so they ship inside the
+ * jar. Only names with a known web extension are served, and no path may step out of its folder.
+ */
+public final class StaticContent {
+
+    /** A file found: its bytes and the Content-Type to send them with. */
+    public record File(byte[] bytes, String contentType) {
+    }
+
+    /** Where the build puts the JavaScript client (client-js/*.js) in the jar. */
+    public static final String CLIENT_JS = "io/sluice/bridge/client-js";
+
+    private static final Map<String, String> TYPES = Map.of(
+            "html", "text/html; charset=utf-8",
+            "js", "text/javascript; charset=utf-8",
+            "mjs", "text/javascript; charset=utf-8",
+            "css", "text/css; charset=utf-8",
+            "json", "application/json",
+            "svg", "image/svg+xml",
+            "png", "image/png",
+            "ico", "image/x-icon");
+
+    private static final StaticContent NONE = new StaticContent(List.of(), StaticContent.class.getClassLoader(), Map.of());
+
+    private final List<String> roots;
+    private final ClassLoader loader;
+    private final Map<String, Generated> generated;
+
+    private record Generated(String contentType, Supplier<byte[]> body) {
+    }
+
+    private StaticContent(List<String> roots, ClassLoader loader, Map<String, Generated> generated) {
+        this.roots = List.copyOf(roots);
+        this.loader = loader;
+        this.generated = Map.copyOf(generated);
+    }
+
+    /** Serves nothing: every GET is answered 404. */
+    public static StaticContent none() {
+        return NONE;
+    }
+
+    /**
+     * @param roots class-path folders such as {@code io/sluice/bridge/client-js}, searched in order;
+     *              {@code /} is {@code index.html}
+     */
+    public static StaticContent fromClasspath(String... roots) {
+        return new StaticContent(List.of(roots).stream().map(r -> r.endsWith("/") ? r : r + "/").toList(),
+                Thread.currentThread().getContextClassLoader() != null ? Thread.currentThread().getContextClassLoader()
+                        : StaticContent.class.getClassLoader(), Map.of());
+    }
+
+    /** This content plus one path whose body is made anew for every request (the demo's token, for example). */
+    public StaticContent withGenerated(String path, String contentType, Supplier<byte[]> body) {
+        Map<String, Generated> more = new java.util.HashMap<>(generated);
+        more.put(path, new Generated(contentType, body));
+        return new StaticContent(roots, loader, more);
+    }
+
+    public boolean isEmpty() {
+        return roots.isEmpty() && generated.isEmpty();
+    }
+
+    /** The file for a request path (query already removed), if there is one and it may be served. */
+    public Optional<File> find(String path) {
+        Generated made = generated.get(path);
+        if (made != null) {
+            return Optional.of(new File(made.body().get(), made.contentType()));
+        }
+        String name = path.equals("/") ? "index.html" : path.substring(1);
+        if (name.isEmpty() || name.contains("..") || name.contains("//") || name.contains("\\") || name.startsWith("/")) {
+            return Optional.empty();
+        }
+        int dot = name.lastIndexOf('.');
+        String type = dot < 0 ? null : TYPES.get(name.substring(dot + 1).toLowerCase(Locale.ROOT));
+        if (type == null) {
+            return Optional.empty();
+        }
+        for (String root : roots) {
+            URL url = loader.getResource(root + name);
+            if (url != null) {
+                try (InputStream in = url.openStream()) {
+                    return Optional.of(new File(in.readAllBytes(), type));
+                } catch (IOException e) {
+                    throw new UncheckedIOException("cannot read " + url, e);
+                }
+            }
+        }
+        return Optional.empty();
+    }
+}

@@ -1,0 +1,70 @@
+package io.sluice.bridge.web;
+
+import java.util.Optional;
+
+import io.netty.buffer.Unpooled;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.SimpleChannelInboundHandler;
+import io.netty.handler.codec.http.DefaultFullHttpResponse;
+import io.netty.handler.codec.http.FullHttpRequest;
+import io.netty.handler.codec.http.FullHttpResponse;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpHeaderValues;
+import io.netty.handler.codec.http.HttpMethod;
+import io.netty.handler.codec.http.HttpResponseStatus;
+import io.netty.handler.codec.http.HttpUtil;
+import io.netty.handler.codec.http.QueryStringDecoder;
+
+/**
+ * Answers the plain HTTP requests that are not a WebSocket upgrade (Netty's WebSocket handler passes them on): GET
+ * and HEAD of a {@link StaticContent} file get 200, unknown files 404, other methods 405. WebSocket frames pass
+ * through untouched. Files are small and read per request; this serves a client library and a few pages, not a site.
+ */
+public final class StaticFileHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
+
+    private final StaticContent content;
+
+    public StaticFileHandler(StaticContent content) {
+        this.content = content;
+    }
+
+    @Override
+    protected void channelRead0(ChannelHandlerContext ctx, FullHttpRequest request) {
+        boolean head = request.method().equals(HttpMethod.HEAD);
+        FullHttpResponse response;
+        if (!head && !request.method().equals(HttpMethod.GET)) {
+            response = status(request, HttpResponseStatus.METHOD_NOT_ALLOWED);
+            response.headers().set(HttpHeaderNames.ALLOW, "GET, HEAD");
+        } else {
+            Optional<StaticContent.File> file = content.find(new QueryStringDecoder(request.uri()).path());
+            if (file.isEmpty()) {
+                response = status(request, HttpResponseStatus.NOT_FOUND);
+            } else {
+                byte[] bytes = file.get().bytes();
+                response = new DefaultFullHttpResponse(request.protocolVersion(), HttpResponseStatus.OK,
+                        head ? Unpooled.EMPTY_BUFFER : Unpooled.wrappedBuffer(bytes));
+                response.headers().set(HttpHeaderNames.CONTENT_TYPE, file.get().contentType())
+                        .set(HttpHeaderNames.CONTENT_LENGTH, bytes.length)
+                        // Pages and the client change with the build; never let a browser run a stale copy.
+                        .set(HttpHeaderNames.CACHE_CONTROL, "no-cache");
+            }
+        }
+        boolean keepAlive = HttpUtil.isKeepAlive(request);
+        if (keepAlive) {
+            response.headers().set(HttpHeaderNames.CONNECTION, HttpHeaderValues.KEEP_ALIVE);
+        }
+        var written = ctx.writeAndFlush(response);
+        if (!keepAlive) {
+            written.addListener(ChannelFutureListener.CLOSE);
+        }
+    }
+
+    private static FullHttpResponse status(FullHttpRequest request, HttpResponseStatus status) {
+        byte[] text = (status.code() + " " + status.reasonPhrase() + "\n").getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+        FullHttpResponse response = new DefaultFullHttpResponse(request.protocolVersion(), status, Unpooled.wrappedBuffer(text));
+        response.headers().set(HttpHeaderNames.CONTENT_TYPE, "text/plain; charset=us-ascii")
+                .set(HttpHeaderNames.CONTENT_LENGTH, text.length);
+        return response;
+    }
+}

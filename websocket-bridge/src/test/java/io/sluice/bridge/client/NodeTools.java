@@ -1,0 +1,84 @@
+package io.sluice.bridge.client;
+
+import java.io.File;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+import org.junit.jupiter.api.Assumptions;
+
+import static org.assertj.core.api.Assertions.fail;
+
+/**
+ * What the JavaScript client's tests need from the machine: Node.js, npm, Debian's Chromium, and the client's npm
+ * dev dependencies (installed here with {@code npm ci} from the committed lock file, so {@code mvn verify} needs no
+ * extra step). Missing tools fail the test under CI (the {@code CI} variable set) and skip it elsewhere, saying why.
+ */
+public final class NodeTools {
+
+    /** The client's folder; tests run with the module as working directory. */
+    static final Path CLIENT_JS = Path.of("client-js").toAbsolutePath();
+    static final Path CHROMIUM = Path.of(System.getenv().getOrDefault("SLUICE_CHROMIUM", "/usr/bin/chromium"));
+
+    private static boolean installed;
+
+    private NodeTools() {
+    }
+
+    public static void requireNode() {
+        require(onPath("node"), "Node.js ('node') is not on the PATH");
+    }
+
+    /** Node, npm, Chromium and {@code node_modules}; the first call may run {@code npm ci}. */
+    public static synchronized void requireBrowser() throws Exception {
+        requireNode();
+        require(onPath("npm"), "npm is not on the PATH");
+        require(Files.isExecutable(CHROMIUM), CHROMIUM + " is missing (apt-get install -y chromium; .ci/run does this as root)");
+        if (!installed && !Files.isDirectory(CLIENT_JS.resolve("node_modules/playwright-core"))) {
+            Process npm = new ProcessBuilder("npm", "ci", "--no-audit", "--no-fund").directory(CLIENT_JS.toFile())
+                    .redirectErrorStream(true).start();
+            String output = new String(npm.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            if (!npm.waitFor(5, TimeUnit.MINUTES) || npm.exitValue() != 0) {
+                fail("npm ci in " + CLIENT_JS + " failed:\n" + output);
+            }
+        }
+        installed = true;
+    }
+
+    private static void require(boolean present, String problem) {
+        if (present) {
+            return;
+        }
+        if (System.getenv("CI") != null) {
+            fail("JavaScript client tests cannot run: " + problem);
+        }
+        System.out.println("Skipping the JavaScript client tests: " + problem);
+        Assumptions.abort(problem);
+    }
+
+    static boolean onPath(String command) {
+        for (String dir : System.getenv().getOrDefault("PATH", "").split(File.pathSeparator)) {
+            if (!dir.isEmpty() && Files.isExecutable(Path.of(dir, command))) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Runs a command in client-js and returns its exit code and output. */
+    static Result run(List<String> command) throws IOException, InterruptedException {
+        Process p = new ProcessBuilder(command).directory(CLIENT_JS.toFile()).redirectErrorStream(true).start();
+        String output = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        if (!p.waitFor(2, TimeUnit.MINUTES)) {
+            p.destroyForcibly();
+            return new Result(-1, output + "\n(timed out)");
+        }
+        return new Result(p.exitValue(), output);
+    }
+
+    record Result(int exitCode, String output) {
+    }
+}
