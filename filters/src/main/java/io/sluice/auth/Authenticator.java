@@ -1,10 +1,10 @@
 package io.sluice.auth;
 
 import java.time.Clock;
+import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -19,19 +19,26 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Create one per configuration and share it; it is thread-safe. {@link #authenticateAsync} runs on the
  * authenticator's own small pool, because validating may wait for the JWKS URL; event loops must use it
- * rather than {@link #authenticate}.</p>
+ * rather than {@link #authenticate}. The pool's queue is bounded: a flood of authentication attempts (each
+ * unauthenticated connection may send one) fails fast with {@link AuthenticatorBusyException} instead of
+ * queueing without limit and making every later client wait behind it.</p>
  */
 public final class Authenticator implements AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(Authenticator.class);
     private static final AtomicInteger POOLS = new AtomicInteger();
+    /**
+     * Validations waiting for one of the pool's two threads. A validation without a JWKS fetch takes well under a
+     * millisecond, so a full queue is drained in a fraction of a second; more waiting than this means a flood.
+     */
+    public static final int DEFAULT_MAX_QUEUED_VALIDATIONS = 256;
 
     private final TokenValidator validator;
     private final JwtConfig config;
     private final Clock clock;
     private final ExecutorService pool;
 
-    private Authenticator(TokenValidator validator, Clock clock) {
+    private Authenticator(TokenValidator validator, Clock clock, int maxQueuedValidations) {
         this.validator = validator;
         this.config = validator.config();
         this.clock = clock;
@@ -39,7 +46,7 @@ public final class Authenticator implements AutoCloseable {
         AtomicInteger threads = new AtomicInteger();
         // Two threads: authentication is rare (per connection and per token refresh), but one slow JWKS fetch
         // should not hold up validations that need no fetch.
-        this.pool = new ThreadPoolExecutor(2, 2, 60, TimeUnit.SECONDS, new LinkedBlockingQueue<>(), r -> {
+        this.pool = new ThreadPoolExecutor(2, 2, 60, TimeUnit.SECONDS, new ArrayBlockingQueue<>(maxQueuedValidations), r -> {
             Thread t = new Thread(r, "sluice-auth-" + id + "-" + threads.incrementAndGet());
             t.setDaemon(true);
             return t;
@@ -55,7 +62,15 @@ public final class Authenticator implements AutoCloseable {
     }
 
     public static Authenticator create(JwtConfig config, Clock clock) {
-        return new Authenticator(new TokenValidator(config, clock), clock);
+        return create(config, clock, DEFAULT_MAX_QUEUED_VALIDATIONS);
+    }
+
+    /** @param maxQueuedValidations validations that may wait for a thread before more are refused (at least 1) */
+    public static Authenticator create(JwtConfig config, Clock clock, int maxQueuedValidations) {
+        if (maxQueuedValidations < 1) {
+            throw new IllegalArgumentException("maxQueuedValidations: must be at least 1");
+        }
+        return new Authenticator(new TokenValidator(config, clock), clock, maxQueuedValidations);
     }
 
     public JwtConfig config() {
@@ -101,7 +116,8 @@ public final class Authenticator implements AutoCloseable {
                 }
             });
         } catch (java.util.concurrent.RejectedExecutionException e) {
-            result.completeExceptionally(new IllegalStateException("the authenticator is closed", e));
+            result.completeExceptionally(pool.isShutdown() ? new IllegalStateException("the authenticator is closed", e)
+                    : new AuthenticatorBusyException());
         }
         return result;
     }

@@ -45,6 +45,12 @@ public final class JwtAuth implements FilterFactory<JwtConfig, JwtAuth.Shared> {
         return new Shared(authenticator, new AuthMetrics(context.meterRegistry(), context.filterName()));
     }
 
+    /** Until a client's token is accepted, the proxy holds its connection to the pre-authentication limits. */
+    @Override
+    public boolean authenticatesClients() {
+        return true;
+    }
+
     @Override
     public Filter createFilter(FilterFactoryContext context, Shared shared) {
         return new JwtAuthFilter(shared.authenticator(), shared.metrics());

@@ -22,6 +22,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import io.sluice.auth.Authenticator;
+import io.sluice.auth.AuthenticatorBusyException;
 import io.sluice.auth.Grant;
 import io.sluice.auth.TokenRejectedException;
 import io.sluice.filter.jwt.enforce.Access;
@@ -216,6 +217,10 @@ final class JwtAuthFilter implements RequestFilter, ResponseFilter {
         if (cause instanceof TokenRejectedException rejected) {
             metrics.rejected(rejected.reason());
             return refusal(context, Errors.SASL_AUTHENTICATION_FAILED, rejected.getMessage());
+        }
+        if (cause instanceof AuthenticatorBusyException busy) {
+            metrics.refused("busy");
+            return refusal(context, Errors.SASL_AUTHENTICATION_FAILED, "the proxy is busy: " + busy.getMessage());
         }
         LOG.warn("{}: token validation failed: {}", context.channelDescriptor(), cause.toString());
         return refusal(context, Errors.SASL_AUTHENTICATION_FAILED, "the token could not be validated");

@@ -8,16 +8,31 @@ import io.netty.handler.codec.LengthFieldBasedFrameDecoder;
  * Splits the byte stream into Kafka frames (int32 size, then that many bytes) and passes each on as a
  * retained slice with its size prefix still in front, so an opaque frame is written upstream as is.
  * A size over the limit fails as soon as the four size bytes arrive, before anything is buffered.
+ *
+ * <p>A client decoder may start with a lower limit for unauthenticated clients, lifted with
+ * {@link #liftPreAuthenticationLimit()} once the client has authenticated.</p>
  */
 public final class FrameDecoder extends LengthFieldBasedFrameDecoder {
 
     private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(FrameDecoder.class);
 
     private final int maxFrameBytes;
+    private int preAuthenticationMaxFrameBytes;
 
     public FrameDecoder(int maxFrameBytes) {
+        this(maxFrameBytes, 0);
+    }
+
+    /** @param preAuthenticationMaxFrameBytes the limit until {@link #liftPreAuthenticationLimit()}; 0 for none */
+    public FrameDecoder(int maxFrameBytes, int preAuthenticationMaxFrameBytes) {
         super(Integer.MAX_VALUE, 0, 4, 0, 0, true);
         this.maxFrameBytes = maxFrameBytes;
+        this.preAuthenticationMaxFrameBytes = preAuthenticationMaxFrameBytes;
+    }
+
+    /** From now on frames up to {@code maxFrameBytes} are accepted. Call on the channel's event loop. */
+    public void liftPreAuthenticationLimit() {
+        preAuthenticationMaxFrameBytes = 0;
     }
 
     @Override
@@ -26,6 +41,10 @@ public final class FrameDecoder extends LengthFieldBasedFrameDecoder {
             int size = in.getInt(in.readerIndex());
             if (size < 0) {
                 throw new ProtocolException(ProtocolException.Reason.MALFORMED, "negative frame size " + size);
+            }
+            if (preAuthenticationMaxFrameBytes > 0 && size > preAuthenticationMaxFrameBytes) {
+                throw new ProtocolException(ProtocolException.Reason.PRE_AUTHENTICATION_FRAME_TOO_LARGE, "frame of " + size
+                        + " bytes before authentication exceeds network.preAuthentication.maxFrameBytes " + preAuthenticationMaxFrameBytes);
             }
             if (size > maxFrameBytes) {
                 throw new ProtocolException(ProtocolException.Reason.FRAME_TOO_LARGE,

@@ -1,13 +1,19 @@
 package io.sluice.proxy.codec;
 
-/** A peer broke the Kafka protocol; the connection it came from is closed and the reason logged. */
+/**
+ * A peer broke the Kafka protocol or a limit on what an unauthenticated client may do; the connection it came
+ * from is closed, the reason counted and logged.
+ */
 public final class ProtocolException extends RuntimeException {
 
     public enum Reason {
         FRAME_TOO_LARGE("frame_too_large"),
         MALFORMED("malformed"),
         UNSUPPORTED_API("unsupported_api"),
-        UNEXPECTED_RESPONSE("unexpected_response");
+        UNEXPECTED_RESPONSE("unexpected_response"),
+        PRE_AUTHENTICATION_FRAME_TOO_LARGE("pre_auth_frame_too_large"),
+        PRE_AUTHENTICATION_TIMEOUT("pre_auth_timeout"),
+        PRE_AUTHENTICATION_QUEUE_FULL("pre_auth_queue_full");
 
         private final String metricName;
 
@@ -17,6 +23,11 @@ public final class ProtocolException extends RuntimeException {
 
         public String metricName() {
             return metricName;
+        }
+
+        /** Limits any client can hit by the dozen; their log lines are rate-limited. */
+        public boolean preAuthentication() {
+            return this == PRE_AUTHENTICATION_FRAME_TOO_LARGE || this == PRE_AUTHENTICATION_TIMEOUT || this == PRE_AUTHENTICATION_QUEUE_FULL;
         }
     }
 

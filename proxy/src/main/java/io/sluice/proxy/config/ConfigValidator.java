@@ -50,6 +50,17 @@ final class ConfigValidator {
             problems.add("network.writeBufferLowWaterMark: must not exceed writeBufferHighWaterMark ("
                     + network.writeBufferHighWaterMark() + ")");
         }
+        PreAuthenticationConfig preAuth = network.preAuthentication();
+        if (preAuth.maxFrameBytes() <= 0) {
+            problems.add("network.preAuthentication.maxFrameBytes: must be greater than 0");
+        }
+        else if (preAuth.maxFrameBytes() > network.maxFrameBytes()) {
+            problems.add("network.preAuthentication.maxFrameBytes: must not exceed network.maxFrameBytes (" + network.maxFrameBytes() + ")");
+        }
+        positive(preAuth.timeout(), "network.preAuthentication.timeout");
+        if (preAuth.maxQueuedRequests() < 0) {
+            problems.add("network.preAuthentication.maxQueuedRequests: must not be negative");
+        }
     }
 
     private void positive(Duration duration, String path) {
@@ -116,6 +127,12 @@ final class ConfigValidator {
                         + "' (also virtualClusters[" + seen.get(cluster.name()) + "])");
             }
             targetCluster(cluster.targetCluster(), path + ".targetCluster");
+            if (cluster.connectionLimits().maxConnections() <= 0) {
+                problems.add(path + ".connectionLimits.maxConnections: must be greater than 0");
+            }
+            if (cluster.connectionLimits().maxConnectionsPerClientIp() <= 0) {
+                problems.add(path + ".connectionLimits.maxConnectionsPerClientIp: must be greater than 0");
+            }
             gateways(cluster.gateways(), path + ".gateways");
             if (cluster.filters() != null) {
                 filterReferences(cluster.filters(), path + ".filters", filterNames);

@@ -14,13 +14,15 @@ import com.fasterxml.jackson.annotation.JsonProperty;
  * @param connectTimeout for connections to brokers
  * @param writeBufferHighWaterMark stop reading from the other side above this many queued bytes
  * @param writeBufferLowWaterMark resume reading below this many queued bytes
+ * @param preAuthentication limits on connections not yet authenticated, where a filter authenticates clients
  */
 public record NetworkConfig(int workerThreads,
                             int maxFrameBytes,
                             Duration filterTimeout,
                             Duration connectTimeout,
                             int writeBufferHighWaterMark,
-                            int writeBufferLowWaterMark) {
+                            int writeBufferLowWaterMark,
+                            PreAuthenticationConfig preAuthentication) {
 
     public static final int DEFAULT_MAX_FRAME_BYTES = 104_857_600;
     public static final Duration DEFAULT_FILTER_TIMEOUT = Duration.ofSeconds(20);
@@ -31,11 +33,12 @@ public record NetworkConfig(int workerThreads,
     public NetworkConfig {
         filterTimeout = filterTimeout == null ? DEFAULT_FILTER_TIMEOUT : filterTimeout;
         connectTimeout = connectTimeout == null ? DEFAULT_CONNECT_TIMEOUT : connectTimeout;
+        preAuthentication = preAuthentication == null ? PreAuthenticationConfig.defaults() : preAuthentication;
     }
 
     public static NetworkConfig defaults() {
         return new NetworkConfig(0, DEFAULT_MAX_FRAME_BYTES, DEFAULT_FILTER_TIMEOUT, DEFAULT_CONNECT_TIMEOUT,
-                DEFAULT_HIGH_WATER_MARK, DEFAULT_LOW_WATER_MARK);
+                DEFAULT_HIGH_WATER_MARK, DEFAULT_LOW_WATER_MARK, PreAuthenticationConfig.defaults());
     }
 
     @JsonCreator
@@ -44,13 +47,15 @@ public record NetworkConfig(int workerThreads,
                                   @JsonProperty("filterTimeout") Duration filterTimeout,
                                   @JsonProperty("connectTimeout") Duration connectTimeout,
                                   @JsonProperty("writeBufferHighWaterMark") Integer writeBufferHighWaterMark,
-                                  @JsonProperty("writeBufferLowWaterMark") Integer writeBufferLowWaterMark) {
+                                  @JsonProperty("writeBufferLowWaterMark") Integer writeBufferLowWaterMark,
+                                  @JsonProperty("preAuthentication") PreAuthenticationConfig preAuthentication) {
         return new NetworkConfig(
                 workerThreads == null ? 0 : workerThreads,
                 maxFrameBytes == null ? DEFAULT_MAX_FRAME_BYTES : maxFrameBytes,
                 filterTimeout,
                 connectTimeout,
                 writeBufferHighWaterMark == null ? DEFAULT_HIGH_WATER_MARK : writeBufferHighWaterMark,
-                writeBufferLowWaterMark == null ? DEFAULT_LOW_WATER_MARK : writeBufferLowWaterMark);
+                writeBufferLowWaterMark == null ? DEFAULT_LOW_WATER_MARK : writeBufferLowWaterMark,
+                preAuthentication);
     }
 }

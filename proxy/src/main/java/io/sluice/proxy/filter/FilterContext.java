@@ -35,7 +35,8 @@ public interface FilterContext {
 
     /**
      * Records that the client authenticated as {@code principal}. Every filter on the connection sees it
-     * from then on; called again (re-authentication) it replaces the previous principal.
+     * from then on; called again (re-authentication) it replaces the previous principal. The first call also
+     * lifts the connection's pre-authentication limits (see {@link FilterFactory#authenticatesClients}).
      */
     void authenticated(AuthenticatedPrincipal principal);
 

@@ -24,6 +24,17 @@ public interface FilterFactory<C, I> {
     /** Called once per client connection, on that connection's event loop. */
     Filter createFilter(FilterFactoryContext context, I initializationData);
 
+    /**
+     * Whether filters of this kind authenticate clients, reporting success with
+     * {@link FilterContext#authenticated}. On a virtual cluster with such a filter in its chain, the proxy
+     * treats every new connection as unauthenticated until then and holds it to the small
+     * {@code network.preAuthentication} limits (frame size, deadline, queued requests), and opens the broker
+     * connection only when a request has to go there.
+     */
+    default boolean authenticatesClients() {
+        return false;
+    }
+
     /** Releases what {@link #initialize} built, at shutdown. */
     default void close(I initializationData) {
     }

@@ -45,6 +45,7 @@ public final class VirtualClusterMetrics {
     private final AtomicLong openConnections = new AtomicLong();
     private final Counter connectionsOpened;
     private final BoundedCounters connectionsRejected;
+    private final BoundedCounters connectionsRefused;
     private final Counter bytesFromClient;
     private final Counter bytesToClient;
     private final Counter bytesToBroker;
@@ -72,6 +73,9 @@ public final class VirtualClusterMetrics {
         connectionsRejected = new BoundedCounters(registry, "sluice.client.connections.rejected",
                 "Client connections closed by the proxy because of what the client sent or an unavailable upstream",
                 tags, "reason", MAX_REASONS);
+        connectionsRefused = new BoundedCounters(registry, "sluice.client.connections.refused",
+                "Client connections closed as they were accepted because a connection limit was reached",
+                tags, "reason", MAX_REASONS);
         bytesFromClient = bytes("from_client");
         bytesToClient = bytes("to_client");
         bytesToBroker = bytes("to_broker");
@@ -95,6 +99,11 @@ public final class VirtualClusterMetrics {
 
     public void connectionRejected(String reason) {
         connectionsRejected.increment(reason);
+    }
+
+    /** A connection closed at accept time: {@code max_connections} or {@code max_connections_per_client_ip}. */
+    public void connectionRefused(String reason) {
+        connectionsRefused.increment(reason);
     }
 
     public void bytesFromClient(long n) {

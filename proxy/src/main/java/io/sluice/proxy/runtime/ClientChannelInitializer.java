@@ -9,6 +9,7 @@ import io.netty.channel.socket.SocketChannel;
 import io.sluice.proxy.codec.FrameDecoder;
 import io.sluice.proxy.codec.FrameEncoder;
 import io.sluice.proxy.codec.RequestDecoder;
+import io.sluice.proxy.config.PreAuthenticationConfig;
 import io.sluice.proxy.filter.Filter;
 
 /**
@@ -19,7 +20,7 @@ import io.sluice.proxy.filter.Filter;
  *   socket
  *   [tls]             TLS termination, when the gateway has it
  *   bytes             counts bytes for metrics
- *   frame             int32-size framing, size limit
+ *   frame             int32-size framing, size limit (a lower one until the client authenticates)
  *   decode / encode   request header always, body only if a filter wants it; responses to bytes
  *   sequencer         responses leave in request order; latency per API
  *   filter-1..n       the virtual cluster's filters
@@ -36,6 +37,11 @@ public final class ClientChannelInitializer extends ChannelInitializer<SocketCha
 
     @Override
     protected void initChannel(SocketChannel ch) {
+        // Reads are off until the pipeline says otherwise, so a refused connection is closed unread.
+        if (!setup.limiter().tryAccept(ch)) {
+            ch.close();
+            return;
+        }
         ProxyConnection connection = new ProxyConnection(ch, setup.virtualCluster(), setup.gateway(), setup.metrics());
         List<NamedFilter> filters = setup.createFilters(connection);
         List<Filter> plain = new ArrayList<>(filters.size());
@@ -47,7 +53,12 @@ public final class ClientChannelInitializer extends ChannelInitializer<SocketCha
             p.addLast("tls", setup.clientSslContext().newHandler(ch.alloc()));
         }
         p.addLast("bytes", new ByteCounter(setup.metrics()::bytesFromClient, setup.metrics()::bytesToClient));
-        p.addLast("frame", new FrameDecoder(setup.maxFrameBytes()));
+        PreAuthenticationConfig preAuth = setup.preAuthentication();
+        FrameDecoder frames = new FrameDecoder(setup.maxFrameBytes(), preAuth == null ? 0 : preAuth.maxFrameBytes());
+        if (preAuth != null) {
+            connection.awaitAuthentication(preAuth, frames);
+        }
+        p.addLast("frame", frames);
         p.addLast("encode", FrameEncoder.INSTANCE);
         p.addLast("decode", new RequestDecoder(connection.decodePolicy()));
         p.addLast("sequencer", new ResponseSequencer(setup.metrics()));

@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.List;
 
 import io.netty.handler.ssl.SslContext;
+import io.sluice.proxy.config.PreAuthenticationConfig;
 import io.sluice.proxy.metrics.VirtualClusterMetrics;
 
 /** What the client pipeline of one gateway needs to know; implemented by the server that owns the gateway. */
@@ -21,6 +22,15 @@ public interface ConnectionSetup {
     int maxFrameBytes();
 
     Duration filterTimeout();
+
+    /**
+     * The limits for connections not yet authenticated, or null when no filter in the chain authenticates
+     * clients (then connections are never "unauthenticated" as far as the proxy knows).
+     */
+    PreAuthenticationConfig preAuthentication();
+
+    /** Counts the virtual cluster's connections; refuses those over its limits. */
+    ConnectionLimiter limiter();
 
     /**
      * The filters for a new connection, in order from the client towards the broker; called on the

@@ -83,6 +83,11 @@ final class FilterHandler extends ChannelDuplexHandler {
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
         if (requestBusy || !queuedRequests.isEmpty()) {
+            // An unauthenticated client may not pile requests up behind, say, its token being validated.
+            if (!connection.mayQueueRequest(queuedRequests.size())) {
+                releaseAny(msg);
+                return;
+            }
             queuedRequests.addLast(msg);
             return;
         }

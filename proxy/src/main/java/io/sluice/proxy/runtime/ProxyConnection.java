@@ -1,6 +1,8 @@
 package io.sluice.proxy.runtime;
 
 import java.util.Optional;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
 import org.slf4j.Logger;
@@ -10,8 +12,11 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.sluice.proxy.codec.CorrelationTracker;
 import io.sluice.proxy.codec.DecodePolicy;
+import io.sluice.proxy.codec.FrameDecoder;
 import io.sluice.proxy.codec.ProtocolException;
+import io.sluice.proxy.config.PreAuthenticationConfig;
 import io.sluice.proxy.filter.AuthenticatedPrincipal;
+import io.sluice.proxy.logging.RateLimitedLog;
 import io.sluice.proxy.metrics.VirtualClusterMetrics;
 
 /**
@@ -21,6 +26,8 @@ import io.sluice.proxy.metrics.VirtualClusterMetrics;
 public final class ProxyConnection {
 
     private static final Logger LOG = LoggerFactory.getLogger(ProxyConnection.class);
+    // Any number of unauthenticated clients can hit the pre-authentication limits at once.
+    private static final RateLimitedLog PRE_AUTHENTICATION_CLOSES = new RateLimitedLog(LOG);
     private static final AtomicLong SESSIONS = new AtomicLong();
 
     private final Channel frontend;
@@ -35,6 +42,11 @@ public final class ProxyConnection {
     private AuthenticatedPrincipal principal;
     private final java.util.Map<org.apache.kafka.common.Uuid, String> topicNames = new java.util.HashMap<>();
     private boolean closing;
+    private boolean dialing;
+    /** Non-null while the client has not authenticated on a chain that authenticates clients. */
+    private PreAuthenticationConfig preAuthentication;
+    private FrameDecoder frameDecoder;
+    private ScheduledFuture<?> preAuthenticationDeadline;
 
     public ProxyConnection(Channel frontend, String virtualCluster, String gateway, VirtualClusterMetrics metrics) {
         this.frontend = frontend;
@@ -92,6 +104,48 @@ public final class ProxyConnection {
 
     void principal(AuthenticatedPrincipal principal) {
         this.principal = principal;
+        if (preAuthentication != null) {
+            preAuthentication = null;
+            frameDecoder.liftPreAuthenticationLimit();
+            preAuthenticationDeadline.cancel(false);
+        }
+    }
+
+    /**
+     * Holds the connection to the pre-authentication limits until a filter reports the client authenticated:
+     * frames up to {@code limits.maxFrameBytes()}, at most {@code limits.maxQueuedRequests()} requests waiting,
+     * closed when {@code limits.timeout()} passes first. Called once, as the pipeline is built.
+     */
+    void awaitAuthentication(PreAuthenticationConfig limits, FrameDecoder frames) {
+        this.preAuthentication = limits;
+        this.frameDecoder = frames;
+        this.preAuthenticationDeadline = frontend.eventLoop().schedule(() -> {
+            if (preAuthentication != null) {
+                close("not authenticated in time", new ProtocolException(ProtocolException.Reason.PRE_AUTHENTICATION_TIMEOUT,
+                        "not authenticated within network.preAuthentication.timeout " + limits.timeout().toMillis() + " ms"));
+            }
+        }, limits.timeout().toNanos(), TimeUnit.NANOSECONDS);
+    }
+
+    /** Whether the client has yet to authenticate to a filter that authenticates clients. */
+    boolean awaitingAuthentication() {
+        return preAuthentication != null;
+    }
+
+    /**
+     * Called by a handler about to queue one more request behind one in progress, with the number it already
+     * holds; before authentication, closes the connection when that would exceed the limit.
+     *
+     * @return false when the connection was closed and the request must be released instead
+     */
+    boolean mayQueueRequest(int alreadyQueued) {
+        if (preAuthentication == null || alreadyQueued < preAuthentication.maxQueuedRequests()) {
+            return true;
+        }
+        close("too many requests before authentication", new ProtocolException(ProtocolException.Reason.PRE_AUTHENTICATION_QUEUE_FULL,
+                "more than network.preAuthentication.maxQueuedRequests " + preAuthentication.maxQueuedRequests()
+                        + " requests waiting before authentication"));
+        return false;
     }
 
     /** Where responses enter the client pipeline: at its tail, so that they pass every filter. */
@@ -103,18 +157,30 @@ public final class ProxyConnection {
         this.forwarderContext = ctx;
     }
 
+    /** Called as the broker connection is being opened: client reads pause until it is up. */
+    void dialing() {
+        this.dialing = true;
+        updateReads();
+    }
+
+    boolean isDialing() {
+        return dialing;
+    }
+
     /** Called once the broker connection is up: from now on requests flow and reads follow writability. */
     public void backendConnected(Channel channel) {
         this.backend = channel;
+        this.dialing = false;
         updateReads();
     }
 
     /**
      * Back-pressure both ways: read from the client only while the broker connection can take more, and
-     * from the broker only while the client connection can.
+     * from the broker only while the client connection can. Before the broker connection is opened (it is
+     * opened lazily for unauthenticated clients) the client is read; while it is being opened, not.
      */
     void updateReads() {
-        boolean readClient = backend != null && backend.isActive() && backend.isWritable() && !closing;
+        boolean readClient = !closing && (backend == null ? !dialing : backend.isActive() && backend.isWritable());
         if (frontend.config().isAutoRead() != readClient) {
             frontend.config().setAutoRead(readClient);
         }
@@ -132,9 +198,16 @@ public final class ProxyConnection {
             return;
         }
         closing = true;
+        if (preAuthenticationDeadline != null) {
+            preAuthenticationDeadline.cancel(false);
+        }
         if (cause instanceof ProtocolException pe) {
             metrics.connectionRejected(pe.reason().metricName());
-            LOG.warn("{}: closing connection: {}", descriptor(), pe.getMessage());
+            if (pe.reason().preAuthentication()) {
+                PRE_AUTHENTICATION_CLOSES.warn("{}: closing connection: {}", descriptor(), pe.getMessage());
+            } else {
+                LOG.warn("{}: closing connection: {}", descriptor(), pe.getMessage());
+            }
         } else if (cause != null) {
             LOG.warn("{}: closing connection: {}: {}", descriptor(), why, cause.toString(), LOG.isDebugEnabled() ? cause : null);
         } else {

@@ -1,5 +1,7 @@
 package io.sluice.proxy.runtime;
 
+import java.util.ArrayDeque;
+
 import org.apache.kafka.common.protocol.ApiKeys;
 
 import io.netty.channel.Channel;
@@ -13,13 +15,17 @@ import io.sluice.proxy.codec.RequestFrame;
 /**
  * The tail of the client pipeline: sends requests that came through every filter to the broker under the
  * proxy's own correlation ids, and is where broker responses re-enter the client pipeline (see
- * {@link BackendHandler}). Opens the broker connection when the client connects; client reads stay off
- * until it is up.
+ * {@link BackendHandler}). Opens the broker connection when the client connects, or, for a client that
+ * has yet to authenticate, when the first request has to go to the broker, so that a client which never
+ * authenticates costs no broker connection unless it asks for one (ApiVersions, which the broker answers).
+ * Client reads stay off while the connection is being opened; requests that arrived before it is up wait
+ * here, as many as an unauthenticated client may queue.
  */
 final class UpstreamForwarder extends ChannelInboundHandlerAdapter {
 
     private final ProxyConnection connection;
     private final UpstreamDialer dialer;
+    private final ArrayDeque<RequestFrame> waitingForBroker = new ArrayDeque<>();
 
     UpstreamForwarder(ProxyConnection connection, UpstreamDialer dialer) {
         this.connection = connection;
@@ -34,17 +40,33 @@ final class UpstreamForwarder extends ChannelInboundHandlerAdapter {
     @Override
     public void channelActive(ChannelHandlerContext ctx) {
         connection.metrics().connectionOpened();
+        if (connection.awaitingAuthentication()) {
+            connection.updateReads();
+        } else {
+            dial(ctx);
+        }
+        ctx.fireChannelActive();
+    }
+
+    private void dial(ChannelHandlerContext ctx) {
+        connection.dialing();
         dialer.dial(connection).whenComplete((channel, error) -> ctx.executor().execute(() -> {
             if (error != null) {
                 connection.metrics().upstreamConnectFailed();
                 connection.close("cannot reach the broker", error);
-            } else if (!ctx.channel().isActive()) {
+                releaseWaiting();
+            } else if (!ctx.channel().isActive() || connection.isClosing()) {
                 channel.close();
+                releaseWaiting();
             } else {
                 connection.backendConnected(channel);
+                RequestFrame request;
+                while ((request = waitingForBroker.pollFirst()) != null) {
+                    forward(channel, request);
+                }
+                channel.flush();
             }
         }));
-        ctx.fireChannelActive();
     }
 
     @Override
@@ -53,11 +75,26 @@ final class UpstreamForwarder extends ChannelInboundHandlerAdapter {
             io.netty.util.ReferenceCountUtil.release(msg);
             return;
         }
-        Channel backend = connection.backend();
-        if (backend == null || connection.isClosing()) {
+        if (connection.isClosing()) {
             request.release();
             return;
         }
+        Channel backend = connection.backend();
+        if (backend == null) {
+            if (!connection.mayQueueRequest(waitingForBroker.size())) {
+                request.release();
+                return;
+            }
+            waitingForBroker.addLast(request);
+            if (!connection.isDialing()) {
+                dial(ctx);
+            }
+            return;
+        }
+        forward(backend, request);
+    }
+
+    private void forward(Channel backend, RequestFrame request) {
         OutOfBand outOfBand = request instanceof DecodedRequest decoded ? decoded.outOfBand() : null;
         ApiKeys apiKey = request.apiKey();
         boolean decodeResponse = connection.decodePolicy().decodeResponse(apiKey, request.apiVersion());
@@ -89,6 +126,19 @@ final class UpstreamForwarder extends ChannelInboundHandlerAdapter {
     public void channelInactive(ChannelHandlerContext ctx) {
         connection.metrics().connectionClosed();
         connection.close("client disconnected", null);
+        releaseWaiting();
+    }
+
+    @Override
+    public void handlerRemoved(ChannelHandlerContext ctx) {
+        releaseWaiting();
+    }
+
+    private void releaseWaiting() {
+        RequestFrame request;
+        while ((request = waitingForBroker.pollFirst()) != null) {
+            request.release();
+        }
     }
 
     @Override

@@ -23,9 +23,11 @@ import io.sluice.proxy.cluster.NodeAdvertiser;
 import io.sluice.proxy.config.GatewayConfig;
 import io.sluice.proxy.config.HostPort;
 import io.sluice.proxy.config.NetworkConfig;
+import io.sluice.proxy.config.PreAuthenticationConfig;
 import io.sluice.proxy.metrics.VirtualClusterMetrics;
 import io.sluice.proxy.runtime.ClientChannelInitializer;
 import io.sluice.proxy.runtime.ConnectionSetup;
+import io.sluice.proxy.runtime.ConnectionLimiter;
 import io.sluice.proxy.runtime.NamedFilter;
 import io.sluice.proxy.runtime.ProxyConnection;
 import io.sluice.proxy.runtime.UpstreamDialer;
@@ -180,6 +182,16 @@ final class Gateway implements NodeAdvertiser {
         @Override
         public Duration filterTimeout() {
             return network.filterTimeout();
+        }
+
+        @Override
+        public PreAuthenticationConfig preAuthentication() {
+            return cluster.preAuthentication();
+        }
+
+        @Override
+        public ConnectionLimiter limiter() {
+            return cluster.limiter();
         }
 
         @Override

@@ -15,8 +15,10 @@ import io.sluice.proxy.cluster.NodeRegistry;
 import io.sluice.proxy.config.GatewayConfig;
 import io.sluice.proxy.config.HostPort;
 import io.sluice.proxy.config.NetworkConfig;
+import io.sluice.proxy.config.PreAuthenticationConfig;
 import io.sluice.proxy.config.VirtualClusterConfig;
 import io.sluice.proxy.metrics.VirtualClusterMetrics;
+import io.sluice.proxy.runtime.ConnectionLimiter;
 import io.sluice.proxy.runtime.NamedFilter;
 import io.sluice.proxy.runtime.ProxyConnection;
 import io.sluice.proxy.runtime.UpstreamDialer;
@@ -35,6 +37,8 @@ final class VirtualClusterRuntime {
     private final Transport transport;
     private final NetworkConfig network;
     private final SslContext upstreamSsl;
+    private final ConnectionLimiter limiter;
+    private final boolean authenticatesClients;
     private ClusterDiscovery discovery;
 
     VirtualClusterRuntime(VirtualClusterConfig config, List<FilterDefinitions.Initialised> filters, VirtualClusterMetrics metrics,
@@ -46,6 +50,8 @@ final class VirtualClusterRuntime {
         this.transport = transport;
         this.network = network;
         this.registry = new NodeRegistry(config.name());
+        this.limiter = new ConnectionLimiter(config.name(), config.connectionLimits(), metrics);
+        this.authenticatesClients = filters.stream().anyMatch(f -> f.factory().authenticatesClients());
         this.upstreamSsl = config.targetCluster().tls() == null ? null : SslContexts.forClient(config.targetCluster().tls());
         List<HostPort> bootstrap = List.copyOf(config.targetCluster().bootstrapServers());
         this.bootstrapDialer = dialer(connection -> CompletableFuture.completedFuture(bootstrap));
@@ -81,6 +87,15 @@ final class VirtualClusterRuntime {
 
     ClusterDiscovery discovery() {
         return discovery;
+    }
+
+    ConnectionLimiter limiter() {
+        return limiter;
+    }
+
+    /** The limits for unauthenticated connections, or null when no filter in the chain authenticates clients. */
+    PreAuthenticationConfig preAuthentication() {
+        return authenticatesClients ? network.preAuthentication() : null;
     }
 
     UpstreamDialer bootstrapDialer() {

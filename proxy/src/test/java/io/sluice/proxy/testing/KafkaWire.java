@@ -32,7 +32,12 @@ public final class KafkaWire implements AutoCloseable {
     private int correlationId;
 
     public KafkaWire(int port) throws IOException {
-        socket = new Socket("127.0.0.1", port);
+        this(null, port);
+    }
+
+    /** Connects from {@code localAddress} (127.0.0.2, say, to look like another client host), or any when null. */
+    public KafkaWire(java.net.InetAddress localAddress, int port) throws IOException {
+        socket = new Socket("127.0.0.1", port, localAddress, 0);
         socket.setSoTimeout(10_000);
         in = new DataInputStream(socket.getInputStream());
     }

@@ -37,28 +37,36 @@ public final class ProxyFixture implements AutoCloseable {
      * @param topLevel      extra top-level YAML (filterDefinitions, defaultFilters, network)
      */
     public static ProxyFixture start(String targetBootstrap, String targetSection, String topLevel) {
-        return start(targetBootstrap, targetSection, "", topLevel);
+        return start(targetBootstrap, "", targetSection, "", topLevel);
     }
 
     /** @param gatewayTls YAML for the gateway's {@code tls} section, starting with {@code tls:} (any indentation) */
     public static ProxyFixture startWithGatewayTls(String targetBootstrap, String gatewayTls) {
-        return start(targetBootstrap, "", gatewayTls, "");
+        return start(targetBootstrap, "", "", gatewayTls, "");
     }
 
-    private static ProxyFixture start(String targetBootstrap, String targetSection, String gatewaySection, String topLevel) {
+    /**
+     * @param clusterSection extra YAML of the virtual cluster itself, e.g. {@code connectionLimits} (any indentation)
+     * @param topLevel       extra top-level YAML
+     */
+    public static ProxyFixture startWithClusterSection(String targetBootstrap, String clusterSection, String topLevel) {
+        return start(targetBootstrap, clusterSection, "", "", topLevel);
+    }
+
+    private static ProxyFixture start(String targetBootstrap, String clusterSection, String targetSection, String gatewaySection, String topLevel) {
         int port = io.sluice.proxy.embedded.FreePorts.block(8);
         String yaml = """
                 management:
                   port: 0
                 virtualClusters:
                   - name: %s
-                    targetCluster:
+                %s    targetCluster:
                       bootstrapServers: "%s"
                 %s    gateways:
                       - name: %s
                         portIdentifiesNode:
                           bootstrapAddress: "127.0.0.1:%d"
-                %s%s""".formatted(VIRTUAL_CLUSTER, targetBootstrap, reindent(targetSection, 6), GATEWAY, port,
+                %s%s""".formatted(VIRTUAL_CLUSTER, reindent(clusterSection, 4), targetBootstrap, reindent(targetSection, 6), GATEWAY, port,
                 reindent(gatewaySection, 8), reindent(topLevel, 0));
         return start(ConfigLoader.parse(yaml, Map.of()), port);
     }
