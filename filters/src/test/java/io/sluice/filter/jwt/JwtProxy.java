@@ -44,6 +44,11 @@ public final class JwtProxy implements AutoCloseable {
      * @param chain           the filters in order, JwtAuth being {@code jwt}
      */
     public static JwtProxy start(KafkaCluster cluster, String moreDefinitions, List<String> chain) throws Exception {
+        return start(cluster, moreDefinitions, chain, "");
+    }
+
+    /** @param moreTopLevel more top-level YAML, {@code network:} say (written at column 0) */
+    public static JwtProxy start(KafkaCluster cluster, String moreDefinitions, List<String> chain, String moreTopLevel) throws Exception {
         JwksServer jwks = new JwksServer(new JWKSet(List.of(TestIssuer.rsa().key().toPublicJWK(), TestIssuer.ec().key().toPublicJWK())).toString());
         try {
             String more = moreDefinitions.lines().map(line -> "  " + line + "\n").collect(java.util.stream.Collectors.joining());
@@ -57,7 +62,7 @@ public final class JwtProxy implements AutoCloseable {
                           audience: %s
                           clockSkew: 0s
                     %sdefaultFilters: [%s]
-                    """.formatted(jwks.url(), TestIssuer.ISSUER, TestIssuer.AUDIENCE, more, String.join(", ", chain)));
+                    %s""".formatted(jwks.url(), TestIssuer.ISSUER, TestIssuer.AUDIENCE, more, String.join(", ", chain), moreTopLevel));
             return new JwtProxy(cluster, jwks, proxy);
         } catch (RuntimeException e) {
             jwks.close();

@@ -59,6 +59,17 @@ public final class KafkaWire implements AutoCloseable {
     }
 
     public void send(ApiKeys api, short version, ApiMessage request) throws IOException {
+        sendRaw(frame(api, version, request));
+    }
+
+    /** Writes bytes as they are, in one write: several frames built with {@link #frame} arrive together. */
+    public void sendRaw(byte[] bytes) throws IOException {
+        socket.getOutputStream().write(bytes);
+        socket.getOutputStream().flush();
+    }
+
+    /** The request as a frame (size prefix included) under the next correlation id, not sent. */
+    public byte[] frame(ApiKeys api, short version, ApiMessage request) {
         RequestHeaderData header = new RequestHeaderData().setRequestApiKey(api.id).setRequestApiVersion(version)
                 .setCorrelationId(++correlationId).setClientId("wire");
         ObjectSerializationCache cache = new ObjectSerializationCache();
@@ -69,8 +80,7 @@ public final class KafkaWire implements AutoCloseable {
         ByteBufferAccessor writer = new ByteBufferAccessor(buffer);
         header.write(writer, cache, headerVersion);
         request.write(writer, cache, version);
-        socket.getOutputStream().write(buffer.array());
-        socket.getOutputStream().flush();
+        return buffer.array();
     }
 
     /** SaslHandshake v1 and SaslAuthenticate at {@code version} with the token. */
@@ -89,6 +99,25 @@ public final class KafkaWire implements AutoCloseable {
         } catch (SocketTimeoutException e) {
             return false;
         }
+    }
+
+    /** Reads and discards whatever the proxy still sends; true when it then closes, false when it goes quiet instead. */
+    public boolean closedAfterDraining() throws IOException {
+        byte[] discard = new byte[8192];
+        try {
+            while (in.read(discard) >= 0) {
+                // keep reading
+            }
+            return true;
+        } catch (SocketException e) {
+            return true;
+        } catch (SocketTimeoutException e) {
+            return false;
+        }
+    }
+
+    public Socket socket() {
+        return socket;
     }
 
     @Override

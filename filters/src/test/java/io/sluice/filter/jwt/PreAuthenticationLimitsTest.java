@@ -1,0 +1,192 @@
+package io.sluice.filter.jwt;
+
+import java.io.DataOutputStream;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.message.ApiVersionsRequestData;
+import org.apache.kafka.common.message.SaslAuthenticateRequestData;
+import org.apache.kafka.common.message.SaslHandshakeRequestData;
+import org.apache.kafka.common.message.SaslHandshakeResponseData;
+import org.apache.kafka.common.protocol.ApiKeys;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+import io.kroxylicious.testing.kafka.api.KafkaCluster;
+import io.kroxylicious.testing.kafka.junit5ext.KafkaClusterExtension;
+import io.sluice.proxy.testing.KafkaWire;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The limits on connections that have not authenticated to JwtAuth (network.preAuthentication): frame size
+ * checked on the four size bytes, a deadline, a cap on requests queued behind a token being validated, and no
+ * broker connection for a client that asks nothing of the broker. Throughout, a real producer with a valid
+ * token keeps working, and may send frames above the pre-authentication limit.
+ */
+@ExtendWith(KafkaClusterExtension.class)
+class PreAuthenticationLimitsTest {
+
+    private static final String TOPIC = "preauth-orders";
+    private static final Map<String, Object> ORDERS = Map.of("topics", Map.of("preauth-*", List.of("read", "write", "describe")));
+    private static final Duration TIMEOUT = Duration.ofSeconds(3);
+    private static final int MAX_QUEUED = 2;
+    private static final int PRE_AUTH_MAX_FRAME = 512 * 1024;
+
+    static KafkaCluster cluster;
+    static JwtProxy jwt;
+    static KafkaProducer<String, String> producer;
+
+    @BeforeAll
+    static void start() throws Exception {
+        jwt = JwtProxy.start(cluster, "", List.of("jwt"), """
+                network:
+                  preAuthentication:
+                    timeout: %dms
+                    maxQueuedRequests: %d
+                """.formatted(TIMEOUT.toMillis(), MAX_QUEUED));
+        jwt.createTopics(TOPIC);
+        Map<String, Object> config = new java.util.HashMap<>(jwt.clientConfig(JwtProxy.token("alice", Duration.ofMinutes(10), ORDERS)));
+        config.put(ProducerConfig.MAX_REQUEST_SIZE_CONFIG, 2 * 1024 * 1024);
+        producer = new KafkaProducer<>(config, new StringSerializer(), new StringSerializer());
+        producer.send(new ProducerRecord<>(TOPIC, "k", "first")).get();
+    }
+
+    @AfterAll
+    static void stop() {
+        producer.close();
+        jwt.close();
+    }
+
+    @AfterEach
+    void authenticatedClientKeepsWorking() throws Exception {
+        assertThat(producer.send(new ProducerRecord<>(TOPIC, "k", "still here")).get().offset()).isPositive();
+    }
+
+    @Test
+    void oversizedFrameBeforeAuthenticationIsRefusedOnItsSizeAlone() throws Exception {
+        double before = rejected("pre_auth_frame_too_large");
+        try (KafkaWire wire = new KafkaWire(jwt.proxy.bootstrapPort())) {
+            SaslHandshakeResponseData handshake = wire.call(ApiKeys.SASL_HANDSHAKE, (short) 1, new SaslHandshakeRequestData().setMechanism("OAUTHBEARER"));
+            assertThat(handshake.errorCode()).isZero();
+            // The size and header of a 1 MiB SaslAuthenticate; the body is never sent.
+            DataOutputStream out = new DataOutputStream(wire.socket().getOutputStream());
+            out.writeInt(1024 * 1024);
+            out.writeShort(ApiKeys.SASL_AUTHENTICATE.id);
+            out.writeShort(2);
+            out.writeInt(2);
+            out.flush();
+
+            assertThat(wire.closedAfterDraining()).as("closed before the body was sent").isTrue();
+        }
+        assertThat(rejected("pre_auth_frame_too_large")).isEqualTo(before + 1);
+    }
+
+    @Test
+    void authenticatedClientMaySendFramesAboveThePreAuthenticationLimit() throws Exception {
+        String big = "x".repeat(PRE_AUTH_MAX_FRAME + 100_000);
+
+        assertThat(producer.send(new ProducerRecord<>(TOPIC, "big", big)).get().serializedValueSize()).isEqualTo(big.length());
+    }
+
+    @Test
+    void silentConnectionIsClosedAtThePreAuthenticationDeadlineWithoutABrokerConnection() throws Exception {
+        double before = rejected("pre_auth_timeout");
+        int brokerConnectionsBefore = brokerConnections();
+        assertThat(brokerConnectionsBefore).as("the producer's and discovery's broker connections").isPositive();
+        List<KafkaWire> silent = new ArrayList<>();
+        try {
+            long start = System.nanoTime();
+            for (int i = 0; i < 5; i++) {
+                silent.add(new KafkaWire(jwt.proxy.bootstrapPort()));
+            }
+            Thread.sleep(500);
+            assertThat(brokerConnections()).as("broker connections opened for silent clients").isLessThan(brokerConnectionsBefore + 5);
+
+            for (KafkaWire wire : silent) {
+                assertThat(wire.closedAfterDraining()).isTrue();
+            }
+            long elapsedMs = Duration.ofNanos(System.nanoTime() - start).toMillis();
+            assertThat(elapsedMs).isBetween(TIMEOUT.toMillis() - 200, TIMEOUT.toMillis() + 5_000);
+        } finally {
+            for (KafkaWire wire : silent) {
+                wire.close();
+            }
+        }
+        assertThat(rejected("pre_auth_timeout")).isEqualTo(before + 5);
+    }
+
+    @Test
+    void requestsQueuedBehindATokenBeingValidatedBeyondTheCapCloseTheConnection() throws Exception {
+        double before = rejected("pre_auth_queue_full");
+        String token = JwtProxy.token("mallory", Duration.ofMinutes(5), ORDERS);
+        try (KafkaWire wire = new KafkaWire(jwt.proxy.bootstrapPort())) {
+            // All in one write, so they arrive together while the token is still being validated off the event loop.
+            java.io.ByteArrayOutputStream frames = new java.io.ByteArrayOutputStream();
+            frames.write(wire.frame(ApiKeys.SASL_HANDSHAKE, (short) 1, new SaslHandshakeRequestData().setMechanism("OAUTHBEARER")));
+            frames.write(wire.frame(ApiKeys.SASL_AUTHENTICATE, (short) 2, new SaslAuthenticateRequestData()
+                    .setAuthBytes(("n,,\u0001auth=Bearer " + token + "\u0001\u0001").getBytes(java.nio.charset.StandardCharsets.UTF_8))));
+            for (int i = 0; i < MAX_QUEUED + 3; i++) {
+                frames.write(wire.frame(ApiKeys.API_VERSIONS, (short) 3, new ApiVersionsRequestData()
+                        .setClientSoftwareName("wire").setClientSoftwareVersion("1")));
+            }
+            wire.sendRaw(frames.toByteArray());
+
+            assertThat(wire.closedAfterDraining()).isTrue();
+        }
+        assertThat(rejected("pre_auth_queue_full")).isEqualTo(before + 1);
+    }
+
+    @Test
+    void requestsUpToTheCapBehindATokenBeingValidatedAreServed() throws Exception {
+        String token = JwtProxy.token("bob", Duration.ofMinutes(5), ORDERS);
+        try (KafkaWire wire = new KafkaWire(jwt.proxy.bootstrapPort())) {
+            wire.socket().setSoTimeout(2_000);
+            java.io.ByteArrayOutputStream frames = new java.io.ByteArrayOutputStream();
+            frames.write(wire.frame(ApiKeys.SASL_HANDSHAKE, (short) 1, new SaslHandshakeRequestData().setMechanism("OAUTHBEARER")));
+            frames.write(wire.frame(ApiKeys.SASL_AUTHENTICATE, (short) 2, new SaslAuthenticateRequestData()
+                    .setAuthBytes(("n,,\u0001auth=Bearer " + token + "\u0001\u0001").getBytes(java.nio.charset.StandardCharsets.UTF_8))));
+            for (int i = 0; i < MAX_QUEUED; i++) {
+                frames.write(wire.frame(ApiKeys.API_VERSIONS, (short) 3, new ApiVersionsRequestData()
+                        .setClientSoftwareName("wire").setClientSoftwareVersion("1")));
+            }
+            wire.sendRaw(frames.toByteArray());
+
+            assertThat(wire.closedAfterDraining()).as("closed").isFalse();
+        }
+    }
+
+    private static double rejected(String reason) {
+        return jwt.metric("sluice_client_connections_rejected_total", "reason=\"" + reason + "\"");
+    }
+
+    /** Established TCP connections to the broker's client port, as the kernel lists them (Linux). */
+    private static int brokerConnections() throws Exception {
+        int port = Integer.parseInt(cluster.getBootstrapServers().split(",")[0].replaceAll(".*:", ""));
+        String localPort = String.format(":%04X", port);
+        int count = 0;
+        for (String table : List.of("/proc/net/tcp", "/proc/net/tcp6")) {
+            java.nio.file.Path path = java.nio.file.Path.of(table);
+            if (!java.nio.file.Files.exists(path)) {
+                continue;
+            }
+            for (String line : java.nio.file.Files.readAllLines(path)) {
+                String[] fields = line.trim().split("\\s+");
+                // sl local_address rem_address st ...; 01 is ESTABLISHED, and the broker's side has the broker's port.
+                if (fields.length > 3 && fields[1].endsWith(localPort) && fields[3].equals("01")) {
+                    count++;
+                }
+            }
+        }
+        return count;
+    }
+}
