@@ -54,9 +54,6 @@ final class ConfigValidator {
         if (preAuth.maxFrameBytes() <= 0) {
             problems.add("network.preAuthentication.maxFrameBytes: must be greater than 0");
         }
-        else if (preAuth.maxFrameBytes() > network.maxFrameBytes()) {
-            problems.add("network.preAuthentication.maxFrameBytes: must not exceed network.maxFrameBytes (" + network.maxFrameBytes() + ")");
-        }
         positive(preAuth.timeout(), "network.preAuthentication.timeout");
         if (preAuth.maxQueuedRequests() < 0) {
             problems.add("network.preAuthentication.maxQueuedRequests: must not be negative");

@@ -11,7 +11,8 @@ import com.fasterxml.jackson.annotation.JsonProperty;
  * authenticated; then {@link NetworkConfig#maxFrameBytes} and no deadline apply.
  *
  * @param maxFrameBytes     largest frame accepted before authentication; Kafka's own cap on pre-authentication
- *                          SASL messages ({@code sasl.server.max.receive.size}) is 512 KiB too
+ *                          SASL messages ({@code sasl.server.max.receive.size}) is 512 KiB too. A value above
+ *                          {@code network.maxFrameBytes} changes nothing: that limit applies as well
  * @param timeout           a connection not authenticated this long after it was accepted is closed
  * @param maxQueuedRequests requests a client may have waiting behind one still in progress (a token being
  *                          validated, the broker connection being opened) before it is closed

@@ -333,6 +333,43 @@ class ConfigValidationTest {
                 .contains("  - virtualClusters[0].name: 'A' must be");
     }
 
+    @Test
+    void checksPreAuthenticationLimitsAndConnectionLimits() {
+        String yaml = """
+                virtualClusters:
+                  - name: demo
+                    connectionLimits:
+                      maxConnections: 0
+                      maxConnectionsPerClientIp: -1
+                    targetCluster:
+                      bootstrapServers: kafka:9092
+                    gateways:
+                      - name: default
+                        portIdentifiesNode:
+                          bootstrapAddress: localhost:9192
+                network:
+                  preAuthentication:
+                    maxFrameBytes: 0
+                    timeout: 0s
+                    maxQueuedRequests: -1
+                """;
+
+        assertThat(problems(yaml)).containsExactly(
+                "network.preAuthentication.maxFrameBytes: must be greater than 0",
+                "network.preAuthentication.timeout: must be longer than 0",
+                "network.preAuthentication.maxQueuedRequests: must not be negative",
+                "virtualClusters[0].connectionLimits.maxConnections: must be greater than 0",
+                "virtualClusters[0].connectionLimits.maxConnectionsPerClientIp: must be greater than 0");
+    }
+
+    @Test
+    void preAuthenticationLimitsAndConnectionLimitsHaveDefaults() {
+        ProxyConfig config = ConfigLoader.parse(cluster("demo", 9192, ""), Map.of());
+
+        assertThat(config.network().preAuthentication()).isEqualTo(new PreAuthenticationConfig(512 * 1024, java.time.Duration.ofSeconds(20), 8));
+        assertThat(config.virtualClusters().get(0).connectionLimits()).isEqualTo(new ConnectionLimitsConfig(10_000, 1_000));
+    }
+
     private List<String> problems(String yaml) {
         try {
             ConfigLoader.parse(yaml, Map.of());
