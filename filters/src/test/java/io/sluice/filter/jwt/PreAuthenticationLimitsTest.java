@@ -130,16 +130,7 @@ class PreAuthenticationLimitsTest {
         double before = rejected("pre_auth_queue_full");
         String token = JwtProxy.token("mallory", Duration.ofMinutes(5), ORDERS);
         try (KafkaWire wire = new KafkaWire(jwt.proxy.bootstrapPort())) {
-            // All in one write, so they arrive together while the token is still being validated off the event loop.
-            java.io.ByteArrayOutputStream frames = new java.io.ByteArrayOutputStream();
-            frames.write(wire.frame(ApiKeys.SASL_HANDSHAKE, (short) 1, new SaslHandshakeRequestData().setMechanism("OAUTHBEARER")));
-            frames.write(wire.frame(ApiKeys.SASL_AUTHENTICATE, (short) 2, new SaslAuthenticateRequestData()
-                    .setAuthBytes(("n,,\u0001auth=Bearer " + token + "\u0001\u0001").getBytes(java.nio.charset.StandardCharsets.UTF_8))));
-            for (int i = 0; i < MAX_QUEUED + 3; i++) {
-                frames.write(wire.frame(ApiKeys.API_VERSIONS, (short) 3, new ApiVersionsRequestData()
-                        .setClientSoftwareName("wire").setClientSoftwareVersion("1")));
-            }
-            wire.sendRaw(frames.toByteArray());
+            authenticateThenApiVersions(wire, token, MAX_QUEUED + 3);
 
             assertThat(wire.closedAfterDraining()).isTrue();
         }
@@ -151,18 +142,26 @@ class PreAuthenticationLimitsTest {
         String token = JwtProxy.token("bob", Duration.ofMinutes(5), ORDERS);
         try (KafkaWire wire = new KafkaWire(jwt.proxy.bootstrapPort())) {
             wire.socket().setSoTimeout(2_000);
-            java.io.ByteArrayOutputStream frames = new java.io.ByteArrayOutputStream();
-            frames.write(wire.frame(ApiKeys.SASL_HANDSHAKE, (short) 1, new SaslHandshakeRequestData().setMechanism("OAUTHBEARER")));
-            frames.write(wire.frame(ApiKeys.SASL_AUTHENTICATE, (short) 2, new SaslAuthenticateRequestData()
-                    .setAuthBytes(("n,,\u0001auth=Bearer " + token + "\u0001\u0001").getBytes(java.nio.charset.StandardCharsets.UTF_8))));
-            for (int i = 0; i < MAX_QUEUED; i++) {
-                frames.write(wire.frame(ApiKeys.API_VERSIONS, (short) 3, new ApiVersionsRequestData()
-                        .setClientSoftwareName("wire").setClientSoftwareVersion("1")));
-            }
-            wire.sendRaw(frames.toByteArray());
+            authenticateThenApiVersions(wire, token, MAX_QUEUED);
 
             assertThat(wire.closedAfterDraining()).as("closed").isFalse();
         }
+    }
+
+    /**
+     * SaslHandshake, SaslAuthenticate with the token and {@code apiVersions} ApiVersions requests in one write, so
+     * that they arrive together and the ApiVersions queue behind the token while it is validated off the event loop.
+     */
+    private static void authenticateThenApiVersions(KafkaWire wire, String token, int apiVersions) throws java.io.IOException {
+        java.io.ByteArrayOutputStream frames = new java.io.ByteArrayOutputStream();
+        frames.write(wire.frame(ApiKeys.SASL_HANDSHAKE, (short) 1, new SaslHandshakeRequestData().setMechanism("OAUTHBEARER")));
+        frames.write(wire.frame(ApiKeys.SASL_AUTHENTICATE, (short) 2, new SaslAuthenticateRequestData()
+                .setAuthBytes(("n,,\u0001auth=Bearer " + token + "\u0001\u0001").getBytes(java.nio.charset.StandardCharsets.UTF_8))));
+        for (int i = 0; i < apiVersions; i++) {
+            frames.write(wire.frame(ApiKeys.API_VERSIONS, (short) 3, new ApiVersionsRequestData()
+                    .setClientSoftwareName("wire").setClientSoftwareVersion("1")));
+        }
+        wire.sendRaw(frames.toByteArray());
     }
 
     private static double rejected(String reason) {
