@@ -11,7 +11,9 @@ import java.util.regex.Pattern;
  */
 public record AddressBlock(byte[] network, int prefixBits) {
 
-    private static final Pattern IPV4 = Pattern.compile("\\d{1,3}(\\.\\d{1,3}){3}");
+    // Each octet 0-255 here: InetAddress.getByName looks up anything it cannot read as a literal.
+    private static final Pattern IPV4 = Pattern.compile("((25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d)\\.){3}(25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d)");
+    // With a colon, getByName either reads an IPv6 literal or fails; it never looks such a name up.
     private static final Pattern IPV6 = Pattern.compile("[0-9A-Fa-f:]*:[0-9A-Fa-f:.]*");
 
     /** @throws IllegalArgumentException saying what is wrong with {@code text} */
