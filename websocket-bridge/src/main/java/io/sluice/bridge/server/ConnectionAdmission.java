@@ -78,6 +78,12 @@ final class ConnectionAdmission {
 
     /** Counts the upgrade against the forwarded client's limits; null when admitted, else the reason. */
     String admitForwarded(InetAddress client) {
+        if (forwardedClient != null) {
+            // A second upgrade request on the same connection (the first one failed inside the WebSocket handshake):
+            // the connection counts once, for the client it names last.
+            gate.forwardedClosed(forwardedClient);
+            forwardedClient = null;
+        }
         String refused = gate.acceptForwarded(client);
         if (refused == null) {
             forwardedClient = client;

@@ -232,19 +232,24 @@ class ConnectionLimitsTest {
                 maxHandshakesPerIp: 2
                 maxHandshakes: 3
                 """)) {
-            try (Socket a = raw(bridge, "127.0.0.2"); Socket b = raw(bridge, "127.0.0.2")) {
+            List<Socket> silent = new ArrayList<>(List.of(raw(bridge, "127.0.0.2"), raw(bridge, "127.0.0.2")));
+            try {
                 await().atMost(Duration.ofSeconds(5)).until(() -> {
                     try (Socket c = raw(bridge, "127.0.0.2")) {
                         readUntilClosed(c, Duration.ofSeconds(5));
                     }
                     return refused(bridge, "max_handshakes_per_ip") >= 1;
                 });
-                try (Socket c = raw(bridge, "127.0.0.3")) {
-                    // The third handshake in progress on the node: the total is reached for everyone.
-                    await().atMost(Duration.ofSeconds(5)).until(() -> {
-                        closedAtAccept(bridge, "127.0.0.3");
-                        return refused(bridge, "max_handshakes") >= 1;
-                    });
+                // The third handshake in progress on the node: the total is reached for everyone.
+                silent.add(raw(bridge, "127.0.0.3"));
+                await().atMost(Duration.ofSeconds(5)).until(() -> {
+                    closedAtAccept(bridge, "127.0.0.3");
+                    return refused(bridge, "max_handshakes") >= 1;
+                });
+            }
+            finally {
+                for (Socket s : silent) {
+                    s.close();
                 }
             }
             // The silent sockets are gone: upgrades work again, and an upgraded connection holds no handshake slot.
