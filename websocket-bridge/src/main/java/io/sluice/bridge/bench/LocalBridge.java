@@ -60,6 +60,16 @@ final class LocalBridge implements AutoCloseable {
                 topics: %s
                 auth:
                   connectTimeout: 120s
+                connections:
+                  # Every subscriber comes from a few loopback addresses, tens of thousands each, at --connect-rate:
+                  # the per-address limits that protect a public node would refuse the bench, so it lifts them here.
+                  handshakeTimeout: 120s
+                  maxConnections: 1000000
+                  maxConnectionsPerIp: 1000000
+                  maxHandshakes: 1000000
+                  maxHandshakesPerIp: 1000000
+                  connectionsPerSecondPerIp: 1000000
+                  connectionBurstPerIp: 1000000
                 management:
                   bindAddress: 127.0.0.1
                   port: %d

@@ -33,6 +33,7 @@ final class BridgeConfigValidator {
         v.auth(config.auth());
         v.outbound(config.outbound());
         v.recovery(config.recovery());
+        v.connections(config.connections());
         if (config.management().port() < 0 || config.management().port() > 65535) {
             v.problems.add("management.port: must be between 0 and 65535 (0 picks a free port)");
         }
@@ -150,6 +151,7 @@ final class BridgeConfigValidator {
         if (outbound.maxBytes() <= outbound.highWaterMarkBytes()) {
             problems.add("outbound.maxBytes: must be greater than highWaterMarkBytes (" + outbound.highWaterMarkBytes() + ")");
         }
+        positive(outbound.maxSlowTime(), "outbound.maxSlowTime");
     }
 
     private void recovery(RecoveryConfig recovery) {
@@ -167,6 +169,40 @@ final class BridgeConfigValidator {
             problems.add("recovery.kafkaConcurrency: must be greater than 0");
         }
         positive(recovery.kafkaTimeout(), "recovery.kafkaTimeout");
+    }
+
+    private void connections(ConnectionsConfig c) {
+        positive(c.handshakeTimeout(), "connections.handshakeTimeout");
+        atLeast(c.maxRequestLineBytes(), 256, "connections.maxRequestLineBytes");
+        atLeast(c.maxHeaderBytes(), 1024, "connections.maxHeaderBytes");
+        atLeast(c.maxConnections(), 1, "connections.maxConnections");
+        atLeast(c.maxConnectionsPerIp(), 1, "connections.maxConnectionsPerIp");
+        atLeast(c.maxHandshakes(), 1, "connections.maxHandshakes");
+        atLeast(c.maxHandshakesPerIp(), 1, "connections.maxHandshakesPerIp");
+        if (!(c.connectionsPerSecondPerIp() > 0)) {
+            problems.add("connections.connectionsPerSecondPerIp: must be greater than 0");
+        }
+        atLeast(c.connectionBurstPerIp(), 1, "connections.connectionBurstPerIp");
+        for (int i = 0; i < c.trustedProxies().size(); i++) {
+            try {
+                AddressBlock.parse(String.valueOf(c.trustedProxies().get(i)));
+            }
+            catch (IllegalArgumentException e) {
+                problems.add("connections.trustedProxies[" + i + "]: " + e.getMessage());
+            }
+        }
+        for (int i = 0; i < c.allowedOrigins().size(); i++) {
+            String origin = c.allowedOrigins().get(i);
+            if (origin == null || !origin.matches("https?://[^/\\s]+")) {
+                problems.add("connections.allowedOrigins[" + i + "]: '" + origin + "' is not an origin (scheme://host[:port], no path)");
+            }
+        }
+    }
+
+    private void atLeast(int value, int min, String path) {
+        if (value < min) {
+            problems.add(path + ": must be at least " + min);
+        }
     }
 
     private void positive(Duration duration, String path) {

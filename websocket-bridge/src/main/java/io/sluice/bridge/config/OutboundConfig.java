@@ -1,5 +1,7 @@
 package io.sluice.bridge.config;
 
+import java.time.Duration;
+
 import com.fasterxml.jackson.annotation.JsonCreator;
 import com.fasterxml.jackson.annotation.JsonProperty;
 
@@ -10,24 +12,32 @@ import com.fasterxml.jackson.annotation.JsonProperty;
  *                           endpoint is kept until it drains
  * @param lowWaterMarkBytes  below this the connection is sent what was kept, and delivery is normal again
  * @param maxBytes           queued plus kept bytes above this close the connection with 4008
+ * @param maxSlowTime        a connection that stays above the high-water mark (never drains below the low one) this
+ *                           long is closed with 4008 too: conflation bounds its memory, this bounds how long it is held
  */
-public record OutboundConfig(int highWaterMarkBytes, int lowWaterMarkBytes, int maxBytes) {
+public record OutboundConfig(int highWaterMarkBytes, int lowWaterMarkBytes, int maxBytes, Duration maxSlowTime) {
 
     public static final int DEFAULT_HIGH_WATER_MARK_BYTES = 1024 * 1024;
     public static final int DEFAULT_LOW_WATER_MARK_BYTES = 512 * 1024;
     public static final int DEFAULT_MAX_BYTES = 8 * 1024 * 1024;
+    public static final Duration DEFAULT_MAX_SLOW_TIME = Duration.ofSeconds(60);
+
+    public OutboundConfig {
+        maxSlowTime = maxSlowTime == null ? DEFAULT_MAX_SLOW_TIME : maxSlowTime;
+    }
 
     public static OutboundConfig defaults() {
-        return new OutboundConfig(DEFAULT_HIGH_WATER_MARK_BYTES, DEFAULT_LOW_WATER_MARK_BYTES, DEFAULT_MAX_BYTES);
+        return new OutboundConfig(DEFAULT_HIGH_WATER_MARK_BYTES, DEFAULT_LOW_WATER_MARK_BYTES, DEFAULT_MAX_BYTES, null);
     }
 
     @JsonCreator
     static OutboundConfig fromYaml(@JsonProperty("highWaterMarkBytes") Integer highWaterMarkBytes,
                                    @JsonProperty("lowWaterMarkBytes") Integer lowWaterMarkBytes,
-                                   @JsonProperty("maxBytes") Integer maxBytes) {
+                                   @JsonProperty("maxBytes") Integer maxBytes,
+                                   @JsonProperty("maxSlowTime") Duration maxSlowTime) {
         return new OutboundConfig(
                 highWaterMarkBytes == null ? DEFAULT_HIGH_WATER_MARK_BYTES : highWaterMarkBytes,
                 lowWaterMarkBytes == null ? DEFAULT_LOW_WATER_MARK_BYTES : lowWaterMarkBytes,
-                maxBytes == null ? DEFAULT_MAX_BYTES : maxBytes);
+                maxBytes == null ? DEFAULT_MAX_BYTES : maxBytes, maxSlowTime);
     }
 }

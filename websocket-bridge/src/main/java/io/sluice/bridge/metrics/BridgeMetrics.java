@@ -34,6 +34,9 @@ public final class BridgeMetrics {
     private final LongAdder bytesOut = new LongAdder();
     private final Counter conflated;
     private final Counter slowClientCloses;
+    private final Counter slowClientTimeouts;
+    private final MeterRegistry registry;
+    private final Counter handshakeTimeouts;
     private final Counter authFailures;
     private final Counter tokenExpiries;
     private final Counter clientErrors;
@@ -45,6 +48,7 @@ public final class BridgeMetrics {
     private final Timer endToEnd;
 
     public BridgeMetrics(MeterRegistry registry) {
+        this.registry = registry;
         Gauge.builder("sluice.bridge.connections", connections, AtomicLong::get)
                 .description("WebSocket connections currently open").strongReference(true).register(registry);
         Gauge.builder("sluice.bridge.subscriptions", subscriptions, AtomicLong::get)
@@ -56,7 +60,12 @@ public final class BridgeMetrics {
         FunctionCounter.builder("sluice.bridge.bytes.out", bytesOut, LongAdder::doubleValue)
                 .description("Bytes of messages written to clients").register(registry);
         conflated = counter(registry, "sluice.bridge.messages.conflated", "Messages skipped for slow clients because a newer one of the same endpoint replaced them");
-        slowClientCloses = counter(registry, "sluice.bridge.slow.client.closes", "Connections closed with 4008 for exceeding outbound.maxBytes");
+        slowClientCloses = Counter.builder("sluice.bridge.slow.client.closes").tag("reason", "max_bytes")
+                .description("Connections closed with 4008, by the limit exceeded").register(registry);
+        slowClientTimeouts = Counter.builder("sluice.bridge.slow.client.closes").tag("reason", "max_slow_time")
+                .description("Connections closed with 4008, by the limit exceeded").register(registry);
+        handshakeTimeouts = counter(registry, "sluice.bridge.handshake.timeouts",
+                "Connections closed for not completing the WebSocket upgrade within connections.handshakeTimeout");
         authFailures = counter(registry, "sluice.bridge.auth.failures", "Connections closed with 4001");
         tokenExpiries = counter(registry, "sluice.bridge.token.expiries", "Connections closed with 4002");
         clientErrors = counter(registry, "sluice.bridge.client.errors", "Requests answered with an error message");
@@ -111,6 +120,24 @@ public final class BridgeMetrics {
 
     public void slowClientClosed() {
         slowClientCloses.increment();
+    }
+
+    /** A connection stayed above the high-water mark for {@code outbound.maxSlowTime}. */
+    public void slowClientTimedOut() {
+        slowClientTimeouts.increment();
+    }
+
+    public void handshakeTimedOut() {
+        handshakeTimeouts.increment();
+    }
+
+    /**
+     * A connection or upgrade refused by a connection limit or policy. Rare except under attack, when the registry's
+     * own lookup of the existing counter is cheap next to accepting and closing a socket.
+     */
+    public void connectionRefused(String reason) {
+        Counter.builder("sluice.bridge.connections.refused").tag("reason", reason)
+                .description("Connections or upgrades refused, by reason (docs/bridge.md)").register(registry).increment();
     }
 
     public void authFailed() {

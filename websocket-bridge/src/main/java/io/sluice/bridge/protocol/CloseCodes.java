@@ -14,7 +14,7 @@ public final class CloseCodes {
     public static final int AUTHENTICATION_FAILED = 4001;
     /** The token expired and was not refreshed. Reconnect with a new token and recover. */
     public static final int TOKEN_EXPIRED = 4002;
-    /** The client did not read fast enough: its queued and conflated bytes passed {@code outbound.maxBytes}. Reconnect and recover. */
+    /** The client did not read fast enough: its queued and conflated bytes passed {@code outbound.maxBytes}, or it stayed above the high-water mark for {@code outbound.maxSlowTime}. Reconnect and recover. */
     public static final int SLOW_CLIENT = 4008;
 
     private CloseCodes() {

@@ -1,9 +1,12 @@
 package io.sluice.bridge.server;
 
+import java.util.List;
+
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelPipeline;
 import io.netty.channel.group.ChannelGroup;
 import io.netty.channel.socket.SocketChannel;
+import io.netty.handler.codec.http.HttpDecoderConfig;
 import io.netty.handler.codec.http.HttpObjectAggregator;
 import io.netty.handler.codec.http.HttpServerCodec;
 import io.netty.handler.codec.http.websocketx.WebSocketDecoderConfig;
@@ -11,7 +14,10 @@ import io.netty.handler.codec.http.websocketx.WebSocketFrameAggregator;
 import io.netty.handler.codec.http.websocketx.WebSocketServerProtocolConfig;
 import io.netty.handler.codec.http.websocketx.WebSocketServerProtocolHandler;
 import io.netty.handler.ssl.SslContext;
+import io.sluice.bridge.config.AddressBlock;
+import io.sluice.bridge.config.ConnectionsConfig;
 import io.sluice.bridge.config.ServerConfig;
+import io.sluice.bridge.metrics.BridgeMetrics;
 import io.sluice.bridge.session.SessionServices;
 import io.sluice.bridge.web.StaticContent;
 import io.sluice.bridge.web.StaticFileHandler;
@@ -19,9 +25,14 @@ import io.sluice.bridge.web.StaticFileHandler;
 /**
  * A connection's pipeline, top to bottom as data arrives:
  * <pre>
+ * (accept)      ConnectionAdmission: the node's and the peer's connection, handshake and rate limits; refused
+ *               connections are closed before anything is read. Starts the handshake deadline
  * tls           TLS (wss://), only when server.tls is set
- * http          HTTP/1.1 codec, only until the upgrade (then Netty swaps in the WebSocket frame codec)
+ * http          HTTP/1.1 codec, only until the upgrade (then Netty swaps in the WebSocket frame codec); request line
+ *               and header block bounded by connections.maxRequestLineBytes/maxHeaderBytes
  * handshake     HTTP requests, aggregated (small: only upgrades and GETs are expected)
+ * guard         UpgradeGuard: unreadable or oversized requests answered and closed; Origin policy and forwarded
+ *               client limits for upgrades
  * websocket     the upgrade on the WebSocket path; then frames: ping/pong and close answered here, a frame over
  *               maxInboundMessageBytes closes with 1009. Requests for other paths go on to static
  * static        plain GET/HEAD of the client library and pages (StaticContent); 404 when there is none
@@ -38,10 +49,18 @@ final class BridgeChannelInitializer extends ChannelInitializer<SocketChannel> {
     private final SessionServices services;
     private final ChannelGroup channels;
     private final StaticContent content;
+    private final ConnectionsConfig limits;
+    private final List<AddressBlock> trustedProxies;
+    private final ConnectionGate gate;
+    private final RefusalLog refusals = new RefusalLog();
 
     /** @param tls the listener's TLS context, or null for plain ws:// */
-    BridgeChannelInitializer(ServerConfig server, SslContext tls, SessionServices services, ChannelGroup channels, StaticContent content) {
+    BridgeChannelInitializer(ServerConfig server, ConnectionsConfig limits, SslContext tls, SessionServices services,
+                             ChannelGroup channels, StaticContent content) {
         this.server = server;
+        this.limits = limits;
+        this.trustedProxies = limits.trustedProxyBlocks();
+        this.gate = new ConnectionGate(limits, System::nanoTime);
         this.tls = tls;
         this.services = services;
         this.channels = channels;
@@ -50,6 +69,11 @@ final class BridgeChannelInitializer extends ChannelInitializer<SocketChannel> {
 
     @Override
     protected void initChannel(SocketChannel ch) {
+        BridgeMetrics metrics = services.metrics();
+        ConnectionAdmission admission = ConnectionAdmission.admit(ch, gate, limits, trustedProxies, metrics, refusals);
+        if (admission == null) {
+            return;
+        }
         channels.add(ch);
         WebSocketServerProtocolConfig websocket = WebSocketServerProtocolConfig.newBuilder()
                 .websocketPath(server.path())
@@ -65,11 +89,14 @@ final class BridgeChannelInitializer extends ChannelInitializer<SocketChannel> {
         if (tls != null) {
             p.addLast("tls", tls.newHandler(ch.alloc()));
         }
-        p.addLast("http", new HttpServerCodec());
+        p.addLast("http", new HttpServerCodec(new HttpDecoderConfig()
+                .setMaxInitialLineLength(limits.maxRequestLineBytes())
+                .setMaxHeaderSize(limits.maxHeaderBytes())));
         p.addLast("handshake", new HttpObjectAggregator(MAX_HANDSHAKE_BYTES));
+        p.addLast("guard", new UpgradeGuard(admission, limits, trustedProxies, metrics, refusals));
         p.addLast("websocket", new WebSocketServerProtocolHandler(websocket));
         p.addLast("static", new StaticFileHandler(content));
         p.addLast("fragments", new WebSocketFrameAggregator(server.maxInboundMessageBytes()));
-        p.addLast("session", new SessionHandler(services));
+        p.addLast("session", new SessionHandler(services, admission::upgraded));
     }
 }

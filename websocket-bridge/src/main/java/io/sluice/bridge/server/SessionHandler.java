@@ -21,15 +21,19 @@ final class SessionHandler extends ChannelInboundHandlerAdapter {
     private static final Logger LOG = LoggerFactory.getLogger(SessionHandler.class);
 
     private final SessionServices services;
+    private final Runnable upgraded;
     private Session session;
 
-    SessionHandler(SessionServices services) {
+    /** @param upgraded told when the WebSocket handshake completes */
+    SessionHandler(SessionServices services, Runnable upgraded) {
         this.services = services;
+        this.upgraded = upgraded;
     }
 
     @Override
     public void userEventTriggered(ChannelHandlerContext ctx, Object event) throws Exception {
         if (event instanceof WebSocketServerProtocolHandler.HandshakeComplete) {
+            upgraded.run();
             session = new Session(ctx.channel(), services);
             session.opened();
         }
@@ -56,8 +60,13 @@ final class SessionHandler extends ChannelInboundHandlerAdapter {
 
     @Override
     public void channelWritabilityChanged(ChannelHandlerContext ctx) throws Exception {
-        if (session != null && ctx.channel().isWritable()) {
-            session.writable();
+        if (session != null) {
+            if (ctx.channel().isWritable()) {
+                session.writable();
+            }
+            else {
+                session.unwritable();
+            }
         }
         super.channelWritabilityChanged(ctx);
     }

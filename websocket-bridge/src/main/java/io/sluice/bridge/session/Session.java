@@ -18,6 +18,7 @@ import io.netty.channel.ChannelOutboundBuffer;
 import io.netty.handler.codec.http.websocketx.CloseWebSocketFrame;
 import io.netty.handler.codec.http.websocketx.TextWebSocketFrame;
 import io.netty.util.concurrent.EventExecutor;
+import io.netty.util.concurrent.ScheduledFuture;
 import io.sluice.bridge.auth.Principal;
 import io.sluice.bridge.protocol.ClientRequest;
 import io.sluice.bridge.protocol.CloseCodes;
@@ -34,8 +35,8 @@ import io.sluice.bridge.subscription.Subscription;
 /**
  * One client connection after the WebSocket handshake: who it is, what it subscribed to, and what it is owed. Every
  * method runs on the connection's event loop. Outbound, a message goes to the socket while the connection keeps up;
- * past the high-water mark it is conflated (the latest per endpoint kept); past {@code outbound.maxBytes} the
- * connection is closed with 4008.
+ * past the high-water mark it is conflated (the latest per endpoint kept); past {@code outbound.maxBytes}, or above
+ * the high-water mark for longer than {@code outbound.maxSlowTime}, the connection is closed with 4008.
  */
 public final class Session extends Outlet {
 
@@ -52,6 +53,7 @@ public final class Session extends Outlet {
     private long heldBytes;
     private boolean dirty;
     private boolean closing;
+    private ScheduledFuture<?> slowDeadline;
     private final Authentication authentication;
 
     public Session(Channel channel, SessionServices services) {
@@ -255,8 +257,31 @@ public final class Session extends Outlet {
         }
     }
 
+    /**
+     * The socket went above the high-water mark. Conflation bounds what the connection costs in memory, not how long
+     * it holds its subscriptions and socket: unless it drains below the low-water mark within
+     * {@code outbound.maxSlowTime}, it is closed with 4008.
+     */
+    public void unwritable() {
+        if (slowDeadline == null && !closing) {
+            slowDeadline = channel.eventLoop().schedule(this::slowTooLong, services.outbound().maxSlowTime().toMillis(), TimeUnit.MILLISECONDS);
+        }
+    }
+
+    private void slowTooLong() {
+        slowDeadline = null;
+        if (closing || channel.isWritable()) {
+            return;
+        }
+        services.metrics().slowClientTimedOut();
+        LOG.info("{}: closing slow client: above outbound.highWaterMarkBytes for outbound.maxSlowTime {}",
+                channel.remoteAddress(), services.outbound().maxSlowTime());
+        closeSlow("slow client: not reading for too long");
+    }
+
     /** The socket drained below the low-water mark: send what waited, oldest first, while it keeps up. */
     public void writable() {
+        cancelSlowDeadline();
         drainBacklogs();
         Iterator<Map.Entry<String, Conflation.Kept>> kept = conflation.drain();
         while (channel.isWritable() && kept.hasNext()) {
@@ -306,10 +331,21 @@ public final class Session extends Outlet {
             services.metrics().slowClientClosed();
             LOG.info("{}: closing slow client: {} bytes queued, {} conflated, {} held exceed outbound.maxBytes {}",
                     channel.remoteAddress(), queued, conflation.bytes(), heldBytes, services.outbound().maxBytes());
-            close(CloseCodes.SLOW_CLIENT, "slow client: outbound limit exceeded");
-            channel.eventLoop().schedule(() -> {
-                channel.close();
-            }, SLOW_CLOSE_GRACE_MILLIS, TimeUnit.MILLISECONDS);
+            closeSlow("slow client: outbound limit exceeded");
+        }
+    }
+
+    private void closeSlow(String reason) {
+        close(CloseCodes.SLOW_CLIENT, reason);
+        channel.eventLoop().schedule(() -> {
+            channel.close();
+        }, SLOW_CLOSE_GRACE_MILLIS, TimeUnit.MILLISECONDS);
+    }
+
+    private void cancelSlowDeadline() {
+        if (slowDeadline != null) {
+            slowDeadline.cancel(false);
+            slowDeadline = null;
         }
     }
 
@@ -352,6 +388,7 @@ public final class Session extends Outlet {
     }
 
     private void release() {
+        cancelSlowDeadline();
         authentication.cancel();
         for (Subscription s : new ArrayList<>(subscriptions.values())) {
             unsubscribe(s);

@@ -131,4 +131,44 @@ class SlowClientTest {
             assertThat(fast.expect("message").get("seq").asLong()).isEqualTo(live);
         }
     }
+
+    /**
+     * Few endpoints: conflation keeps the stalled client far below maxBytes, so only outbound.maxSlowTime bounds how
+     * long it holds its connection above the high-water mark.
+     */
+    @Test
+    void aClientAboveTheHighWaterMarkForMaxSlowTimeIsClosedWith4008ThoughConflationKeepsItUnderMaxBytes() throws Exception {
+        String topic = kafka.createTopic(1);
+        String token = TestAuthenticator.token("hal", topic + "/*", "");
+        try (BridgeFixture bridge = BridgeFixture.start(cluster.getBootstrapServers(), "node-a", "socketSendBufferBytes: 8192", """
+                topics: %s
+                outbound:
+                  highWaterMarkBytes: 32768
+                  lowWaterMarkBytes: 16384
+                  maxBytes: 67108864
+                  maxSlowTime: 3s
+                """.formatted(topic));
+             WsClient fast = WsClient.connected(bridge.port(), token);
+             WsClient slow = slowClient(bridge, token, "/" + topic + "/*")) {
+            fast.subscribe("/" + topic + "/*");
+
+            List<Long> sent = new ArrayList<>();
+            long started = System.nanoTime();
+            for (int i = 0; i < 200; i++) {
+                sent.add(kafka.send(topic, i % 2 == 0 ? "a" : "b", "{\"n\": " + i + ", \"pad\": \"" + PAD + "\"}"));
+            }
+            assertThat(fast.messages(200)).extracting(m -> m.get("seq").asLong()).containsExactlyElementsOf(sent);
+            await().atMost(Duration.ofSeconds(30)).until(() -> bridge.metric("sluice_bridge_messages_conflated_total", "") > 0);
+
+            await().atMost(Duration.ofSeconds(30))
+                    .until(() -> bridge.metric("sluice_bridge_slow_client_closes_total", "reason=\"max_slow_time\"") == 1);
+            assertThat(Duration.ofNanos(System.nanoTime() - started)).as("not before maxSlowTime").isGreaterThanOrEqualTo(Duration.ofSeconds(3));
+            assertThat(bridge.metric("sluice_bridge_slow_client_closes_total", "reason=\"max_bytes\"")).isZero();
+
+            slow.resumeReading();
+            assertThat(slow.awaitClose()).isEqualTo(CloseCodes.SLOW_CLIENT);
+            long live = kafka.send(topic, "after", "still serving");
+            assertThat(fast.expect("message").get("seq").asLong()).isEqualTo(live);
+        }
+    }
 }

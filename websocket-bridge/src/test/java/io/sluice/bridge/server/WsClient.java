@@ -71,11 +71,31 @@ final class WsClient implements AutoCloseable {
     }
 
     private static WsClient connect(int port, int receiveBuffer, io.netty.handler.ssl.SslContext tls) {
+        return connect(port, receiveBuffer, tls, null, java.util.Map.of());
+    }
+
+    /**
+     * From a chosen loopback source address (127.0.0.2, ...), with extra upgrade headers ({@code Origin},
+     * {@code X-Forwarded-For}). A refused upgrade throws: a {@code CompletionException} whose cause is Netty's
+     * {@code WebSocketClientHandshakeException} (carrying the HTTP response) or, when the server closed the connection
+     * without answering, an {@code IllegalStateException} or {@code SocketException}. Sends no {@code Origin} unless
+     * {@code headers} has one.
+     */
+    static WsClient connectFrom(int port, String sourceAddress, java.util.Map<String, String> headers) {
+        return connect(port, 0, null, sourceAddress, headers);
+    }
+
+    private static WsClient connect(int port, int receiveBuffer, io.netty.handler.ssl.SslContext tls, String sourceAddress,
+                                    java.util.Map<String, String> headers) {
         WsClient client = new WsClient();
+        DefaultHttpHeaders extra = new DefaultHttpHeaders();
+        headers.forEach(extra::add);
         WebSocketClientProtocolConfig config = WebSocketClientProtocolConfig.newBuilder()
                 .webSocketUri(URI.create((tls == null ? "ws" : "wss") + "://127.0.0.1:" + port + "/ws"))
                 .version(WebSocketVersion.V13)
-                .customHeaders(new DefaultHttpHeaders())
+                .customHeaders(extra)
+                // Only the headers a test chose: Netty would otherwise send an Origin of its own.
+                .generateOriginHeader(sourceAddress == null)
                 .maxFramePayloadLength(64 * 1024 * 1024)
                 .handleCloseFrames(false)
                 .build();
@@ -95,8 +115,14 @@ final class WsClient implements AutoCloseable {
         if (receiveBuffer > 0) {
             bootstrap.option(ChannelOption.SO_RCVBUF, receiveBuffer);
         }
-        client.channel = bootstrap.connect("127.0.0.1", port).syncUninterruptibly().channel();
-        client.channel.closeFuture().addListener(f -> client.closeCode.complete(-1));
+        client.channel = (sourceAddress == null
+                ? bootstrap.connect("127.0.0.1", port)
+                : bootstrap.connect(new java.net.InetSocketAddress("127.0.0.1", port), new java.net.InetSocketAddress(sourceAddress, 0)))
+                .syncUninterruptibly().channel();
+        client.channel.closeFuture().addListener(f -> {
+            client.closeCode.complete(-1);
+            client.handshake.completeExceptionally(new IllegalStateException("connection closed before the WebSocket handshake completed"));
+        });
         client.handshake.orTimeout(10, TimeUnit.SECONDS).join();
         return client;
     }
@@ -116,6 +142,12 @@ final class WsClient implements AutoCloseable {
                 handshake.complete(null);
             }
             super.userEventTriggered(ctx, evt);
+        }
+
+        @Override
+        public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+            handshake.completeExceptionally(cause);
+            ctx.close();
         }
 
         @Override

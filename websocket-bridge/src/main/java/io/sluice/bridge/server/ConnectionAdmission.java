@@ -1,0 +1,128 @@
+package io.sluice.bridge.server;
+
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+import io.netty.channel.Channel;
+import io.netty.util.concurrent.ScheduledFuture;
+import io.sluice.bridge.config.AddressBlock;
+import io.sluice.bridge.config.ConnectionsConfig;
+import io.sluice.bridge.metrics.BridgeMetrics;
+
+/**
+ * One connection's place in the {@link ConnectionGate}: taken at accept, its handshake slot given back at the upgrade
+ * (or close), everything given back exactly once at close. Also the handshake deadline: a connection not upgraded by
+ * {@code connections.handshakeTimeout} after the accept is closed, whatever it sent or did not send. Event loop only,
+ * apart from construction.
+ */
+final class ConnectionAdmission {
+
+    private final ConnectionGate gate;
+    private final BridgeMetrics metrics;
+    private final Channel channel;
+    private final InetAddress peer;
+    private final boolean fromTrustedProxy;
+    private boolean handshaking = true;
+    private boolean released;
+    private InetAddress forwardedClient;
+    private ScheduledFuture<?> deadline;
+
+    private ConnectionAdmission(ConnectionGate gate, BridgeMetrics metrics, Channel channel, InetAddress peer, boolean fromTrustedProxy) {
+        this.gate = gate;
+        this.metrics = metrics;
+        this.channel = channel;
+        this.peer = peer;
+        this.fromTrustedProxy = fromTrustedProxy;
+    }
+
+    /**
+     * Admits a new connection, or closes it at once and returns null. Nothing has been read from it: the limits here
+     * can only use the TCP peer address.
+     */
+    static ConnectionAdmission admit(Channel channel, ConnectionGate gate, ConnectionsConfig config, List<AddressBlock> trustedProxies,
+                                     BridgeMetrics metrics, RefusalLog log) {
+        InetAddress peer = ((InetSocketAddress) channel.remoteAddress()).getAddress();
+        boolean trusted = trusted(peer, trustedProxies);
+        String refused = gate.accept(peer, !trusted);
+        if (refused != null) {
+            metrics.connectionRefused(refused);
+            log.refused(refused, peer.getHostAddress());
+            channel.close();
+            return null;
+        }
+        ConnectionAdmission admission = new ConnectionAdmission(gate, metrics, channel, peer, trusted);
+        channel.closeFuture().addListener(f -> admission.release());
+        admission.deadline = channel.eventLoop().schedule(admission::handshakeTimedOut,
+                config.handshakeTimeout().toMillis(), TimeUnit.MILLISECONDS);
+        return admission;
+    }
+
+    static boolean trusted(InetAddress address, List<AddressBlock> trustedProxies) {
+        for (AddressBlock block : trustedProxies) {
+            if (block.contains(address)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    InetAddress peer() {
+        return peer;
+    }
+
+    boolean fromTrustedProxy() {
+        return fromTrustedProxy;
+    }
+
+    /** Counts the upgrade against the forwarded client's limits; null when admitted, else the reason. */
+    String admitForwarded(InetAddress client) {
+        if (forwardedClient != null) {
+            // A second upgrade request on the same connection (the first one failed inside the WebSocket handshake):
+            // the connection counts once, for the client it names last.
+            gate.forwardedClosed(forwardedClient);
+            forwardedClient = null;
+        }
+        String refused = gate.acceptForwarded(client);
+        if (refused == null) {
+            forwardedClient = client;
+        }
+        return refused;
+    }
+
+    /** The WebSocket upgrade is done: from here on {@code auth.connectTimeout} bounds the wait for {@code connect}. */
+    void upgraded() {
+        deadline.cancel(false);
+        endHandshake();
+    }
+
+    private void handshakeTimedOut() {
+        if (handshaking && channel.isActive()) {
+            metrics.handshakeTimedOut();
+            channel.close();
+        }
+    }
+
+    private void endHandshake() {
+        if (handshaking) {
+            handshaking = false;
+            gate.handshakeEnded(peer, !fromTrustedProxy);
+        }
+    }
+
+    private void release() {
+        if (released) {
+            return;
+        }
+        released = true;
+        if (deadline != null) {
+            deadline.cancel(false);
+        }
+        endHandshake();
+        gate.closed(peer, !fromTrustedProxy);
+        if (forwardedClient != null) {
+            gate.forwardedClosed(forwardedClient);
+        }
+    }
+}
