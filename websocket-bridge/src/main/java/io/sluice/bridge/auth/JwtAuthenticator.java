@@ -7,6 +7,7 @@ import java.util.concurrent.CompletionStage;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import io.sluice.auth.AuthenticatorBusyException;
 import io.sluice.auth.JwtConfig;
 import io.sluice.auth.TokenRejectedException;
 
@@ -16,7 +17,7 @@ import io.sluice.auth.TokenRejectedException;
  * authenticator's own pool (it may fetch a JWKS), never on the event loop.
  *
  * <p>Clients see only {@link TokenRejectedException} messages, which say what is wrong and never contain the token;
- * any other failure is logged here and reported to the client as a bare "authentication failed".</p>
+ * a validation refused because the pool's queue is full says so (try again later); any other failure is logged here and reported to the client as a bare "authentication failed".</p>
  */
 public final class JwtAuthenticator implements Authenticator, AutoCloseable {
 
@@ -50,6 +51,11 @@ public final class JwtAuthenticator implements Authenticator, AutoCloseable {
         Throwable cause = error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
         if (cause instanceof TokenRejectedException rejected) {
             return new AuthenticationException(rejected.getMessage());
+        }
+        if (cause instanceof AuthenticatorBusyException busy) {
+            // Load, not an error of ours or the client's: a WARN with a stack per refusal would flood the log
+            // exactly when the node is busiest.
+            return new AuthenticationException(busy.getMessage());
         }
         LOG.warn("token validation failed unexpectedly", cause);
         return new AuthenticationException("authentication failed");
