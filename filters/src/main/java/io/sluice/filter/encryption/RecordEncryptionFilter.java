@@ -57,12 +57,14 @@ final class RecordEncryptionFilter implements RequestFilter, ResponseFilter {
     private final EncryptionPolicy policy;
     private final DataKeys keys;
     private final EncryptionMetrics metrics;
+    private final RecordLimits limits;
     private final RecordCipher cipher = new RecordCipher();
 
-    RecordEncryptionFilter(EncryptionPolicy policy, DataKeys keys, EncryptionMetrics metrics) {
+    RecordEncryptionFilter(EncryptionPolicy policy, DataKeys keys, EncryptionMetrics metrics, RecordLimits limits) {
         this.policy = policy;
         this.keys = keys;
         this.metrics = metrics;
+        this.limits = limits;
     }
 
     @Override
@@ -106,7 +108,7 @@ final class RecordEncryptionFilter implements RequestFilter, ResponseFilter {
      */
     private CompletionStage<RequestFilterResult> encrypt(RequestHeaderData header, ProduceRequestData produce, Map<Uuid, String> names,
                                                          Map<ProduceRequestData.PartitionProduceData, Integer> counted, FilterContext context) {
-        RecordReader counting = RecordReader.forProduce(RecordLimits.DEFAULTS);
+        RecordReader counting = RecordReader.forProduce(limits);
         Map<String, Integer> recordsByKek = new HashMap<>();
         Map<ProduceRequestData.TopicProduceData, String[]> selected = new HashMap<>();
         for (ProduceRequestData.TopicProduceData topic : produce.topicData()) {
@@ -136,7 +138,7 @@ final class RecordEncryptionFilter implements RequestFilter, ResponseFilter {
                                         Map<String, CompletableFuture<List<DataKeys.DataKey>>> keysByKek, Map<String, Integer> recordsByKek,
                                         Map<ProduceRequestData.PartitionProduceData, Integer> counted, FilterContext context) {
         Map<String, PartitionEncryptor> encryptors = new HashMap<>();
-        RecordReader reader = RecordReader.forProduce(RecordLimits.DEFAULTS);
+        RecordReader reader = RecordReader.forProduce(limits);
         for (var entry : selected.entrySet()) {
             String topic = entry.getValue()[0];
             String kek = entry.getValue()[1];
@@ -187,7 +189,7 @@ final class RecordEncryptionFilter implements RequestFilter, ResponseFilter {
         });
         // Topic names are needed for the associated data; with topic ids they come from the connection's cache.
         CompletionStage<Map<Uuid, String>> names = ids.isEmpty() ? CompletableFuture.completedFuture(Map.of()) : context.topicNames(ids);
-        PartitionDecryptor decryptor = new PartitionDecryptor(keys, cipher, RecordReader.forFetch(RecordLimits.DEFAULTS));
+        PartitionDecryptor decryptor = new PartitionDecryptor(keys, cipher, RecordReader.forFetch(limits));
         Set<FetchResponseData.PartitionData> done = Collections.newSetFromMap(new IdentityHashMap<>());
         return onEventLoop(names, context, n -> decrypt(fetch, n, decryptor, done, context))
                 .thenApply(finished -> {

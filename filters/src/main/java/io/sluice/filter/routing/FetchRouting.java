@@ -36,10 +36,12 @@ import io.sluice.proxy.filter.RequestFilterResult;
 final class FetchRouting {
 
     private final RouteTable routes;
+    private final RecordLimits limits;
     private final RoutingMetrics metrics;
 
-    FetchRouting(RouteTable routes, RoutingMetrics metrics) {
+    FetchRouting(RouteTable routes, RecordLimits limits, RoutingMetrics metrics) {
         this.routes = routes;
+        this.limits = limits;
         this.metrics = metrics;
     }
 
@@ -91,7 +93,7 @@ final class FetchRouting {
 
     private void split(FetchResponseData response, Map<String, Map<Integer, List<Asked>>> byReal, List<FetchResponseData.FetchableTopicResponse> hidden) {
         Map<String, FetchResponseData.FetchableTopicResponse> byName = new LinkedHashMap<>();
-        RecordReader reader = RecordReader.forFetch(RecordLimits.DEFAULTS);
+        RecordReader reader = RecordReader.forFetch(limits);
         for (FetchResponseData.FetchableTopicResponse real : response.responses()) {
             Map<Integer, List<Asked>> partitions = byReal.getOrDefault(real.topic(), Map.of());
             for (FetchResponseData.PartitionData partition : real.partitions()) {

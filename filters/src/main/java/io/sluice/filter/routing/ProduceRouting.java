@@ -35,12 +35,14 @@ final class ProduceRouting {
     private static final int KEY_SHOWN = 64;
 
     private final RouteTable routes;
+    private final RecordLimits limits;
     private final RoutingMetrics metrics;
     /** Real topic → the name this connection writes it through. */
     private final Map<String, String> writtenAs = new HashMap<>();
 
-    ProduceRouting(RouteTable routes, RoutingMetrics metrics) {
+    ProduceRouting(RouteTable routes, RecordLimits limits, RoutingMetrics metrics) {
         this.routes = routes;
+        this.limits = limits;
         this.metrics = metrics;
     }
 
@@ -53,7 +55,7 @@ final class ProduceRouting {
         }
         List<Refused> refused = new ArrayList<>();
         Map<String, String> askedAs = new HashMap<>();
-        RecordReader reader = RecordReader.forProduce(RecordLimits.DEFAULTS);
+        RecordReader reader = RecordReader.forProduce(limits);
         for (ProduceRequestData.TopicProduceData topic : Renamed.takeAll(request.topicData())) {
             String asked = topic.name();
             Optional<View> found = routes.view(asked);

@@ -17,6 +17,11 @@ import org.apache.kafka.common.record.RecordBatch;
 import org.apache.kafka.common.record.SimpleRecord;
 import org.apache.kafka.common.utils.ByteBufferOutputStream;
 import org.junit.jupiter.api.Test;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+
+import io.sluice.proxy.config.ConfigLoader;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
@@ -158,6 +163,15 @@ class RecordReaderTest {
         assertThatThrownBy(() -> new RecordLimits(0, 1, 1)).hasMessageContaining("maxRecordBytes");
         assertThatThrownBy(() -> new RecordLimits(10, 5, 20)).hasMessageContaining("maxBatchBytes");
         assertThatThrownBy(() -> new RecordLimits(10, 20, 15)).hasMessageContaining("maxRequestBytes");
+    }
+
+    @Test
+    void limitsBindFromYamlWithDefaultsAndBadValuesAreNamed() throws Exception {
+        ObjectMapper yaml = new ObjectMapper(new YAMLFactory());
+        assertThat(ConfigLoader.bind(yaml.readTree("maxRecordBytes: 1048576"), RecordLimits.class, "config.records"))
+                .isEqualTo(new RecordLimits(1024 * 1024, RecordLimits.DEFAULT_MAX_BATCH_BYTES, RecordLimits.DEFAULT_MAX_REQUEST_BYTES));
+        assertThatThrownBy(() -> ConfigLoader.bind(yaml.readTree("maxBatchBytes: 1000"), RecordLimits.class, "config.records"))
+                .hasMessageContaining("config.records").hasMessageContaining("maxBatchBytes");
     }
 
     // ---- helpers ----
