@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.NullNode;
 
 import io.sluice.filter.records.RecordLimits;
+import io.sluice.filter.records.RecordReaders;
 import io.sluice.kms.Kms;
 import io.sluice.kms.KmsService;
 import io.sluice.kms.cache.KeyCache;
@@ -37,7 +38,7 @@ public final class RecordEncryption implements FilterFactory<RecordEncryption.Co
     }
 
     /** What every connection's filter shares: the policy, the key cache, the KMS client, the record limits and the meters. */
-    public record Shared(EncryptionPolicy policy, DataKeys keys, EncryptionMetrics metrics, KeyCache cache, Kms kms, RecordLimits records) {
+    public record Shared(EncryptionPolicy policy, DataKeys keys, EncryptionMetrics metrics, KeyCache cache, Kms kms, RecordReaders records) {
     }
 
     @Override
@@ -72,7 +73,7 @@ public final class RecordEncryption implements FilterFactory<RecordEncryption.Co
                 config.unresolvedKek() == null ? EncryptionPolicy.UnresolvedKek.REJECT : config.unresolvedKek(), Boolean.TRUE.equals(config.encryptHeaders()));
         int perKey = (int) Math.min(Integer.MAX_VALUE, cacheConfig.dataKeys().maxRecords());
         return new Shared(policy, new KmsDataKeys(cache, perKey), new EncryptionMetrics(context.meterRegistry(), context.filterName()), cache, kms,
-                RecordLimits.orDefaults(config.records()));
+                new RecordReaders(RecordLimits.orDefaults(config.records()), context.meterRegistry(), context.filterName()));
     }
 
     @Override

@@ -26,8 +26,8 @@ import org.apache.kafka.common.record.MemoryRecords;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import io.sluice.filter.records.RecordLimits;
 import io.sluice.filter.records.RecordReader;
+import io.sluice.filter.records.RecordReaders;
 import io.sluice.filter.records.UnreadableRecords;
 import io.sluice.proxy.filter.FilterContext;
 import io.sluice.proxy.filter.RequestFilter;
@@ -57,14 +57,14 @@ final class RecordEncryptionFilter implements RequestFilter, ResponseFilter {
     private final EncryptionPolicy policy;
     private final DataKeys keys;
     private final EncryptionMetrics metrics;
-    private final RecordLimits limits;
+    private final RecordReaders readers;
     private final RecordCipher cipher = new RecordCipher();
 
-    RecordEncryptionFilter(EncryptionPolicy policy, DataKeys keys, EncryptionMetrics metrics, RecordLimits limits) {
+    RecordEncryptionFilter(EncryptionPolicy policy, DataKeys keys, EncryptionMetrics metrics, RecordReaders readers) {
         this.policy = policy;
         this.keys = keys;
         this.metrics = metrics;
-        this.limits = limits;
+        this.readers = readers;
     }
 
     @Override
@@ -96,7 +96,7 @@ final class RecordEncryptionFilter implements RequestFilter, ResponseFilter {
         try {
             return encrypt(header, produce, names, new IdentityHashMap<>(), context);
         } catch (UnreadableRecords e) {
-            LOG.warn("{}: refusing produce: {}", context.channelDescriptor(), e.getMessage());
+            // Counted and logged (rate-limited) by the reader.
             return CompletableFuture.completedFuture(context.requestFilterResultBuilder().errorResponse(header, produce, e.toApiException()).build());
         }
     }
@@ -108,7 +108,7 @@ final class RecordEncryptionFilter implements RequestFilter, ResponseFilter {
      */
     private CompletionStage<RequestFilterResult> encrypt(RequestHeaderData header, ProduceRequestData produce, Map<Uuid, String> names,
                                                          Map<ProduceRequestData.PartitionProduceData, Integer> counted, FilterContext context) {
-        RecordReader counting = RecordReader.forProduce(limits);
+        RecordReader counting = readers.forProduce();
         Map<String, Integer> recordsByKek = new HashMap<>();
         Map<ProduceRequestData.TopicProduceData, String[]> selected = new HashMap<>();
         for (ProduceRequestData.TopicProduceData topic : produce.topicData()) {
@@ -138,7 +138,7 @@ final class RecordEncryptionFilter implements RequestFilter, ResponseFilter {
                                         Map<String, CompletableFuture<List<DataKeys.DataKey>>> keysByKek, Map<String, Integer> recordsByKek,
                                         Map<ProduceRequestData.PartitionProduceData, Integer> counted, FilterContext context) {
         Map<String, PartitionEncryptor> encryptors = new HashMap<>();
-        RecordReader reader = RecordReader.forProduce(limits);
+        RecordReader reader = readers.forProduce();
         for (var entry : selected.entrySet()) {
             String topic = entry.getValue()[0];
             String kek = entry.getValue()[1];
@@ -189,7 +189,7 @@ final class RecordEncryptionFilter implements RequestFilter, ResponseFilter {
         });
         // Topic names are needed for the associated data; with topic ids they come from the connection's cache.
         CompletionStage<Map<Uuid, String>> names = ids.isEmpty() ? CompletableFuture.completedFuture(Map.of()) : context.topicNames(ids);
-        PartitionDecryptor decryptor = new PartitionDecryptor(keys, cipher, RecordReader.forFetch(limits));
+        PartitionDecryptor decryptor = new PartitionDecryptor(keys, cipher, readers.forFetch());
         Set<FetchResponseData.PartitionData> done = Collections.newSetFromMap(new IdentityHashMap<>());
         return onEventLoop(names, context, n -> decrypt(fetch, n, decryptor, done, context))
                 .thenApply(finished -> {
@@ -242,9 +242,6 @@ final class RecordEncryptionFilter implements RequestFilter, ResponseFilter {
         } catch (IllegalArgumentException malformed) {
             corrupt(topic, partition, malformed.getMessage(), context);
         } catch (UnreadableRecords unreadable) {
-            metrics.decryptFailures.increment();
-            LOG.warn("{}: {}-{}: records not readable, returning the batches before: {}", context.channelDescriptor(), topic, partition.partitionIndex(),
-                    unreadable.getMessage());
             unreadable.answer(partition);
         }
     }

@@ -88,7 +88,15 @@ public final class BatchRewriter {
                     // The batches before the first changed one are taken as they are.
                     out.write(prefix(records, unchangedBytes).buffer());
                 }
-                rebuild(batch, changes, out);
+                int before = out.position();
+                try {
+                    rebuild(batch, changes, out);
+                } catch (IllegalArgumentException | IllegalStateException e) {
+                    // The builder's own checks: record offsets out of order or outside the batch's range. What it
+                    // wrote of this batch is taken back, so only the batches before it are passed on.
+                    out.position(before);
+                    throw reader.corrupt(batch, e.getMessage());
+                }
             }
         } catch (UnreadableRecords e) {
             throw e.withChecked(result(records, out, unchangedBytes));

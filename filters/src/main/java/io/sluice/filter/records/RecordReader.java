@@ -30,6 +30,7 @@ public final class RecordReader {
     private final RecordLimits limits;
     private final boolean produced;
     private long requestBytesLeft;
+    private Consumer<UnreadableRecords> onUnreadable = e -> { };
 
     private RecordReader(RecordLimits limits, boolean produced) {
         this.limits = limits;
@@ -50,6 +51,12 @@ public final class RecordReader {
      */
     public static RecordReader forFetch(RecordLimits limits) {
         return new RecordReader(limits, false);
+    }
+
+    /** Tells {@code listener} of every refusal this reader raises (for meters and logs: {@link RecordReaders}). */
+    RecordReader onUnreadable(Consumer<UnreadableRecords> listener) {
+        this.onUnreadable = listener;
+        return this;
     }
 
     /**
@@ -84,7 +91,7 @@ public final class RecordReader {
             problem = new UnreadableRecords(UnreadableRecords.Reason.CORRUPT,
                     (records.sizeInBytes() - bytes) + " bytes after the last complete record batch");
         }
-        return new Batches(complete, bytes, problem);
+        return new Batches(complete, bytes, problem == null ? null : refused(problem));
     }
 
     /** Every record of {@code batch}, read within the limits (a compressed batch is decompressed once). */
@@ -120,6 +127,24 @@ public final class RecordReader {
     }
 
     private void each(RecordBatch batch, boolean skipKeyValue, Consumer<Record> action) {
+        try {
+            read(batch, skipKeyValue, action);
+        } catch (UnreadableRecords e) {
+            throw refused(e);
+        }
+    }
+
+    /** For a batch whose records kafka-clients read but cannot be written back as they are (offsets out of order). */
+    UnreadableRecords corrupt(RecordBatch batch, String why) {
+        return refused(new UnreadableRecords(UnreadableRecords.Reason.CORRUPT, "corrupt record batch at offset " + batch.baseOffset() + ": " + why));
+    }
+
+    private UnreadableRecords refused(UnreadableRecords e) {
+        onUnreadable.accept(e);
+        return e;
+    }
+
+    private void read(RecordBatch batch, boolean skipKeyValue, Consumer<Record> action) {
         if (batch.magic() < RecordBatch.MAGIC_VALUE_V2) {
             throw new UnreadableRecords(UnreadableRecords.Reason.NOT_ACCEPTED,
                     "record batch at offset " + batch.baseOffset() + " has message format v" + batch.magic() + "; only v2 is accepted");
@@ -127,6 +152,11 @@ public final class RecordReader {
         CloseableIterator<Record> records;
         try {
             batch.ensureValid();
+            if (Integer.valueOf(0).equals(batch.countOrNull()) && batch.sizeInBytes() > DefaultRecordBatch.RECORD_BATCH_OVERHEAD) {
+                // kafka-clients reads a batch by its count: records behind a count of 0 would pass unread, bytes and all.
+                throw new IllegalArgumentException("a batch of 0 records holds " + (batch.sizeInBytes() - DefaultRecordBatch.RECORD_BATCH_OVERHEAD)
+                        + " bytes after its header");
+            }
             // Bounded: a record claiming more than maxRecordBytes is refused before its body is allocated.
             records = skipKeyValue && batch instanceof DefaultRecordBatch v2 ? v2.skipKeyValueIterator(BufferSupplier.NO_CACHING, limits.maxRecordBytes())
                     : batch.streamingIterator(BufferSupplier.NO_CACHING, limits.maxRecordBytes());

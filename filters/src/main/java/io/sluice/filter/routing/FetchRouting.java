@@ -13,7 +13,7 @@ import org.apache.kafka.common.record.MemoryRecords;
 import org.apache.kafka.common.requests.FetchMetadata;
 
 import io.sluice.filter.records.BatchRewriter;
-import io.sluice.filter.records.RecordLimits;
+import io.sluice.filter.records.RecordReaders;
 import io.sluice.filter.records.RecordReader;
 import io.sluice.filter.records.UnreadableRecords;
 import io.sluice.proxy.filter.RequestFilterResult;
@@ -36,12 +36,12 @@ import io.sluice.proxy.filter.RequestFilterResult;
 final class FetchRouting {
 
     private final RouteTable routes;
-    private final RecordLimits limits;
+    private final RecordReaders readers;
     private final RoutingMetrics metrics;
 
-    FetchRouting(RouteTable routes, RecordLimits limits, RoutingMetrics metrics) {
+    FetchRouting(RouteTable routes, RecordReaders readers, RoutingMetrics metrics) {
         this.routes = routes;
-        this.limits = limits;
+        this.readers = readers;
         this.metrics = metrics;
     }
 
@@ -93,7 +93,7 @@ final class FetchRouting {
 
     private void split(FetchResponseData response, Map<String, Map<Integer, List<Asked>>> byReal, List<FetchResponseData.FetchableTopicResponse> hidden) {
         Map<String, FetchResponseData.FetchableTopicResponse> byName = new LinkedHashMap<>();
-        RecordReader reader = RecordReader.forFetch(limits);
+        RecordReader reader = readers.forFetch();
         for (FetchResponseData.FetchableTopicResponse real : response.responses()) {
             Map<Integer, List<Asked>> partitions = byReal.getOrDefault(real.topic(), Map.of());
             for (FetchResponseData.PartitionData partition : real.partitions()) {

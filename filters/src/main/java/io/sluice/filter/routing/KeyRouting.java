@@ -3,6 +3,7 @@ package io.sluice.filter.routing;
 import java.util.List;
 
 import io.sluice.filter.records.RecordLimits;
+import io.sluice.filter.records.RecordReaders;
 import io.sluice.proxy.filter.Filter;
 import io.sluice.proxy.filter.FilterFactory;
 import io.sluice.proxy.filter.FilterFactoryContext;
@@ -48,7 +49,7 @@ public final class KeyRouting implements FilterFactory<KeyRouting.Config, KeyRou
     }
 
     /** What every connection shares: the immutable route table, the record limits and the meters. */
-    public record Shared(RouteTable routes, RecordLimits records, RoutingMetrics metrics) {
+    public record Shared(RouteTable routes, RecordReaders records, RoutingMetrics metrics) {
     }
 
     @Override
@@ -58,7 +59,7 @@ public final class KeyRouting implements FilterFactory<KeyRouting.Config, KeyRou
 
     @Override
     public Shared initialize(FilterFactoryContext context, Config config) {
-        return new Shared(RouteTable.of(config), RecordLimits.orDefaults(config.records()), new RoutingMetrics(context.meterRegistry(), context.filterName()));
+        return new Shared(RouteTable.of(config), new RecordReaders(RecordLimits.orDefaults(config.records()), context.meterRegistry(), context.filterName()), new RoutingMetrics(context.meterRegistry(), context.filterName()));
     }
 
     @Override

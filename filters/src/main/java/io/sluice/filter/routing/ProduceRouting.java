@@ -14,7 +14,7 @@ import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.record.MemoryRecords;
 
 import io.sluice.filter.records.RecordKeys;
-import io.sluice.filter.records.RecordLimits;
+import io.sluice.filter.records.RecordReaders;
 import io.sluice.filter.records.RecordReader;
 import io.sluice.filter.records.UnreadableRecords;
 import io.sluice.proxy.filter.RequestFilterResult;
@@ -35,14 +35,14 @@ final class ProduceRouting {
     private static final int KEY_SHOWN = 64;
 
     private final RouteTable routes;
-    private final RecordLimits limits;
+    private final RecordReaders readers;
     private final RoutingMetrics metrics;
     /** Real topic → the name this connection writes it through. */
     private final Map<String, String> writtenAs = new HashMap<>();
 
-    ProduceRouting(RouteTable routes, RecordLimits limits, RoutingMetrics metrics) {
+    ProduceRouting(RouteTable routes, RecordReaders readers, RoutingMetrics metrics) {
         this.routes = routes;
-        this.limits = limits;
+        this.readers = readers;
         this.metrics = metrics;
     }
 
@@ -55,7 +55,7 @@ final class ProduceRouting {
         }
         List<Refused> refused = new ArrayList<>();
         Map<String, String> askedAs = new HashMap<>();
-        RecordReader reader = RecordReader.forProduce(limits);
+        RecordReader reader = readers.forProduce();
         for (ProduceRequestData.TopicProduceData topic : Renamed.takeAll(request.topicData())) {
             String asked = topic.name();
             Optional<View> found = routes.view(asked);

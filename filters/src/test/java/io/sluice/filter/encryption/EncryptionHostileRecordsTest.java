@@ -86,6 +86,7 @@ class EncryptionHostileRecordsTest {
         SwitchableKmsService.createKey("kek-" + topic);
         double keyRequests = proxy.metric(KEY_REQUESTS, "");
         long allocated = ForgedBatches.proxyThreadsAllocated();
+        double unreadable = proxy.metric("sluice_filter_records_unreadable_total", "direction=\"produce\"");
 
         try (KafkaWire wire = new KafkaWire(proxy.bootstrapPort())) {
             ProduceResponseData.PartitionProduceResponse partition = WireRecords.produce(wire, topic, records);
@@ -93,6 +94,7 @@ class EncryptionHostileRecordsTest {
         }
 
         assertThat(proxy.metric(KEY_REQUESTS, "")).as("data key requests").isEqualTo(keyRequests);
+        assertThat(proxy.metric("sluice_filter_records_unreadable_total", "direction=\"produce\"")).isEqualTo(unreadable + 1);
         assertThat(ForgedBatches.proxyThreadsAllocated() - allocated).isLessThan(maxAllocated);
         assertThat(KafkaReads.endOffset(cluster.getBootstrapServers(), topic)).isZero();
         try (KafkaProducer<String, String> producer = new KafkaProducer<>(proxy.clientConfig(), new StringSerializer(), new StringSerializer())) {

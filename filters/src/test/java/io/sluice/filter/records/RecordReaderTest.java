@@ -21,6 +21,7 @@ import org.junit.jupiter.api.Test;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.sluice.proxy.config.ConfigLoader;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -142,6 +143,29 @@ class RecordReaderTest {
     }
 
     @Test
+    void recordsBehindACountOfZeroAreCorruptNotPassedOnUnread() {
+        MemoryRecords hidden = ForgedBatches.forge(CompressionType.NONE, 0, ForgedBatches.record(0, "secret-key", "secret-value"));
+
+        UnreadableRecords e = catchUnreadable(() -> BatchRewriter.rewrite(hidden, (b, r) -> BatchRewriter.DROP));
+
+        assertThat(e.reason()).isEqualTo(UnreadableRecords.Reason.CORRUPT);
+        assertThat(e.checked().sizeInBytes()).isZero();
+    }
+
+    @Test
+    void recordsWhoseOffsetsCannotBeWrittenBackAreCorruptAndNothingOfTheirBatchIsPassedOn() {
+        MemoryRecords good = MemoryRecords.withRecords(0L, Compression.NONE, new SimpleRecord(0L, bytes("live/1"), bytes("fine")));
+        MemoryRecords backwards = ForgedBatches.forge(CompressionType.NONE, 2, ForgedBatches.record(1, "live/2", "a"), ForgedBatches.record(0, "secret", "b"));
+
+        UnreadableRecords e = catchUnreadable(() -> BatchRewriter.rewrite(concat(good, backwards),
+                (b, r) -> new String(bytes(r.key()), StandardCharsets.UTF_8).startsWith("live/") ? null : BatchRewriter.DROP));
+
+        assertThat(e.reason()).isEqualTo(UnreadableRecords.Reason.CORRUPT);
+        assertThat(e.checked().sizeInBytes()).isEqualTo(good.sizeInBytes());
+        assertThat(WireRecords.contains(e.checked(), "live/2")).isFalse();
+    }
+
+    @Test
     void clientsMayNotProduceControlBatches() {
         ByteBuffer marker = ByteBuffer.allocate(256);
         MemoryRecords.writeEndTransactionalMarker(marker, 0, 0L, 0, 1L, (short) 0, new EndTransactionMarker(ControlRecordType.COMMIT, 0));
@@ -163,6 +187,22 @@ class RecordReaderTest {
         assertThatThrownBy(() -> new RecordLimits(0, 1, 1)).hasMessageContaining("maxRecordBytes");
         assertThatThrownBy(() -> new RecordLimits(10, 5, 20)).hasMessageContaining("maxBatchBytes");
         assertThatThrownBy(() -> new RecordLimits(10, 20, 15)).hasMessageContaining("maxRequestBytes");
+    }
+
+    @Test
+    void readersCountTheirRefusalsByDirectionAndReason() {
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        RecordReaders readers = new RecordReaders(RecordLimits.DEFAULTS, registry, "routing");
+        MemoryRecords forged = ForgedBatches.forge(CompressionType.GZIP, 7, ForgedBatches.record(0, "k", "v"));
+
+        assertUnreadable(() -> RecordKeys.firstRefused(forged, readers.forProduce(), key -> true), UnreadableRecords.Reason.CORRUPT);
+        assertUnreadable(() -> BatchRewriter.rewrite(forged, forged.sizeInBytes(), readers.forFetch(), (b, r) -> null), UnreadableRecords.Reason.CORRUPT);
+        assertUnreadable(() -> readers.forProduce().count(ForgedBatches.oldFormat("k", "v")), UnreadableRecords.Reason.NOT_ACCEPTED);
+
+        assertThat(registry.get("sluice.filter.records.unreadable").tags("filter", "routing", "direction", "produce", "reason", "corrupt").counter().count())
+                .isEqualTo(1);
+        assertThat(registry.get("sluice.filter.records.unreadable").tags("direction", "fetch", "reason", "corrupt").counter().count()).isEqualTo(1);
+        assertThat(registry.get("sluice.filter.records.unreadable").tags("direction", "produce", "reason", "not_accepted").counter().count()).isEqualTo(1);
     }
 
     @Test
@@ -206,6 +246,12 @@ class RecordReaderTest {
     private static List<RecordBatch> batches(MemoryRecords records) {
         List<RecordBatch> out = new ArrayList<>();
         records.batches().forEach(out::add);
+        return out;
+    }
+
+    private static byte[] bytes(ByteBuffer b) {
+        byte[] out = new byte[b.remaining()];
+        b.duplicate().get(out);
         return out;
     }
 

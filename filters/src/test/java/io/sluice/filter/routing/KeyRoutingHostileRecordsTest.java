@@ -160,12 +160,14 @@ class KeyRoutingHostileRecordsTest {
     /** Sends {@code records} to {@code <topic>.live} over the wire and checks the refusal and its cost. */
     private static void refused(String topic, MemoryRecords records, Errors error, long maxAllocated) throws Exception {
         createTopic(topic);
+        double unreadable = proxy.metric("sluice_filter_records_unreadable_total", "direction=\"produce\"");
         long before = ForgedBatches.proxyThreadsAllocated();
         try (KafkaWire wire = new KafkaWire(proxy.bootstrapPort())) {
             ProduceResponseData.PartitionProduceResponse response = WireRecords.produce(wire, topic + ".live", records);
             assertThat(Errors.forCode(response.errorCode())).as(response.errorMessage()).isEqualTo(error);
         }
         assertThat(ForgedBatches.proxyThreadsAllocated() - before).as("bytes the proxy allocated").isLessThan(maxAllocated);
+        assertThat(proxy.metric("sluice_filter_records_unreadable_total", "direction=\"produce\"")).isEqualTo(unreadable + 1);
         assertThat(KafkaReads.endOffset(cluster.getBootstrapServers(), topic)).as("written to the broker").isZero();
         // Other clients are served as before.
         try (KafkaProducer<String, String> producer = new KafkaProducer<>(proxy.clientConfig(), new StringSerializer(), new StringSerializer())) {
