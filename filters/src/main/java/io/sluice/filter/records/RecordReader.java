@@ -165,6 +165,7 @@ public final class RecordReader {
         }
         boolean compressed = batch.compressionType().id != 0;
         long decompressed = 0;
+        long previousOffset = batch.baseOffset() - 1;
         try (records) {
             while (true) {
                 Record record;
@@ -178,6 +179,12 @@ public final class RecordReader {
                     // says (premature end), or bytes left after the last one, is an InvalidRecordException here.
                     throw corrupt(batch, e);
                 }
+                if (record.offset() <= previousOffset || record.offset() > batch.lastOffset()) {
+                    // Offsets are header claims too: each record's must rise within the batch's range.
+                    throw new UnreadableRecords(UnreadableRecords.Reason.CORRUPT, "record batch at offset " + batch.baseOffset() + " holds a record at offset "
+                            + record.offset() + ", after " + previousOffset + " and outside or out of order in [" + batch.baseOffset() + ", " + batch.lastOffset() + "]");
+                }
+                previousOffset = record.offset();
                 if (record.sizeInBytes() > limits.maxRecordBytes()) {
                     // Only compressed batches are bounded by kafka-clients; an uncompressed record is a view, but is held to the same size.
                     throw tooLargeRecord(batch, record.sizeInBytes());

@@ -33,6 +33,7 @@ public final class ForgedBatches {
     private static final int LENGTH_OFFSET = 8;
     private static final int CRC_OFFSET = 17;
     private static final int ATTRIBUTES_OFFSET = 21;
+    private static final int LAST_OFFSET_DELTA_OFFSET = 23;
     private static final int RECORDS_COUNT_OFFSET = 57;
 
     private ForgedBatches() {
@@ -60,8 +61,8 @@ public final class ForgedBatches {
     }
 
     /**
-     * A v2 batch whose header claims {@code claimedCount} records, holding {@code content} (record bytes, or
-     * anything) compressed with {@code codec}; its length and CRC are right.
+     * A v2 batch whose header claims {@code claimedCount} records (offsets 0 to {@code claimedCount - 1}), holding
+     * {@code content} (record bytes, or anything) compressed with {@code codec}; its length and CRC are right.
      */
     public static MemoryRecords forge(CompressionType codec, int claimedCount, byte[]... content) {
         MemoryRecords template = MemoryRecords.withRecords(Compression.of(codec).build(), new SimpleRecord(0L, null, new byte[0]));
@@ -80,6 +81,7 @@ public final class ForgedBatches {
         batch.put(compressed);
         batch.putInt(LENGTH_OFFSET, size - 12);
         batch.putInt(RECORDS_COUNT_OFFSET, claimedCount);
+        batch.putInt(LAST_OFFSET_DELTA_OFFSET, Math.max(0, claimedCount - 1));
         batch.flip();
         batch.putInt(CRC_OFFSET, (int) Crc32C.compute(batch, ATTRIBUTES_OFFSET, size - ATTRIBUTES_OFFSET));
         return MemoryRecords.readableRecords(batch);

@@ -153,9 +153,9 @@ class RecordReaderTest {
     }
 
     @Test
-    void recordsWhoseOffsetsCannotBeWrittenBackAreCorruptAndNothingOfTheirBatchIsPassedOn() {
+    void recordsWhoseOffsetsDoNotRiseWithinTheirBatchAreCorruptAndNothingOfTheirBatchIsPassedOn() {
         MemoryRecords good = MemoryRecords.withRecords(0L, Compression.NONE, new SimpleRecord(0L, bytes("live/1"), bytes("fine")));
-        MemoryRecords backwards = ForgedBatches.forge(CompressionType.NONE, 2, ForgedBatches.record(1, "live/2", "a"), ForgedBatches.record(0, "secret", "b"));
+        MemoryRecords backwards = ForgedBatches.forge(CompressionType.NONE, 2, ForgedBatches.record(0, "live/2", "a"), ForgedBatches.record(0, "secret", "b"));
 
         UnreadableRecords e = catchUnreadable(() -> BatchRewriter.rewrite(concat(good, backwards),
                 (b, r) -> new String(bytes(r.key()), StandardCharsets.UTF_8).startsWith("live/") ? null : BatchRewriter.DROP));
