@@ -8,6 +8,8 @@ import java.io.UncheckedIOException;
 import java.lang.management.ManagementFactory;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
 
 import org.apache.kafka.common.compress.Compression;
 import org.apache.kafka.common.header.Header;
@@ -105,6 +107,24 @@ public final class ForgedBatches {
     public static MemoryRecords oldFormat(String key, String value) {
         return MemoryRecords.withRecords(RecordBatch.MAGIC_VALUE_V1, 0L, Compression.NONE, TimestampType.CREATE_TIME,
                 new SimpleRecord(0L, key.getBytes(StandardCharsets.UTF_8), value.getBytes(StandardCharsets.UTF_8)));
+    }
+
+    /** {@code parts} one after the other, as one partition's records. */
+    public static MemoryRecords concat(MemoryRecords... parts) {
+        ByteBufferOutputStream out = new ByteBufferOutputStream(1024);
+        for (MemoryRecords part : parts) {
+            out.write(part.buffer());
+        }
+        ByteBuffer buffer = out.buffer();
+        buffer.flip();
+        return MemoryRecords.readableRecords(buffer);
+    }
+
+    /** The complete batches of {@code records}. */
+    public static List<RecordBatch> batches(MemoryRecords records) {
+        List<RecordBatch> out = new ArrayList<>();
+        records.batches().forEach(out::add);
+        return out;
     }
 
     /** Bytes allocated so far by the proxy's event loop threads (where filters run), for "no big allocation" checks. */

@@ -3,7 +3,6 @@ package io.sluice.filter.records;
 import java.lang.management.ManagementFactory;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
 import java.util.List;
 
 import org.apache.kafka.common.compress.Compression;
@@ -13,9 +12,7 @@ import org.apache.kafka.common.record.CompressionType;
 import org.apache.kafka.common.record.ControlRecordType;
 import org.apache.kafka.common.record.EndTransactionMarker;
 import org.apache.kafka.common.record.MemoryRecords;
-import org.apache.kafka.common.record.RecordBatch;
 import org.apache.kafka.common.record.SimpleRecord;
-import org.apache.kafka.common.utils.ByteBufferOutputStream;
 import org.junit.jupiter.api.Test;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -95,13 +92,13 @@ class RecordReaderTest {
     @Test
     void theRequestLimitCountsEveryBatchAndAFetchKeepsTheBatchesBeforeIt() {
         MemoryRecords one = ForgedBatches.bomb(CompressionType.ZSTD, "k", 3, 1024 * 1024);
-        MemoryRecords three = concat(one, one, one);
+        MemoryRecords three = ForgedBatches.concat(one, one, one);
         RecordReader reader = RecordReader.forFetch(SMALL);
 
         UnreadableRecords e = catchUnreadable(() -> BatchRewriter.rewrite(three, three.sizeInBytes(), reader, (b, r) -> BatchRewriter.DROP));
 
         assertThat(e.reason()).isEqualTo(UnreadableRecords.Reason.OVER_REQUEST_LIMIT);
-        assertThat(batches(e.checked())).as("the first batch, emptied; the second crossed 6 MiB").hasSize(1);
+        assertThat(ForgedBatches.batches(e.checked())).as("the first batch, emptied; the second crossed 6 MiB").hasSize(1);
         FetchResponseData.PartitionData partition = new FetchResponseData.PartitionData().setRecords(three);
         e.answer(partition);
         assertThat(partition.errorCode()).isZero();
@@ -112,7 +109,7 @@ class RecordReaderTest {
     void aTruncatedLastBatchOfAFetchIsLeftOutEvenWhenNothingElseChanges() {
         MemoryRecords allowed = MemoryRecords.withRecords(0L, Compression.NONE, new SimpleRecord(0L, bytes("live/1"), bytes("fine")));
         MemoryRecords secret = MemoryRecords.withRecords(1L, Compression.NONE, new SimpleRecord(0L, bytes("secret-key"), bytes("secret-value")));
-        MemoryRecords whole = concat(allowed, secret);
+        MemoryRecords whole = ForgedBatches.concat(allowed, secret);
         MemoryRecords cut = MemoryRecords.readableRecords(whole.buffer().limit(whole.sizeInBytes() - 5).slice());
 
         MemoryRecords unchanged = BatchRewriter.rewrite(cut, cut.sizeInBytes(), RecordReader.forFetch(RecordLimits.DEFAULTS), (b, r) -> null);
@@ -157,7 +154,7 @@ class RecordReaderTest {
         MemoryRecords good = MemoryRecords.withRecords(0L, Compression.NONE, new SimpleRecord(0L, bytes("live/1"), bytes("fine")));
         MemoryRecords backwards = ForgedBatches.forge(CompressionType.NONE, 2, ForgedBatches.record(0, "live/2", "a"), ForgedBatches.record(0, "secret", "b"));
 
-        UnreadableRecords e = catchUnreadable(() -> BatchRewriter.rewrite(concat(good, backwards),
+        UnreadableRecords e = catchUnreadable(() -> BatchRewriter.rewrite(ForgedBatches.concat(good, backwards),
                 (b, r) -> new String(bytes(r.key()), StandardCharsets.UTF_8).startsWith("live/") ? null : BatchRewriter.DROP));
 
         assertThat(e.reason()).isEqualTo(UnreadableRecords.Reason.CORRUPT);
@@ -179,7 +176,7 @@ class RecordReaderTest {
     void countsAreOfRecordsRead() {
         MemoryRecords three = MemoryRecords.withRecords(Compression.zstd().build(), new SimpleRecord(bytes("a")), new SimpleRecord(bytes("b")),
                 new SimpleRecord(bytes("c")));
-        assertThat(RecordReader.forProduce(RecordLimits.DEFAULTS).count(concat(three, three))).isEqualTo(6);
+        assertThat(RecordReader.forProduce(RecordLimits.DEFAULTS).count(ForgedBatches.concat(three, three))).isEqualTo(6);
     }
 
     @Test
@@ -231,22 +228,6 @@ class RecordReaderTest {
 
     private static long allocatedHere() {
         return ((com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean()).getThreadAllocatedBytes(Thread.currentThread().getId());
-    }
-
-    private static MemoryRecords concat(MemoryRecords... parts) {
-        ByteBufferOutputStream out = new ByteBufferOutputStream(1024);
-        for (MemoryRecords part : parts) {
-            out.write(part.buffer());
-        }
-        ByteBuffer buffer = out.buffer();
-        buffer.flip();
-        return MemoryRecords.readableRecords(buffer);
-    }
-
-    private static List<RecordBatch> batches(MemoryRecords records) {
-        List<RecordBatch> out = new ArrayList<>();
-        records.batches().forEach(out::add);
-        return out;
     }
 
     private static byte[] bytes(ByteBuffer b) {
