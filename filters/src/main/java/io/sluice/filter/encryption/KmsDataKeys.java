@@ -34,6 +34,9 @@ final class KmsDataKeys implements DataKeys {
     public CompletionStage<List<DataKey>> forEncryption(String kekName, int records) {
         // A request can hold more records than one data key may encrypt; ask for one key per quota, in turn,
         // so each comes from the cache's rotation rather than all being the same live key.
+        if (records < 0) {
+            throw new IllegalArgumentException("records: must be counted, not negative: " + records);
+        }
         CompletableFuture<List<DataKey>> chain = CompletableFuture.completedFuture(new ArrayList<>());
         int remaining = Math.max(1, records);
         while (remaining > 0) {

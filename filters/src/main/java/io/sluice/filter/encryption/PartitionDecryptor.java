@@ -15,6 +15,8 @@ import javax.crypto.SecretKey;
 import org.apache.kafka.common.record.MemoryRecords;
 
 import io.sluice.filter.records.BatchRewriter;
+import io.sluice.filter.records.RecordLimits;
+import io.sluice.filter.records.RecordReader;
 
 /**
  * Decrypts the records of fetched partitions in one pass over each: a compressed batch is decompressed once, and a
@@ -29,6 +31,7 @@ final class PartitionDecryptor {
 
     private final DataKeys keys;
     private final RecordCipher cipher;
+    private final RecordReader reader;
     private final Map<WrappedKey, CompletableFuture<SecretKey>> looked = new HashMap<>();
     // Consecutive records nearly always share a data key: compare bytes with the last one before hashing.
     private String lastKek;
@@ -37,8 +40,14 @@ final class PartitionDecryptor {
     private int decrypted;
 
     PartitionDecryptor(DataKeys keys, RecordCipher cipher) {
+        this(keys, cipher, RecordReader.forFetch(RecordLimits.DEFAULTS));
+    }
+
+    /** @param reader the response's reader: every partition's records are read within its limits */
+    PartitionDecryptor(DataKeys keys, RecordCipher cipher, RecordReader reader) {
         this.keys = keys;
         this.cipher = cipher;
+        this.reader = reader;
     }
 
     /**
@@ -46,11 +55,12 @@ final class PartitionDecryptor {
      * @throws KeysPending              when some data keys of this partition are still being unwrapped
      * @throws KeyFailure               when a data key cannot be unwrapped
      * @throws IllegalArgumentException when a value is malformed or fails its authentication tag
+     * @throws io.sluice.filter.records.UnreadableRecords when the records cannot be read within the limits
      */
     MemoryRecords decrypt(String topic, MemoryRecords records) {
         List<CompletableFuture<SecretKey>> pending = new ArrayList<>(0);
         int before = decrypted;
-        MemoryRecords result = BatchRewriter.rewrite(records, records.sizeInBytes(), (batch, record) -> {
+        MemoryRecords result = BatchRewriter.rewrite(records, records.sizeInBytes(), reader, (batch, record) -> {
             if (!record.hasValue() || !RecordCipher.isEncrypted(record.headers())) {
                 return null;
             }

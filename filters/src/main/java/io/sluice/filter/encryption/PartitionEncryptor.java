@@ -5,6 +5,8 @@ import java.util.List;
 import org.apache.kafka.common.record.MemoryRecords;
 
 import io.sluice.filter.records.BatchRewriter;
+import io.sluice.filter.records.RecordLimits;
+import io.sluice.filter.records.RecordReader;
 
 /**
  * Encrypts the records of produced partitions under one KEK, handing out its data keys record by record so no key
@@ -32,14 +34,30 @@ final class PartitionEncryptor {
         this.growthPerRecord = RecordCipher.overhead(keys.get(0).wrapped().length, kek) + MARKER_HEADER_BYTES + 8;
     }
 
-    /** @return the records with every non-null value encrypted; tombstones stay tombstones so compaction still removes keys */
+    /** For records already checked: within the default limits, counted as they are read. */
     MemoryRecords encrypt(String topic, MemoryRecords records) {
-        int expected = records.sizeInBytes() + BatchRewriter.countRecords(records) * growthPerRecord + 1024;
-        return BatchRewriter.rewrite(records, expected, (batch, record) -> {
+        RecordReader reader = RecordReader.forProduce(RecordLimits.DEFAULTS);
+        return encrypt(topic, records, reader.count(records), RecordReader.forProduce(RecordLimits.DEFAULTS));
+    }
+
+    /**
+     * @param counted the records {@code records} holds, counted by reading them ({@link RecordReader#count}), never a
+     *                batch header's claim: the keys were reserved for that many
+     * @return the records with every non-null value encrypted; tombstones stay tombstones so compaction still removes keys
+     * @throws io.sluice.filter.records.UnreadableRecords when {@code reader} cannot read them
+     */
+    MemoryRecords encrypt(String topic, MemoryRecords records, int counted, RecordReader reader) {
+        int expected = (int) Math.min(Integer.MAX_VALUE - 16, records.sizeInBytes() + (long) counted * growthPerRecord + 1024);
+        return BatchRewriter.rewrite(records, expected, reader, (batch, record) -> {
             if (!record.hasValue()) {
                 return null;
             }
-            DataKeys.DataKey dataKey = keys.get(Math.min(used++ / perKey, keys.size() - 1));
+            int index = used++ / perKey;
+            if (index >= keys.size()) {
+                // Never encrypt past a data key's quota: the keys were reserved for the records counted.
+                throw new IllegalStateException("more records to encrypt than the " + keys.size() * (long) perKey + " the data keys were reserved for");
+            }
+            DataKeys.DataKey dataKey = keys.get(index);
             RecordCipher.EncryptedRecord encrypted = cipher.encrypt(topic, record.key(), new RecordCipher.Plain(record.value(), record.headers()),
                     dataKey.key(), dataKey.wrapped(), kek, withHeaders);
             return new BatchRewriter.Rewritten(encrypted.value(), encrypted.headers());

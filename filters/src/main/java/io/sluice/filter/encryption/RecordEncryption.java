@@ -5,6 +5,8 @@ import java.util.List;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.NullNode;
 
+import io.sluice.filter.records.RecordLimits;
+import io.sluice.filter.records.RecordReaders;
 import io.sluice.kms.Kms;
 import io.sluice.kms.KmsService;
 import io.sluice.kms.cache.KeyCache;
@@ -29,13 +31,14 @@ public final class RecordEncryption implements FilterFactory<RecordEncryption.Co
      * @param kms            the KMS service, by simple or fully qualified class name
      * @param kmsConfig      that service's own configuration
      * @param keyCache       data-key and unwrapped-key cache limits, retries
+     * @param records        how much of the records it reads to encrypt or decrypt them, at most (absent: the defaults)
      */
     public record Config(List<String> topics, String kek, EncryptionPolicy.UnresolvedKek unresolvedKek, Boolean encryptHeaders,
-                         String kms, JsonNode kmsConfig, KeyCacheConfig keyCache) {
+                         String kms, JsonNode kmsConfig, KeyCacheConfig keyCache, RecordLimits records) {
     }
 
-    /** What every connection's filter shares: the policy, the key cache, the KMS client and the meters. */
-    public record Shared(EncryptionPolicy policy, DataKeys keys, EncryptionMetrics metrics, KeyCache cache, Kms kms) {
+    /** What every connection's filter shares: the policy, the key cache, the KMS client, the record limits and the meters. */
+    public record Shared(EncryptionPolicy policy, DataKeys keys, EncryptionMetrics metrics, KeyCache cache, Kms kms, RecordReaders records) {
     }
 
     @Override
@@ -69,12 +72,13 @@ public final class RecordEncryption implements FilterFactory<RecordEncryption.Co
         EncryptionPolicy policy = new EncryptionPolicy(config.topics(), kek,
                 config.unresolvedKek() == null ? EncryptionPolicy.UnresolvedKek.REJECT : config.unresolvedKek(), Boolean.TRUE.equals(config.encryptHeaders()));
         int perKey = (int) Math.min(Integer.MAX_VALUE, cacheConfig.dataKeys().maxRecords());
-        return new Shared(policy, new KmsDataKeys(cache, perKey), new EncryptionMetrics(context.meterRegistry(), context.filterName()), cache, kms);
+        return new Shared(policy, new KmsDataKeys(cache, perKey), new EncryptionMetrics(context.meterRegistry(), context.filterName()), cache, kms,
+                new RecordReaders(RecordLimits.orDefaults(config.records()), context.meterRegistry(), context.filterName()));
     }
 
     @Override
     public Filter createFilter(FilterFactoryContext context, Shared shared) {
-        return new RecordEncryptionFilter(shared.policy(), shared.keys(), shared.metrics());
+        return new RecordEncryptionFilter(shared.policy(), shared.keys(), shared.metrics(), shared.records());
     }
 
     @Override

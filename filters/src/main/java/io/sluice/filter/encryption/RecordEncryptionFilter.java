@@ -26,7 +26,9 @@ import org.apache.kafka.common.record.MemoryRecords;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import io.sluice.filter.records.BatchRewriter;
+import io.sluice.filter.records.RecordReader;
+import io.sluice.filter.records.RecordReaders;
+import io.sluice.filter.records.UnreadableRecords;
 import io.sluice.proxy.filter.FilterContext;
 import io.sluice.proxy.filter.RequestFilter;
 import io.sluice.proxy.filter.RequestFilterResult;
@@ -55,12 +57,14 @@ final class RecordEncryptionFilter implements RequestFilter, ResponseFilter {
     private final EncryptionPolicy policy;
     private final DataKeys keys;
     private final EncryptionMetrics metrics;
+    private final RecordReaders readers;
     private final RecordCipher cipher = new RecordCipher();
 
-    RecordEncryptionFilter(EncryptionPolicy policy, DataKeys keys, EncryptionMetrics metrics) {
+    RecordEncryptionFilter(EncryptionPolicy policy, DataKeys keys, EncryptionMetrics metrics, RecordReaders readers) {
         this.policy = policy;
         this.keys = keys;
         this.metrics = metrics;
+        this.readers = readers;
     }
 
     @Override
@@ -89,6 +93,22 @@ final class RecordEncryptionFilter implements RequestFilter, ResponseFilter {
     }
 
     private CompletionStage<RequestFilterResult> encrypt(RequestHeaderData header, ProduceRequestData produce, Map<Uuid, String> names, FilterContext context) {
+        try {
+            return encrypt(header, produce, names, new IdentityHashMap<>(), context);
+        } catch (UnreadableRecords e) {
+            // Counted and logged (rate-limited) by the reader.
+            return CompletableFuture.completedFuture(context.requestFilterResultBuilder().errorResponse(header, produce, e.toApiException()).build());
+        }
+    }
+
+    /**
+     * Data keys are reserved for the records counted by reading them, never for what batch headers claim.
+     *
+     * @throws UnreadableRecords when a selected partition's records cannot be read within the limits
+     */
+    private CompletionStage<RequestFilterResult> encrypt(RequestHeaderData header, ProduceRequestData produce, Map<Uuid, String> names,
+                                                         Map<ProduceRequestData.PartitionProduceData, Integer> counted, FilterContext context) {
+        RecordReader counting = readers.forProduce();
         Map<String, Integer> recordsByKek = new HashMap<>();
         Map<ProduceRequestData.TopicProduceData, String[]> selected = new HashMap<>();
         for (ProduceRequestData.TopicProduceData topic : produce.topicData()) {
@@ -97,9 +117,11 @@ final class RecordEncryptionFilter implements RequestFilter, ResponseFilter {
                 selected.put(topic, new String[] { name, kek });
                 int count = 0;
                 for (ProduceRequestData.PartitionProduceData p : topic.partitionData()) {
-                    count += BatchRewriter.countRecords((MemoryRecords) p.records());
+                    int n = counting.count((MemoryRecords) p.records());
+                    counted.put(p, n);
+                    count = Math.addExact(count, n);
                 }
-                recordsByKek.merge(kek, count, Integer::sum);
+                recordsByKek.merge(kek, count, Math::addExact);
             });
         }
         if (selected.isEmpty()) {
@@ -108,14 +130,15 @@ final class RecordEncryptionFilter implements RequestFilter, ResponseFilter {
         Map<String, CompletableFuture<List<DataKeys.DataKey>>> keysByKek = new HashMap<>();
         recordsByKek.forEach((kek, count) -> keysByKek.put(kek, keys.forEncryption(kek, count).toCompletableFuture()));
         CompletableFuture<Void> allKeys = CompletableFuture.allOf(keysByKek.values().stream().map(f -> f.handle((k, e) -> null)).toArray(CompletableFuture[]::new));
-        return onEventLoop(allKeys, context, done -> CompletableFuture.completedFuture(encrypt(header, produce, selected, keysByKek, recordsByKek, context)));
+        return onEventLoop(allKeys, context, done -> CompletableFuture.completedFuture(encrypt(header, produce, selected, keysByKek, recordsByKek, counted, context)));
     }
 
     /** Encrypts the selected topics once their keys are known, or refuses the whole request if one has none. */
     private RequestFilterResult encrypt(RequestHeaderData header, ProduceRequestData produce, Map<ProduceRequestData.TopicProduceData, String[]> selected,
                                         Map<String, CompletableFuture<List<DataKeys.DataKey>>> keysByKek, Map<String, Integer> recordsByKek,
-                                        FilterContext context) {
+                                        Map<ProduceRequestData.PartitionProduceData, Integer> counted, FilterContext context) {
         Map<String, PartitionEncryptor> encryptors = new HashMap<>();
+        RecordReader reader = readers.forProduce();
         for (var entry : selected.entrySet()) {
             String topic = entry.getValue()[0];
             String kek = entry.getValue()[1];
@@ -134,7 +157,7 @@ final class RecordEncryptionFilter implements RequestFilter, ResponseFilter {
             PartitionEncryptor encryptor = encryptors.computeIfAbsent(kek,
                     k -> new PartitionEncryptor(k, key.join(), keys.recordsPerKey(), policy.encryptHeaders(), cipher));
             for (ProduceRequestData.PartitionProduceData partition : entry.getKey().partitionData()) {
-                partition.setRecords(encryptor.encrypt(topic, (MemoryRecords) partition.records()));
+                partition.setRecords(encryptor.encrypt(topic, (MemoryRecords) partition.records(), counted.get(partition), reader));
             }
         }
         encryptors.values().forEach(e -> metrics.recordsEncrypted.increment(e.encrypted()));
@@ -166,7 +189,7 @@ final class RecordEncryptionFilter implements RequestFilter, ResponseFilter {
         });
         // Topic names are needed for the associated data; with topic ids they come from the connection's cache.
         CompletionStage<Map<Uuid, String>> names = ids.isEmpty() ? CompletableFuture.completedFuture(Map.of()) : context.topicNames(ids);
-        PartitionDecryptor decryptor = new PartitionDecryptor(keys, cipher);
+        PartitionDecryptor decryptor = new PartitionDecryptor(keys, cipher, readers.forFetch());
         Set<FetchResponseData.PartitionData> done = Collections.newSetFromMap(new IdentityHashMap<>());
         return onEventLoop(names, context, n -> decrypt(fetch, n, decryptor, done, context))
                 .thenApply(finished -> {
@@ -218,6 +241,8 @@ final class RecordEncryptionFilter implements RequestFilter, ResponseFilter {
             }
         } catch (IllegalArgumentException malformed) {
             corrupt(topic, partition, malformed.getMessage(), context);
+        } catch (UnreadableRecords unreadable) {
+            unreadable.answer(partition);
         }
     }
 

@@ -1,8 +1,6 @@
 package io.sluice.filter.records;
 
 import java.nio.ByteBuffer;
-import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 
 import org.apache.kafka.common.compress.Compression;
@@ -50,59 +48,79 @@ public final class BatchRewriter {
     }
 
     /**
+     * For records from a broker, read within the default {@link RecordLimits}.
+     *
      * @return {@code records} itself when nothing changed, else new records
+     * @throws UnreadableRecords as {@link #rewrite(MemoryRecords, int, RecordReader, RecordTransform)}
      */
     public static MemoryRecords rewrite(MemoryRecords records, RecordTransform transform) {
-        return rewrite(records, records.sizeInBytes() + 1024, transform);
+        return rewrite(records, records.sizeInBytes() + 1024, RecordReader.forFetch(RecordLimits.DEFAULTS), transform);
     }
 
     /**
+     * Only complete batches whose records were all read and given to {@code transform} are returned: a truncated
+     * last batch (a Fetch cut by its size limit) is left out, so no byte of an unchecked record passes.
+     *
      * @param expectedSize the likely size of the result; a transform that grows records says by how much, so the
      *                     output is allocated once rather than grown (and copied) on the way
-     * @return {@code records} itself when nothing changed, else new records
+     * @param reader       reads the records within the request's limits
+     * @return {@code records} itself when nothing changed and nothing was left out, else new records
+     * @throws UnreadableRecords when a batch cannot be read; its {@link UnreadableRecords#checked()} holds the
+     *                           rewritten batches before that one
      */
-    public static MemoryRecords rewrite(MemoryRecords records, int expectedSize, RecordTransform transform) {
+    public static MemoryRecords rewrite(MemoryRecords records, int expectedSize, RecordReader reader, RecordTransform transform) {
+        RecordReader.Batches batches = reader.batches(records);
         ByteBufferOutputStream out = null;
-        int unchangedSoFar = 0;
-        for (MutableRecordBatch batch : records.batches()) {
-            Changes changes = batch.isControlBatch() || batch.magic() < RecordBatch.MAGIC_VALUE_V2 ? null : changes(batch, transform);
-            if (changes == null) {
-                if (out == null) {
-                    unchangedSoFar++;
-                } else {
-                    batch.writeTo(out);
-                }
-                continue;
-            }
-            if (out == null) {
-                out = new ByteBufferOutputStream(Math.max(expectedSize, 64));
-                // The batches before the first changed one are taken as they are.
-                int copied = 0;
-                for (MutableRecordBatch earlier : records.batches()) {
-                    if (copied++ == unchangedSoFar) {
-                        break;
+        int unchangedBytes = 0;
+        try {
+            for (MutableRecordBatch batch : batches.complete()) {
+                Changes changes = batch.isControlBatch() ? null : changes(batch, reader.read(batch), transform);
+                if (changes == null) {
+                    if (out == null) {
+                        unchangedBytes += batch.sizeInBytes();
+                    } else {
+                        batch.writeTo(out);
                     }
-                    earlier.writeTo(out);
+                    continue;
+                }
+                if (out == null) {
+                    out = new ByteBufferOutputStream(Math.max(expectedSize, 64));
+                    // The batches before the first changed one are taken as they are.
+                    out.write(prefix(records, unchangedBytes).buffer());
+                }
+                int before = out.position();
+                try {
+                    rebuild(batch, changes, out);
+                } catch (IllegalArgumentException | IllegalStateException e) {
+                    // The builder's own checks: record offsets out of order or outside the batch's range. What it
+                    // wrote of this batch is taken back, so only the batches before it are passed on.
+                    out.position(before);
+                    throw reader.corrupt(batch, e.getMessage());
                 }
             }
-            rebuild(batch, changes, out);
+        } catch (UnreadableRecords e) {
+            throw e.withChecked(result(records, out, unchangedBytes));
         }
+        if (batches.problem() != null) {
+            throw batches.problem().withChecked(result(records, out, unchangedBytes));
+        }
+        return result(records, out, unchangedBytes);
+    }
+
+    private static MemoryRecords result(MemoryRecords records, ByteBufferOutputStream out, int unchangedBytes) {
         if (out == null) {
-            return records;
+            return unchangedBytes == records.sizeInBytes() ? records : prefix(records, unchangedBytes);
         }
-        ByteBuffer buffer = out.buffer();
+        ByteBuffer buffer = out.buffer().duplicate();
         buffer.flip();
         return MemoryRecords.readableRecords(buffer.slice());
     }
 
-    /** The number of records in {@code records}, from batch headers (a batch without a count counts as one). */
-    public static int countRecords(MemoryRecords records) {
-        int count = 0;
-        for (MutableRecordBatch batch : records.batches()) {
-            Integer n = batch.countOrNull();
-            count += n == null ? 1 : n;
-        }
-        return count;
+    /** The first {@code bytes} of {@code records}, shared, not copied. */
+    private static MemoryRecords prefix(MemoryRecords records, int bytes) {
+        ByteBuffer buffer = records.buffer();
+        buffer.limit(buffer.position() + bytes);
+        return MemoryRecords.readableRecords(buffer.slice());
     }
 
     /** A batch's records (read once: a compressed batch is decompressed once) and the replacements by index. */
@@ -110,20 +128,16 @@ public final class BatchRewriter {
     }
 
     /** The changes the transform makes to a batch's records; null when it changes none. */
-    private static Changes changes(RecordBatch batch, RecordTransform transform) {
-        List<Record> records = new ArrayList<>();
+    private static Changes changes(RecordBatch batch, List<Record> records, RecordTransform transform) {
         Rewritten[] replacements = null;
-        for (Record record : batch) {
-            Rewritten changed = transform.apply(batch, record);
+        for (int i = 0; i < records.size(); i++) {
+            Rewritten changed = transform.apply(batch, records.get(i));
             if (changed != null) {
                 if (replacements == null) {
-                    replacements = new Rewritten[Math.max(16, batch.countOrNull() == null ? 16 : batch.countOrNull())];
-                } else if (records.size() >= replacements.length) {
-                    replacements = Arrays.copyOf(replacements, replacements.length * 2);
+                    replacements = new Rewritten[records.size()];
                 }
-                replacements[records.size()] = changed;
+                replacements[i] = changed;
             }
-            records.add(record);
         }
         return replacements == null ? null : new Changes(records, replacements);
     }
@@ -137,7 +151,7 @@ public final class BatchRewriter {
         int kept = 0;
         for (int i = 0; i < records.size(); i++) {
             Record record = records.get(i);
-            Rewritten changed = i < changes.replacements().length ? changes.replacements()[i] : null;
+            Rewritten changed = changes.replacements()[i];
             if (changed == DROP) {
                 continue;
             }

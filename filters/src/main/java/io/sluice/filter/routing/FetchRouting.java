@@ -13,6 +13,9 @@ import org.apache.kafka.common.record.MemoryRecords;
 import org.apache.kafka.common.requests.FetchMetadata;
 
 import io.sluice.filter.records.BatchRewriter;
+import io.sluice.filter.records.RecordReaders;
+import io.sluice.filter.records.RecordReader;
+import io.sluice.filter.records.UnreadableRecords;
 import io.sluice.proxy.filter.RequestFilterResult;
 
 /**
@@ -33,10 +36,12 @@ import io.sluice.proxy.filter.RequestFilterResult;
 final class FetchRouting {
 
     private final RouteTable routes;
+    private final RecordReaders readers;
     private final RoutingMetrics metrics;
 
-    FetchRouting(RouteTable routes, RoutingMetrics metrics) {
+    FetchRouting(RouteTable routes, RecordReaders readers, RoutingMetrics metrics) {
         this.routes = routes;
+        this.readers = readers;
         this.metrics = metrics;
     }
 
@@ -88,6 +93,7 @@ final class FetchRouting {
 
     private void split(FetchResponseData response, Map<String, Map<Integer, List<Asked>>> byReal, List<FetchResponseData.FetchableTopicResponse> hidden) {
         Map<String, FetchResponseData.FetchableTopicResponse> byName = new LinkedHashMap<>();
+        RecordReader reader = readers.forFetch();
         for (FetchResponseData.FetchableTopicResponse real : response.responses()) {
             Map<Integer, List<Asked>> partitions = byReal.getOrDefault(real.topic(), Map.of());
             for (FetchResponseData.PartitionData partition : real.partitions()) {
@@ -96,7 +102,7 @@ final class FetchRouting {
                     View view = asked.get(i).view();
                     // The last name may take the broker's object; the others get copies of it.
                     FetchResponseData.PartitionData copy = i == asked.size() - 1 ? partition : partition.duplicate();
-                    keepOwnKeys(copy, view);
+                    keepOwnKeys(copy, view, reader);
                     byName.computeIfAbsent(view.name(), n -> new FetchResponseData.FetchableTopicResponse().setTopic(n)).partitions().add(copy);
                 }
             }
@@ -106,18 +112,23 @@ final class FetchRouting {
         response.setResponses(topics);
     }
 
-    private void keepOwnKeys(FetchResponseData.PartitionData partition, View view) {
+    /** Only complete batches, checked record by record, are kept ({@link BatchRewriter}): never a truncated tail. */
+    private void keepOwnKeys(FetchResponseData.PartitionData partition, View view, RecordReader reader) {
         if (view.admitsAll() || !(partition.records() instanceof MemoryRecords records) || records.sizeInBytes() == 0) {
             return;
         }
         int[] dropped = { 0 };
-        partition.setRecords(BatchRewriter.rewrite(records, (batch, record) -> {
-            if (view.admits(record.key())) {
-                return null;
-            }
-            dropped[0]++;
-            return BatchRewriter.DROP;
-        }));
+        try {
+            partition.setRecords(BatchRewriter.rewrite(records, records.sizeInBytes(), reader, (batch, record) -> {
+                if (view.admits(record.key())) {
+                    return null;
+                }
+                dropped[0]++;
+                return BatchRewriter.DROP;
+            }));
+        } catch (UnreadableRecords e) {
+            e.answer(partition);
+        }
         metrics.recordsDropped.increment(dropped[0]);
     }
 

@@ -2,6 +2,8 @@ package io.sluice.filter.routing;
 
 import java.util.List;
 
+import io.sluice.filter.records.RecordLimits;
+import io.sluice.filter.records.RecordReaders;
 import io.sluice.proxy.filter.Filter;
 import io.sluice.proxy.filter.FilterFactory;
 import io.sluice.proxy.filter.FilterFactoryContext;
@@ -28,8 +30,13 @@ public final class KeyRouting implements FilterFactory<KeyRouting.Config, KeyRou
     /**
      * @param routes         virtual topic (name or {@code $(name)} template) → real topic and key pattern
      * @param hideRealTopics keep the real topics behind routes from clients (default false)
+     * @param records        how much of the records it reads to route them, at most (absent: the defaults)
      */
-    public record Config(List<RouteConfig> routes, Boolean hideRealTopics) {
+    public record Config(List<RouteConfig> routes, Boolean hideRealTopics, RecordLimits records) {
+
+        public Config(List<RouteConfig> routes, Boolean hideRealTopics) {
+            this(routes, hideRealTopics, null);
+        }
     }
 
     /**
@@ -41,8 +48,8 @@ public final class KeyRouting implements FilterFactory<KeyRouting.Config, KeyRou
     public record RouteConfig(String virtual, String topic, String key) {
     }
 
-    /** What every connection shares: the immutable route table and the meters. */
-    public record Shared(RouteTable routes, RoutingMetrics metrics) {
+    /** What every connection shares: the immutable route table, the record limits and the meters. */
+    public record Shared(RouteTable routes, RecordReaders records, RoutingMetrics metrics) {
     }
 
     @Override
@@ -52,11 +59,11 @@ public final class KeyRouting implements FilterFactory<KeyRouting.Config, KeyRou
 
     @Override
     public Shared initialize(FilterFactoryContext context, Config config) {
-        return new Shared(RouteTable.of(config), new RoutingMetrics(context.meterRegistry(), context.filterName()));
+        return new Shared(RouteTable.of(config), new RecordReaders(RecordLimits.orDefaults(config.records()), context.meterRegistry(), context.filterName()), new RoutingMetrics(context.meterRegistry(), context.filterName()));
     }
 
     @Override
     public Filter createFilter(FilterFactoryContext context, Shared shared) {
-        return new KeyRoutingFilter(shared.routes(), shared.metrics());
+        return new KeyRoutingFilter(shared.routes(), shared.records(), shared.metrics());
     }
 }

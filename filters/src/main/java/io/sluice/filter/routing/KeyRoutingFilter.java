@@ -23,6 +23,7 @@ import org.apache.kafka.common.protocol.ApiMessage;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import io.sluice.filter.records.RecordReaders;
 import io.sluice.filter.rewrite.PendingRewrites;
 import io.sluice.proxy.filter.FilterContext;
 import io.sluice.proxy.filter.RequestFilter;
@@ -53,10 +54,10 @@ final class KeyRoutingFilter implements RequestFilter, ResponseFilter {
     private final TransactionRouting transactions;
     private final ConfigsRouting configs;
 
-    KeyRoutingFilter(RouteTable routes, RoutingMetrics metrics) {
+    KeyRoutingFilter(RouteTable routes, RecordReaders records, RoutingMetrics metrics) {
         this.metadata = new MetadataRouting(routes);
-        this.produce = new ProduceRouting(routes, metrics);
-        this.fetch = new FetchRouting(routes, metrics);
+        this.produce = new ProduceRouting(routes, records, metrics);
+        this.fetch = new FetchRouting(routes, records, metrics);
         this.offsets = new OffsetsRouting(routes);
         this.committed = new CommittedOffsets(routes);
         this.transactions = new TransactionRouting(routes);

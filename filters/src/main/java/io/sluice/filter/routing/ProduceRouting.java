@@ -14,6 +14,9 @@ import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.record.MemoryRecords;
 
 import io.sluice.filter.records.RecordKeys;
+import io.sluice.filter.records.RecordReaders;
+import io.sluice.filter.records.RecordReader;
+import io.sluice.filter.records.UnreadableRecords;
 import io.sluice.proxy.filter.RequestFilterResult;
 
 /**
@@ -32,12 +35,14 @@ final class ProduceRouting {
     private static final int KEY_SHOWN = 64;
 
     private final RouteTable routes;
+    private final RecordReaders readers;
     private final RoutingMetrics metrics;
     /** Real topic → the name this connection writes it through. */
     private final Map<String, String> writtenAs = new HashMap<>();
 
-    ProduceRouting(RouteTable routes, RoutingMetrics metrics) {
+    ProduceRouting(RouteTable routes, RecordReaders readers, RoutingMetrics metrics) {
         this.routes = routes;
+        this.readers = readers;
         this.metrics = metrics;
     }
 
@@ -50,6 +55,7 @@ final class ProduceRouting {
         }
         List<Refused> refused = new ArrayList<>();
         Map<String, String> askedAs = new HashMap<>();
+        RecordReader reader = readers.forProduce();
         for (ProduceRequestData.TopicProduceData topic : Renamed.takeAll(request.topicData())) {
             String asked = topic.name();
             Optional<View> found = routes.view(asked);
@@ -68,7 +74,14 @@ final class ProduceRouting {
             }
             if (!view.admitsAll()) {
                 topic.partitionData().removeIf(partition -> {
-                    Optional<String> stranger = firstStranger((MemoryRecords) partition.records(), view);
+                    Optional<String> stranger;
+                    try {
+                        stranger = firstStranger((MemoryRecords) partition.records(), reader, view);
+                    } catch (UnreadableRecords e) {
+                        // Records whose keys cannot all be read are never passed on as if they were the view's.
+                        refused.add(new Refused(asked, partition.index(), e.error(), e.getMessage()));
+                        return true;
+                    }
                     stranger.ifPresent(key -> refused.add(new Refused(asked, partition.index(), Errors.INVALID_RECORD,
                             "record key " + key + " is not a key of topic " + asked + " (keys " + view.keys() + ")")));
                     return stranger.isPresent();
@@ -105,8 +118,8 @@ final class ProduceRouting {
     }
 
     /** The first key (shown as text) that is not one of the view's keys, if any. */
-    private static Optional<String> firstStranger(MemoryRecords records, View view) {
-        return RecordKeys.firstRefused(records, view::admits).map(refused -> show(refused.key()));
+    private static Optional<String> firstStranger(MemoryRecords records, RecordReader reader, View view) {
+        return RecordKeys.firstRefused(records, reader, view::admits).map(refused -> show(refused.key()));
     }
 
     private static String show(ByteBuffer key) {

@@ -27,6 +27,8 @@ import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.record.MemoryRecords;
 
 import io.sluice.auth.TopicAccess;
+import io.sluice.filter.records.RecordLimits;
+import io.sluice.filter.records.RecordReader;
 import io.sluice.proxy.filter.FilterContext;
 
 /**
@@ -60,12 +62,13 @@ final class TopicRules {
     private static Decision produce(ProduceRequestData request, Access access, Map<Uuid, String> names) {
         List<Refused> refused = new ArrayList<>();
         List<ProduceRequestData.TopicProduceData> emptied = new ArrayList<>();
+        RecordReader reader = RecordReader.forProduce(RecordLimits.DEFAULTS);
         for (ProduceRequestData.TopicProduceData topic : request.topicData()) {
             String name = TopicIds.name(topic.name(), topic.topicId(), names);
             TopicAccess topicAccess = name == null ? null : access.topic(name);
             topic.partitionData().removeIf(partition -> {
                 Errors error = topicAccess == null ? Errors.UNKNOWN_TOPIC_ID
-                        : ProducedKeys.allAllowed(partition.records(), topicAccess.write()) ? Errors.NONE : Errors.TOPIC_AUTHORIZATION_FAILED;
+                        : ProducedKeys.check(partition.records(), reader, topicAccess.write());
                 if (error == Errors.NONE) {
                     return false;
                 }
@@ -131,6 +134,7 @@ final class TopicRules {
     }
 
     private static void filterFetch(FetchResponseData response, Access access, Map<Uuid, String> names) {
+        RecordReader reader = RecordReader.forFetch(RecordLimits.DEFAULTS);
         for (FetchResponseData.FetchableTopicResponse topic : response.responses()) {
             String name = TopicIds.name(topic.topic(), topic.topicId(), names);
             TopicAccess topicAccess = name == null ? null : access.topic(name);
@@ -139,7 +143,7 @@ final class TopicRules {
                     refuse(partition, topicAccess == null && partition.errorCode() != 0 ? partition.errorCode()
                             : topicAccess == null ? Errors.UNKNOWN_TOPIC_ID.code() : TOPIC_DENIED);
                 } else if (!topicAccess.read().all() && partition.records() instanceof MemoryRecords records) {
-                    partition.setRecords(RecordKeyFilter.filter(records, topicAccess.read()));
+                    RecordKeyFilter.filter(partition, records, reader, topicAccess.read());
                 }
             }
         }

@@ -16,12 +16,13 @@ import org.apache.kafka.common.record.Record;
 import org.apache.kafka.common.record.RecordBatch;
 import org.apache.kafka.common.record.SimpleRecord;
 import org.apache.kafka.common.record.TimestampType;
-import org.apache.kafka.common.utils.ByteBufferOutputStream;
 import org.junit.jupiter.api.Test;
 
 import io.sluice.auth.KeyAccess;
 import io.sluice.auth.Permissions;
 
+import static io.sluice.filter.records.ForgedBatches.batches;
+import static io.sluice.filter.records.ForgedBatches.concat;
 import static org.assertj.core.api.Assertions.assertThat;
 
 class RecordKeyFilterTest {
@@ -108,22 +109,6 @@ class RecordKeyFilterTest {
                     ("value-" + key).getBytes(StandardCharsets.UTF_8)));
         }
         return builder.build();
-    }
-
-    private static MemoryRecords concat(MemoryRecords... parts) {
-        ByteBufferOutputStream out = new ByteBufferOutputStream(1024);
-        for (MemoryRecords part : parts) {
-            out.write(part.buffer());
-        }
-        ByteBuffer buffer = out.buffer();
-        buffer.flip();
-        return MemoryRecords.readableRecords(buffer);
-    }
-
-    private static List<RecordBatch> batches(MemoryRecords records) {
-        List<RecordBatch> out = new ArrayList<>();
-        records.batches().forEach(out::add);
-        return out;
     }
 
     private static List<String> keysAndOffsets(MemoryRecords records) {
