@@ -303,6 +303,7 @@ class TokenValidatorTest {
     }
 
     private static JwtConfig config(String jwks) {
-        return JwtConfig.withJwks(jwks, ISSUER, AUDIENCE);
+        // The test JWKS server is plain http on loopback.
+        return JwtConfig.withJwks(jwks, ISSUER, AUDIENCE).withAllowHttpJwks(true);
     }
 }

@@ -56,6 +56,7 @@ public final class JwtProxy implements AutoCloseable {
                           issuer: %s
                           audience: %s
                           clockSkew: 0s
+                          allowHttpJwks: true
                     %sdefaultFilters: [%s]
                     """.formatted(jwks.url(), TestIssuer.ISSUER, TestIssuer.AUDIENCE, more, String.join(", ", chain)));
             return new JwtProxy(cluster, jwks, proxy);
