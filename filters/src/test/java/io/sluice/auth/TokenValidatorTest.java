@@ -302,6 +302,27 @@ class TokenValidatorTest {
         return new TokenValidator(config(jwks), CLOCK);
     }
 
+    @Test
+    void plainHttpJwksUrlIsRefusedUnlessExplicitlyAllowed() {
+        JwtConfig http = JwtConfig.withJwks("http://idp.example/jwks.json", ISSUER, AUDIENCE);
+
+        assertThat(http.problems()).singleElement().satisfies(p -> assertThat(p).startsWith("jwks: ").contains("plain http", "allowHttpJwks"));
+        assertThatThrownBy(() -> new TokenValidator(http, CLOCK)).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("allowHttpJwks");
+        assertThat(JwtConfig.withJwks("HTTP://idp.example/jwks.json", ISSUER, AUDIENCE).problems()).hasSize(1);
+        assertThat(http.withAllowHttpJwks(true).problems()).isEmpty();
+        assertThat(JwtConfig.withJwks("https://idp.example/jwks.json", ISSUER, AUDIENCE).problems()).isEmpty();
+    }
+
+    @Test
+    void rejectionMessagesCarryNoControlCharactersAndAreBounded() throws Exception {
+        TokenValidator validator = validator(jwksFile(TestIssuer.rsa()));
+        String issuer = "https://evil\r\nforged " + "x".repeat(10_000);
+
+        assertThatThrownBy(() -> validator.validate(TestIssuer.rsa().sign(claims().issuer(issuer).build())))
+                .isInstanceOf(TokenRejectedException.class)
+                .satisfies(e -> assertThat(e.getMessage()).doesNotContain("\r", "\n").contains("evil\\u000d\\u000aforged").hasSizeLessThan(1_000));
+    }
+
     private static JwtConfig config(String jwks) {
         // The test JWKS server is plain http on loopback.
         return JwtConfig.withJwks(jwks, ISSUER, AUDIENCE).withAllowHttpJwks(true);
