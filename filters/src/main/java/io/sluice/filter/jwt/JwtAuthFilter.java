@@ -219,7 +219,7 @@ final class JwtAuthFilter implements RequestFilter, ResponseFilter {
             metrics.rejected(rejected.reason());
             return refusal(context, Errors.SASL_AUTHENTICATION_FAILED, rejected.getMessage());
         }
-        LOG.warn("{}: token validation failed: {}", context.channelDescriptor(), Untrusted.text(cause.toString()));
+        LOG.warn("{}: token validation failed: {}", context.channelDescriptor(), cause.toString());
         return refusal(context, Errors.SASL_AUTHENTICATION_FAILED, "the token could not be validated");
     }
 

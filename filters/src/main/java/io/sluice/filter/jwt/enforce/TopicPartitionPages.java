@@ -56,7 +56,9 @@ final class TopicPartitionPages {
         this.access = access;
         this.asked = new HashSet<>();
         request.topics().forEach(t -> asked.add(t.name()));
-        this.budget = Math.max(1, request.responsePartitionLimit());
+        // The broker caps a page at max.request.partition.size.limit (default 2000); so does the proxy, so that a
+        // client asking for more cannot make it read the whole cluster for one request.
+        this.budget = Math.min(Math.max(1, request.responsePartitionLimit()), READ_ON_LIMIT);
         this.request = request.duplicate();
         this.version = version;
         this.context = context;
