@@ -117,6 +117,7 @@ final class JwtAuthFilter implements RequestFilter, ResponseFilter {
             return context.requestFilterResultBuilder().forward(header, request).build();
         }
         if (decision instanceof Decision.Deny deny) {
+            metrics.denied(ApiKeys.forId(request.apiKey()).name);
             LOG.debug("{}: {} denied to {}: {}", context.channelDescriptor(), ApiKeys.forId(request.apiKey()), Untrusted.text(grant.subject()), Untrusted.text(deny.error().getMessage()));
             try {
                 return context.requestFilterResultBuilder().errorResponse(header, request, deny.error()).build();
@@ -130,6 +131,7 @@ final class JwtAuthFilter implements RequestFilter, ResponseFilter {
         if (decision instanceof Decision.Respond respond) {
             return context.requestFilterResultBuilder().shortCircuitResponse(respond.response()).build();
         }
+        metrics.denied(ApiKeys.forId(request.apiKey()).name);
         LOG.info("{}: closing: {}", context.channelDescriptor(), Untrusted.text(((Decision.Close) decision).why()));
         return context.requestFilterResultBuilder().withCloseConnection().build();
     }

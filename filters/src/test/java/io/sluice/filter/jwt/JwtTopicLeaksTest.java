@@ -181,6 +181,7 @@ class JwtTopicLeaksTest {
             StreamsGroupHeartbeatResponseData accepted = wire.call(ApiKeys.STREAMS_GROUP_HEARTBEAT, (short) 0, streamsJoin("lk-g-streams2", existing));
             assertThat(accepted.errorCode()).isNotEqualTo(Errors.TOPIC_AUTHORIZATION_FAILED.code());
         }
+        assertThat(jwt.metric("sluice_jwt_requests_denied_total", "api=\"StreamsGroupHeartbeat\"")).isGreaterThanOrEqualTo(1);
         Thread.sleep(2_000);
         try (Admin direct = Admin.create(cluster.getKafkaClientConfiguration())) {
             assertThat(direct.listTopics().names().get()).doesNotContain(missing);
