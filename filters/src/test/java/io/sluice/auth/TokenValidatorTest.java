@@ -314,6 +314,22 @@ class TokenValidatorTest {
     }
 
     @Test
+    void maxSessionLifetimeMustBePositive() {
+        JwtConfig config = JwtConfig.withJwks("https://idp.example/jwks.json", ISSUER, AUDIENCE);
+
+        assertThat(config.maxSessionLifetime()).isEqualTo(JwtConfig.DEFAULT_MAX_SESSION_LIFETIME);
+        assertThat(config.withMaxSessionLifetime(Duration.ZERO).problems()).containsExactly("maxSessionLifetime: must be positive");
+    }
+
+    @Test
+    void untrustedTextEscapesControlAndLineSeparatorCharactersAndIsBounded() {
+        assertThat(Untrusted.text("plain")).isEqualTo("plain");
+        assertThat(Untrusted.text("a\r\nb\u001b[31m\u2028\u202e")).isEqualTo("a\\u000d\\u000ab\\u001b[31m\\u2028\\u202e");
+        assertThat(Untrusted.text("y".repeat(500))).startsWith("y".repeat(Untrusted.MAX_CHARS)).endsWith("...(300 more chars)");
+        assertThat(Untrusted.text(null)).isEqualTo("null");
+    }
+
+    @Test
     void rejectionMessagesCarryNoControlCharactersAndAreBounded() throws Exception {
         TokenValidator validator = validator(jwksFile(TestIssuer.rsa()));
         String issuer = "https://evil\r\nforged " + "x".repeat(10_000);

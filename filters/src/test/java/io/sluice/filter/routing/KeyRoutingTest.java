@@ -27,14 +27,17 @@ import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 import org.apache.kafka.common.errors.UnsupportedVersionException;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.message.AddPartitionsToTxnRequestData;
+import org.apache.kafka.common.message.ConsumerGroupDescribeRequestData;
 import org.apache.kafka.common.message.ConsumerGroupHeartbeatRequestData;
 import org.apache.kafka.common.message.CreateTopicsRequestData;
 import org.apache.kafka.common.message.DeleteRecordsRequestData;
 import org.apache.kafka.common.message.DescribeProducersRequestData;
 import org.apache.kafka.common.message.DescribeTopicPartitionsRequestData;
 import org.apache.kafka.common.message.OffsetDeleteRequestData;
+import org.apache.kafka.common.message.ShareAcknowledgeRequestData;
 import org.apache.kafka.common.message.ShareFetchRequestData;
 import org.apache.kafka.common.message.ShareGroupHeartbeatRequestData;
+import org.apache.kafka.common.message.StreamsGroupHeartbeatRequestData;
 import org.apache.kafka.common.protocol.ApiMessage;
 import org.apache.kafka.common.protocol.MessageUtil;
 import org.apache.kafka.common.requests.AbstractResponse;
@@ -357,6 +360,14 @@ class KeyRoutingTest {
                 .setMemberEpoch(0).setSubscribedTopicNames(List.of("kr-raw")));
         hostile.put(ApiKeys.SHARE_FETCH, new ShareFetchRequestData().setGroupId("kr-raw-share").setMemberId(member).setShareSessionEpoch(0)
                 .setMaxWaitMs(100).setMaxBytes(1 << 20));
+        hostile.put(ApiKeys.SHARE_ACKNOWLEDGE, new ShareAcknowledgeRequestData().setGroupId("kr-raw-share").setMemberId(member)
+                .setShareSessionEpoch(1));
+        hostile.put(ApiKeys.STREAMS_GROUP_HEARTBEAT, new StreamsGroupHeartbeatRequestData().setGroupId("kr-raw-streams").setMemberId(member)
+                .setMemberEpoch(0).setRebalanceTimeoutMs(30_000).setProcessId(member).setClientTags(List.of()).setActiveTasks(List.of())
+                .setStandbyTasks(List.of()).setWarmupTasks(List.of()).setTopology(new StreamsGroupHeartbeatRequestData.Topology()
+                        .setSubtopologies(List.of(new StreamsGroupHeartbeatRequestData.Subtopology().setSubtopologyId("0")
+                                .setSourceTopics(List.of("kr-raw"))))));
+        hostile.put(ApiKeys.CONSUMER_GROUP_DESCRIBE, new ConsumerGroupDescribeRequestData().setGroupIds(List.of("kr-raw-848")));
         OffsetDeleteRequestData.OffsetDeleteRequestTopicCollection offsetTopics = new OffsetDeleteRequestData.OffsetDeleteRequestTopicCollection();
         offsetTopics.add(new OffsetDeleteRequestData.OffsetDeleteRequestTopic().setName("kr-raw")
                 .setPartitions(List.of(new OffsetDeleteRequestData.OffsetDeleteRequestPartition().setPartitionIndex(0))));
@@ -378,7 +389,7 @@ class KeyRoutingTest {
             assertThat(direct.listTopics().names().get()).doesNotContain("kr-raw-created");
             assertThat(direct.listOffsets(Map.of(new TopicPartition("kr-raw", 0), OffsetSpec.earliest())).all().get()
                     .get(new TopicPartition("kr-raw", 0)).offset()).as("DeleteRecords did not reach the broker").isZero();
-            assertThat(direct.listGroups().all().get()).extracting(g -> g.groupId()).doesNotContain("kr-raw-848", "kr-raw-share");
+            assertThat(direct.listGroups().all().get()).extracting(g -> g.groupId()).doesNotContain("kr-raw-848", "kr-raw-share", "kr-raw-streams");
         }
         assertThat(proxy.metric("sluice_routing_requests_refused_total", "api=\"DescribeTopicPartitions\"")).isGreaterThanOrEqualTo(1);
     }
