@@ -118,7 +118,8 @@ final class JwtAuthFilter implements RequestFilter, ResponseFilter {
         }
         if (decision instanceof Decision.Deny deny) {
             metrics.denied(ApiKeys.forId(request.apiKey()).name);
-            LOG.debug("{}: {} denied to {}: {}", context.channelDescriptor(), ApiKeys.forId(request.apiKey()), Untrusted.text(grant.subject()), Untrusted.text(deny.error().getMessage()));
+            LOG.debug("{}: {} denied to {}: {}", context.channelDescriptor(), ApiKeys.forId(request.apiKey()), Untrusted.text(grant.subject()),
+                    Untrusted.text(deny.error().getMessage()));
             try {
                 return context.requestFilterResultBuilder().errorResponse(header, request, deny.error()).build();
             } catch (RuntimeException e) {
@@ -231,8 +232,8 @@ final class JwtAuthFilter implements RequestFilter, ResponseFilter {
 
     /** Answers the SaslAuthenticate with the error, then closes: Kafka clients report the message as the cause. */
     private RequestFilterResult refusal(FilterContext context, Errors error, String why) {
-        LOG.info("{}: authentication failed{}: {}", context.channelDescriptor(), reauthenticating ? " on re-authentication of " + Untrusted.text(grant.subject()) : "",
-                Untrusted.text(why, 600));
+        LOG.info("{}: authentication failed{}: {}", context.channelDescriptor(),
+                reauthenticating ? " on re-authentication of " + Untrusted.text(grant.subject()) : "", Untrusted.text(why, 600));
         if (error != Errors.SASL_AUTHENTICATION_FAILED) {
             metrics.refused("authenticate_" + error.name().toLowerCase(java.util.Locale.ROOT));
         }

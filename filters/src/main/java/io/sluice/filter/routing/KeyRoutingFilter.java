@@ -2,6 +2,8 @@ package io.sluice.filter.routing;
 
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 
 import org.apache.kafka.common.errors.UnsupportedVersionException;
 import org.apache.kafka.common.message.AddPartitionsToTxnRequestData;
@@ -39,8 +41,8 @@ final class KeyRoutingFilter implements RequestFilter, ResponseFilter {
 
     private static final Logger LOG = LoggerFactory.getLogger(KeyRoutingFilter.class);
     /** Refusals are counted (sluice_routing_requests_refused_total) and logged at most once a second, all connections together. */
-    private static final long REFUSAL_LOG_INTERVAL_NANOS = java.util.concurrent.TimeUnit.SECONDS.toNanos(1);
-    private static final java.util.concurrent.atomic.AtomicLong NEXT_REFUSAL_LOG = new java.util.concurrent.atomic.AtomicLong(System.nanoTime());
+    private static final long REFUSAL_LOG_INTERVAL_NANOS = TimeUnit.SECONDS.toNanos(1);
+    private static final AtomicLong NEXT_REFUSAL_LOG = new AtomicLong(System.nanoTime());
 
     private final PendingRewrites rewrites = new PendingRewrites();
     private final RoutingMetrics metrics;
