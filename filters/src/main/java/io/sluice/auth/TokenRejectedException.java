@@ -35,11 +35,8 @@ public final class TokenRejectedException extends Exception {
 
     private final Reason reason;
 
-    /** Messages quote a few token values, each already bounded; this bounds the whole. */
-    private static final int MAX_MESSAGE_CHARS = 600;
-
     public TokenRejectedException(Reason reason, String message) {
-        super(Untrusted.text(message, MAX_MESSAGE_CHARS));
+        super(Untrusted.text(message, Untrusted.MAX_MESSAGE_CHARS));
         this.reason = reason;
     }
 

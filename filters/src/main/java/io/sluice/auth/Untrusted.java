@@ -10,6 +10,8 @@ public final class Untrusted {
 
     /** Longest text kept from one value; the rest is replaced by a note of how much was cut. */
     public static final int MAX_CHARS = 200;
+    /** Longest text kept from a whole message that quotes a few such values (a token's rejection, say). */
+    public static final int MAX_MESSAGE_CHARS = 600;
 
     private Untrusted() {
     }

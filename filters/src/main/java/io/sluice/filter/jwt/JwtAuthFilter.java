@@ -233,7 +233,7 @@ final class JwtAuthFilter implements RequestFilter, ResponseFilter {
     /** Answers the SaslAuthenticate with the error, then closes: Kafka clients report the message as the cause. */
     private RequestFilterResult refusal(FilterContext context, Errors error, String why) {
         LOG.info("{}: authentication failed{}: {}", context.channelDescriptor(),
-                reauthenticating ? " on re-authentication of " + Untrusted.text(grant.subject()) : "", Untrusted.text(why, 600));
+                reauthenticating ? " on re-authentication of " + Untrusted.text(grant.subject()) : "", Untrusted.text(why, Untrusted.MAX_MESSAGE_CHARS));
         if (error != Errors.SASL_AUTHENTICATION_FAILED) {
             metrics.refused("authenticate_" + error.name().toLowerCase(java.util.Locale.ROOT));
         }
@@ -256,7 +256,7 @@ final class JwtAuthFilter implements RequestFilter, ResponseFilter {
     }
 
     private static CompletionStage<RequestFilterResult> close(FilterContext context, String why) {
-        LOG.info("{}: closing: {}", context.channelDescriptor(), Untrusted.text(why, 600));
+        LOG.info("{}: closing: {}", context.channelDescriptor(), Untrusted.text(why, Untrusted.MAX_MESSAGE_CHARS));
         return context.requestFilterResultBuilder().withCloseConnection().completed();
     }
 }
