@@ -96,7 +96,10 @@ public final class Authenticator implements AutoCloseable {
             throw new TokenRejectedException(TokenRejectedException.Reason.INVALID_PERMISSIONS,
                     "the " + config.permissionsClaim() + " claim is invalid: " + e.getMessage());
         }
-        return new Grant(identity, permissions, identity.expiresAt().plus(config.clockSkew()));
+        // A far-future exp must not mean a session for ever: cap it, and let the client re-authenticate (KIP-368).
+        java.time.Instant tokenEnd = identity.expiresAt().plus(config.clockSkew());
+        java.time.Instant cap = clock.instant().plus(config.maxSessionLifetime());
+        return new Grant(identity, permissions, tokenEnd.isBefore(cap) ? tokenEnd : cap);
     }
 
     /**

@@ -8,8 +8,8 @@ import java.util.Objects;
  *
  * @param identity    the validated claims
  * @param permissions compiled from the permissions claim
- * @param validUntil  the end of the session the token opens: its expiry plus the configured clock skew;
- *                    after it, the caller must present a fresh token or be disconnected
+ * @param validUntil  the end of the session the token opens: its expiry plus the configured clock skew, or
+ *                    authentication plus the configured maximum session lifetime if that is earlier; after it, the caller must present a fresh token or be disconnected
  */
 public record Grant(Identity identity, Permissions permissions, Instant validUntil) {
 

@@ -28,6 +28,11 @@ import com.fasterxml.jackson.annotation.JsonProperty;
  * @param jwksRefresh        how long a fetched JWKS is trusted before it is fetched again (refreshed ahead of time)
  * @param jwksMinRefreshInterval fetches caused by unknown key ids are limited to two per this interval
  * @param jwksTimeout        connect and read timeout for fetching the JWKS
+ * @param maxSessionLifetime the longest session one token opens, whatever its {@code exp}: the session ends at
+ *                           the earlier of {@code exp} + clock skew and authentication + this, and the client must
+ *                           re-authenticate (KIP-368) to go on
+ * @param allowHttpJwks      accept a {@code jwks} URL over plain {@code http://}; off by default because whoever
+ *                           can change the answer on the way can sign tokens the proxy accepts
  */
 public record JwtConfig(String jwks,
                         String publicKeyFile,
@@ -40,13 +45,16 @@ public record JwtConfig(String jwks,
                         String permissionsClaim,
                         Duration jwksRefresh,
                         Duration jwksMinRefreshInterval,
-                        Duration jwksTimeout) {
+                        Duration jwksTimeout,
+                        Duration maxSessionLifetime,
+                        boolean allowHttpJwks) {
 
     public static final Duration DEFAULT_CLOCK_SKEW = Duration.ofSeconds(30);
     public static final String DEFAULT_PERMISSIONS_CLAIM = "sluice";
     public static final Duration DEFAULT_JWKS_REFRESH = Duration.ofMinutes(5);
     public static final Duration DEFAULT_JWKS_MIN_REFRESH_INTERVAL = Duration.ofSeconds(30);
     public static final Duration DEFAULT_JWKS_TIMEOUT = Duration.ofSeconds(5);
+    public static final Duration DEFAULT_MAX_SESSION_LIFETIME = Duration.ofHours(1);
 
     /** Public-key algorithms offered by default. EdDSA is left out: nimbus needs an extra library to verify it. */
     static final List<String> PUBLIC_KEY_ALGORITHMS = List.of("RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "ES256", "ES384", "ES512");
@@ -59,6 +67,15 @@ public record JwtConfig(String jwks,
         jwksRefresh = jwksRefresh == null ? DEFAULT_JWKS_REFRESH : jwksRefresh;
         jwksMinRefreshInterval = jwksMinRefreshInterval == null ? DEFAULT_JWKS_MIN_REFRESH_INTERVAL : jwksMinRefreshInterval;
         jwksTimeout = jwksTimeout == null ? DEFAULT_JWKS_TIMEOUT : jwksTimeout;
+        maxSessionLifetime = maxSessionLifetime == null ? DEFAULT_MAX_SESSION_LIFETIME : maxSessionLifetime;
+    }
+
+    /** A config with the default session cap that refuses {@code http://} JWKS URLs. */
+    public JwtConfig(String jwks, String publicKeyFile, String hmacSecret, String hmacSecretFile, String issuer, String audience,
+                     List<String> algorithms, Duration clockSkew, String permissionsClaim, Duration jwksRefresh,
+                     Duration jwksMinRefreshInterval, Duration jwksTimeout) {
+        this(jwks, publicKeyFile, hmacSecret, hmacSecretFile, issuer, audience, algorithms, clockSkew, permissionsClaim, jwksRefresh,
+                jwksMinRefreshInterval, jwksTimeout, null, false);
     }
 
     @JsonCreator
@@ -73,9 +90,11 @@ public record JwtConfig(String jwks,
                               @JsonProperty("permissionsClaim") String permissionsClaim,
                               @JsonProperty("jwksRefresh") Duration jwksRefresh,
                               @JsonProperty("jwksMinRefreshInterval") Duration jwksMinRefreshInterval,
-                              @JsonProperty("jwksTimeout") Duration jwksTimeout) {
+                              @JsonProperty("jwksTimeout") Duration jwksTimeout,
+                              @JsonProperty("maxSessionLifetime") Duration maxSessionLifetime,
+                              @JsonProperty("allowHttpJwks") Boolean allowHttpJwks) {
         return new JwtConfig(jwks, publicKeyFile, hmacSecret, hmacSecretFile, issuer, audience, algorithms, clockSkew,
-                permissionsClaim, jwksRefresh, jwksMinRefreshInterval, jwksTimeout);
+                permissionsClaim, jwksRefresh, jwksMinRefreshInterval, jwksTimeout, maxSessionLifetime, Boolean.TRUE.equals(allowHttpJwks));
     }
 
     /** A config with a JWKS source and defaults for the rest. */
@@ -86,33 +105,43 @@ public record JwtConfig(String jwks,
     /** This config with its key source replaced by a PEM public key file. */
     public JwtConfig withPublicKeyFile(String publicKeyFile) {
         return new JwtConfig(null, publicKeyFile, null, null, issuer, audience, algorithms, clockSkew,
-                permissionsClaim, jwksRefresh, jwksMinRefreshInterval, jwksTimeout);
+                permissionsClaim, jwksRefresh, jwksMinRefreshInterval, jwksTimeout, maxSessionLifetime, allowHttpJwks);
     }
 
     /** This config with its key source replaced by an HMAC secret. */
     public JwtConfig withHmacSecret(String hmacSecret) {
         return new JwtConfig(null, null, hmacSecret, null, issuer, audience, algorithms, clockSkew,
-                permissionsClaim, jwksRefresh, jwksMinRefreshInterval, jwksTimeout);
+                permissionsClaim, jwksRefresh, jwksMinRefreshInterval, jwksTimeout, maxSessionLifetime, allowHttpJwks);
     }
 
     public JwtConfig withAlgorithms(List<String> algorithms) {
         return new JwtConfig(jwks, publicKeyFile, hmacSecret, hmacSecretFile, issuer, audience, algorithms, clockSkew,
-                permissionsClaim, jwksRefresh, jwksMinRefreshInterval, jwksTimeout);
+                permissionsClaim, jwksRefresh, jwksMinRefreshInterval, jwksTimeout, maxSessionLifetime, allowHttpJwks);
     }
 
     public JwtConfig withClockSkew(Duration clockSkew) {
         return new JwtConfig(jwks, publicKeyFile, hmacSecret, hmacSecretFile, issuer, audience, algorithms, clockSkew,
-                permissionsClaim, jwksRefresh, jwksMinRefreshInterval, jwksTimeout);
+                permissionsClaim, jwksRefresh, jwksMinRefreshInterval, jwksTimeout, maxSessionLifetime, allowHttpJwks);
     }
 
     public JwtConfig withPermissionsClaim(String permissionsClaim) {
         return new JwtConfig(jwks, publicKeyFile, hmacSecret, hmacSecretFile, issuer, audience, algorithms, clockSkew,
-                permissionsClaim, jwksRefresh, jwksMinRefreshInterval, jwksTimeout);
+                permissionsClaim, jwksRefresh, jwksMinRefreshInterval, jwksTimeout, maxSessionLifetime, allowHttpJwks);
+    }
+
+    public JwtConfig withMaxSessionLifetime(Duration maxSessionLifetime) {
+        return new JwtConfig(jwks, publicKeyFile, hmacSecret, hmacSecretFile, issuer, audience, algorithms, clockSkew,
+                permissionsClaim, jwksRefresh, jwksMinRefreshInterval, jwksTimeout, maxSessionLifetime, allowHttpJwks);
+    }
+
+    public JwtConfig withAllowHttpJwks(boolean allowHttpJwks) {
+        return new JwtConfig(jwks, publicKeyFile, hmacSecret, hmacSecretFile, issuer, audience, algorithms, clockSkew,
+                permissionsClaim, jwksRefresh, jwksMinRefreshInterval, jwksTimeout, maxSessionLifetime, allowHttpJwks);
     }
 
     public JwtConfig withJwksTimeout(Duration jwksTimeout) {
         return new JwtConfig(jwks, publicKeyFile, hmacSecret, hmacSecretFile, issuer, audience, algorithms, clockSkew,
-                permissionsClaim, jwksRefresh, jwksMinRefreshInterval, jwksTimeout);
+                permissionsClaim, jwksRefresh, jwksMinRefreshInterval, jwksTimeout, maxSessionLifetime, allowHttpJwks);
     }
 
     /** Whether {@link #jwks} names a URL rather than a file. */
@@ -157,6 +186,10 @@ public record JwtConfig(String jwks,
             } catch (IllegalArgumentException | java.net.MalformedURLException e) {
                 problems.add("jwks: '" + jwks + "' is not a valid URL");
             }
+            if (jwks.regionMatches(true, 0, "http://", 0, 7) && !allowHttpJwks) {
+                problems.add("jwks: '" + jwks + "' is plain http: anyone on the way can replace the keys and sign tokens;"
+                        + " use https, or set allowHttpJwks: true to accept that");
+            }
         }
         if (issuer == null || issuer.isBlank()) {
             problems.add("issuer: is required (the exact iss of accepted tokens)");
@@ -185,6 +218,9 @@ public record JwtConfig(String jwks,
         if (jwksTimeout.isZero() || jwksTimeout.isNegative()) {
             problems.add("jwksTimeout: must be positive");
         }
+        if (maxSessionLifetime.isZero() || maxSessionLifetime.isNegative()) {
+            problems.add("maxSessionLifetime: must be positive");
+        }
         return problems;
     }
 
@@ -203,6 +239,7 @@ public record JwtConfig(String jwks,
         return "JwtConfig[jwks=" + jwks + ", publicKeyFile=" + publicKeyFile + ", hmacSecret=" + (hmacSecret == null ? "null" : "******")
                 + ", hmacSecretFile=" + hmacSecretFile + ", issuer=" + issuer + ", audience=" + audience + ", algorithms=" + algorithms
                 + ", clockSkew=" + clockSkew + ", permissionsClaim=" + permissionsClaim + ", jwksRefresh=" + jwksRefresh
-                + ", jwksMinRefreshInterval=" + jwksMinRefreshInterval + ", jwksTimeout=" + jwksTimeout + "]";
+                + ", jwksMinRefreshInterval=" + jwksMinRefreshInterval + ", jwksTimeout=" + jwksTimeout
+                + ", maxSessionLifetime=" + maxSessionLifetime + ", allowHttpJwks=" + allowHttpJwks + "]";
     }
 }

@@ -2,7 +2,8 @@ package io.sluice.auth;
 
 /**
  * Why a token was not accepted. The message is meant for the client and for logs: it says what is wrong
- * (expired, wrong issuer, bad signature, ...) and never contains the token itself.
+ * (expired, wrong issuer, bad signature, ...) and never contains the token itself. Values quoted from the token
+ * were chosen by whoever sent it, so the message is made log-safe ({@link Untrusted}) here, once for every caller.
  */
 public final class TokenRejectedException extends Exception {
 
@@ -35,7 +36,7 @@ public final class TokenRejectedException extends Exception {
     private final Reason reason;
 
     public TokenRejectedException(Reason reason, String message) {
-        super(message);
+        super(Untrusted.text(message, Untrusted.MAX_MESSAGE_CHARS));
         this.reason = reason;
     }
 

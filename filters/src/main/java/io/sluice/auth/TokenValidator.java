@@ -113,10 +113,10 @@ public final class TokenValidator implements AutoCloseable {
         JWSHeader header = jwt.getHeader();
         JWSAlgorithm alg = header.getAlgorithm();
         if (!algorithms.contains(alg)) {
-            throw new TokenRejectedException(Reason.UNSUPPORTED_ALGORITHM, "the token is signed with " + alg + ", which is not accepted");
+            throw new TokenRejectedException(Reason.UNSUPPORTED_ALGORITHM, "the token is signed with " + Untrusted.text(alg) + ", which is not accepted");
         }
         if (header.getType() != null && !TYPES.contains(header.getType())) {
-            throw new TokenRejectedException(Reason.MALFORMED, "the token type '" + header.getType() + "' is not accepted");
+            throw new TokenRejectedException(Reason.MALFORMED, "the token type '" + Untrusted.text(header.getType()) + "' is not accepted");
         }
         List<? extends Key> candidates;
         try {
@@ -127,7 +127,7 @@ public final class TokenValidator implements AutoCloseable {
         }
         if (candidates.isEmpty()) {
             throw new TokenRejectedException(Reason.UNKNOWN_KEY, "no known key matches the token"
-                    + (header.getKeyID() != null ? " (key id '" + header.getKeyID() + "', " + alg + ")" : " (" + alg + ")"));
+                    + (header.getKeyID() != null ?  " (key id '" + Untrusted.text(header.getKeyID()) + "', " + Untrusted.text(alg) + ")" : " (" + Untrusted.text(alg) + ")"));
         }
         for (Key key : candidates) {
             try {
@@ -136,7 +136,7 @@ public final class TokenValidator implements AutoCloseable {
                     return;
                 }
             } catch (JOSEException e) {
-                LOG.debug("key {} cannot verify {}: {}", key.getAlgorithm(), alg, e.getMessage());
+                LOG.debug("key {} cannot verify {}: {}", key.getAlgorithm(), Untrusted.text(alg), Untrusted.text(e.getMessage()));
             }
         }
         throw new TokenRejectedException(Reason.BAD_SIGNATURE, "the token's signature does not verify");
@@ -165,18 +165,22 @@ public final class TokenValidator implements AutoCloseable {
             throw new TokenRejectedException(Reason.MISSING_CLAIM, "the token has no iss claim");
         }
         if (!issuer.equals(config.issuer())) {
-            throw new TokenRejectedException(Reason.WRONG_ISSUER, "the token's issuer '" + issuer + "' is not accepted");
+            throw new TokenRejectedException(Reason.WRONG_ISSUER, "the token's issuer '" + Untrusted.text(issuer) + "' is not accepted");
         }
         List<String> audience = claims.getAudience();
         if (audience.isEmpty()) {
             throw new TokenRejectedException(Reason.MISSING_CLAIM, "the token has no aud claim");
         }
         if (!audience.contains(config.audience())) {
-            throw new TokenRejectedException(Reason.WRONG_AUDIENCE, "the token is not meant for this service (audience " + audience + ")");
+            throw new TokenRejectedException(Reason.WRONG_AUDIENCE, "the token is not meant for this service (audience " + Untrusted.text(audience) + ")");
         }
         String subject = string(claims, "sub");
         if (subject == null || subject.isBlank()) {
             throw new TokenRejectedException(Reason.MISSING_CLAIM, "the token has no sub claim");
+        }
+        if (Untrusted.hasControlCharacters(subject)) {
+            // The subject becomes the principal's name in logs and in other filters: no line breaks or escapes in it.
+            throw new TokenRejectedException(Reason.MALFORMED, "the token's sub claim contains control characters");
         }
         return new Identity(subject, issuer, audience, expiresAt, claims.toJSONObject());
     }

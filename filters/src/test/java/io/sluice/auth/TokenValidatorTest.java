@@ -302,7 +302,45 @@ class TokenValidatorTest {
         return new TokenValidator(config(jwks), CLOCK);
     }
 
+    @Test
+    void plainHttpJwksUrlIsRefusedUnlessExplicitlyAllowed() {
+        JwtConfig http = JwtConfig.withJwks("http://idp.example/jwks.json", ISSUER, AUDIENCE);
+
+        assertThat(http.problems()).singleElement().satisfies(p -> assertThat(p).startsWith("jwks: ").contains("plain http", "allowHttpJwks"));
+        assertThatThrownBy(() -> new TokenValidator(http, CLOCK)).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("allowHttpJwks");
+        assertThat(JwtConfig.withJwks("HTTP://idp.example/jwks.json", ISSUER, AUDIENCE).problems()).hasSize(1);
+        assertThat(http.withAllowHttpJwks(true).problems()).isEmpty();
+        assertThat(JwtConfig.withJwks("https://idp.example/jwks.json", ISSUER, AUDIENCE).problems()).isEmpty();
+    }
+
+    @Test
+    void maxSessionLifetimeMustBePositive() {
+        JwtConfig config = JwtConfig.withJwks("https://idp.example/jwks.json", ISSUER, AUDIENCE);
+
+        assertThat(config.maxSessionLifetime()).isEqualTo(JwtConfig.DEFAULT_MAX_SESSION_LIFETIME);
+        assertThat(config.withMaxSessionLifetime(Duration.ZERO).problems()).containsExactly("maxSessionLifetime: must be positive");
+    }
+
+    @Test
+    void untrustedTextEscapesControlAndLineSeparatorCharactersAndIsBounded() {
+        assertThat(Untrusted.text("plain")).isEqualTo("plain");
+        assertThat(Untrusted.text("a\r\nb\u001b[31m\u2028\u202e")).isEqualTo("a\\u000d\\u000ab\\u001b[31m\\u2028\\u202e");
+        assertThat(Untrusted.text("y".repeat(500))).startsWith("y".repeat(Untrusted.MAX_CHARS)).endsWith("...(300 more chars)");
+        assertThat(Untrusted.text(null)).isEqualTo("null");
+    }
+
+    @Test
+    void rejectionMessagesCarryNoControlCharactersAndAreBounded() throws Exception {
+        TokenValidator validator = validator(jwksFile(TestIssuer.rsa()));
+        String issuer = "https://evil\r\nforged " + "x".repeat(10_000);
+
+        assertThatThrownBy(() -> validator.validate(TestIssuer.rsa().sign(claims().issuer(issuer).build())))
+                .isInstanceOf(TokenRejectedException.class)
+                .satisfies(e -> assertThat(e.getMessage()).doesNotContain("\r", "\n").contains("evil\\u000d\\u000aforged").hasSizeLessThan(1_000));
+    }
+
     private static JwtConfig config(String jwks) {
-        return JwtConfig.withJwks(jwks, ISSUER, AUDIENCE);
+        // The test JWKS server is plain http on loopback.
+        return JwtConfig.withJwks(jwks, ISSUER, AUDIENCE).withAllowHttpJwks(true);
     }
 }

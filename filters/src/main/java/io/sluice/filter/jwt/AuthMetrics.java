@@ -7,7 +7,8 @@ import io.sluice.auth.TokenRejectedException;
 /**
  * Counts authentications by outcome ({@code accepted} or the rejection reason) and sessions closed because
  * they expired, per filter definition: {@code sluice_jwt_authentications_total{filter,outcome}} and
- * {@code sluice_jwt_sessions_expired_total{filter}}.
+ * {@code sluice_jwt_sessions_expired_total{filter}}; and requests refused by authorization,
+ * {@code sluice_jwt_requests_denied_total{filter,api}}.
  */
 final class AuthMetrics {
 
@@ -40,6 +41,15 @@ final class AuthMetrics {
 
     void expired() {
         expired.increment();
+    }
+
+    /** An authenticated principal's request refused, or the connection closed, by authorization. */
+    void denied(String api) {
+        Counter.builder("sluice.jwt.requests.denied")
+                .description("Requests of authenticated principals refused by their permissions, by API")
+                .tag("filter", filter)
+                .tag("api", api)
+                .register(registry).increment();
     }
 
     private Counter outcome(String outcome) {

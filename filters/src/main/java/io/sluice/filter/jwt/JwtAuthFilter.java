@@ -25,6 +25,7 @@ import io.sluice.auth.Authenticator;
 import io.sluice.auth.AuthenticatorBusyException;
 import io.sluice.auth.Grant;
 import io.sluice.auth.TokenRejectedException;
+import io.sluice.auth.Untrusted;
 import io.sluice.filter.jwt.enforce.Access;
 import io.sluice.filter.jwt.enforce.Decision;
 import io.sluice.filter.jwt.enforce.RequestRules;
@@ -117,20 +118,23 @@ final class JwtAuthFilter implements RequestFilter, ResponseFilter {
             return context.requestFilterResultBuilder().forward(header, request).build();
         }
         if (decision instanceof Decision.Deny deny) {
-            LOG.debug("{}: {} denied to {}: {}", context.channelDescriptor(), ApiKeys.forId(request.apiKey()), grant.subject(), deny.error().getMessage());
+            metrics.denied(ApiKeys.forId(request.apiKey()).name);
+            LOG.debug("{}: {} denied to {}: {}", context.channelDescriptor(), ApiKeys.forId(request.apiKey()), Untrusted.text(grant.subject()),
+                    Untrusted.text(deny.error().getMessage()));
             try {
                 return context.requestFilterResultBuilder().errorResponse(header, request, deny.error()).build();
             } catch (RuntimeException e) {
                 // An API without a usable error response: refusing it by closing is the only safe answer.
                 LOG.info("{}: closing: {} denied to {} and it has no error response", context.channelDescriptor(), ApiKeys.forId(request.apiKey()),
-                        grant.subject());
+                        Untrusted.text(grant.subject()));
                 return context.requestFilterResultBuilder().withCloseConnection().build();
             }
         }
         if (decision instanceof Decision.Respond respond) {
             return context.requestFilterResultBuilder().shortCircuitResponse(respond.response()).build();
         }
-        LOG.info("{}: closing: {}", context.channelDescriptor(), ((Decision.Close) decision).why());
+        metrics.denied(ApiKeys.forId(request.apiKey()).name);
+        LOG.info("{}: closing: {}", context.channelDescriptor(), Untrusted.text(((Decision.Close) decision).why()));
         return context.requestFilterResultBuilder().withCloseConnection().build();
     }
 
@@ -157,7 +161,7 @@ final class JwtAuthFilter implements RequestFilter, ResponseFilter {
         }
         if (error != Errors.NONE) {
             metrics.refused("handshake_" + error.name().toLowerCase(java.util.Locale.ROOT));
-            LOG.info("{}: SASL handshake for mechanism '{}' refused: {}", context.channelDescriptor(), request.mechanism(), error);
+            LOG.info("{}: SASL handshake for mechanism '{}' refused: {}", context.channelDescriptor(), Untrusted.text(request.mechanism()), error);
             return context.requestFilterResultBuilder().shortCircuitResponse(response.setErrorCode(error.code())).withCloseConnection().completed();
         }
         if (stage == Stage.AUTHENTICATED) {
@@ -203,7 +207,8 @@ final class JwtAuthFilter implements RequestFilter, ResponseFilter {
                 JwtAuth.IDENTITY_ATTRIBUTE, accepted.identity())));
         metrics.accepted();
         long lifetimeMs = Math.max(1, Duration.between(authenticator.clock().instant(), accepted.validUntil()).toMillis());
-        LOG.debug("{}: {} {} until {}", context.channelDescriptor(), first ? "authenticated" : "re-authenticated", accepted.subject(), accepted.validUntil());
+        LOG.debug("{}: {} {} until {}", context.channelDescriptor(), first ? "authenticated" : "re-authenticated", Untrusted.text(accepted.subject()),
+                accepted.validUntil());
         SaslAuthenticateResponseData response = new SaslAuthenticateResponseData().setAuthBytes(new byte[0]);
         if (version >= 1) {
             // KIP-368: the client re-authenticates before this runs out; v0 clients cannot, and are closed at the end.
@@ -232,7 +237,8 @@ final class JwtAuthFilter implements RequestFilter, ResponseFilter {
 
     /** Answers the SaslAuthenticate with the error, then closes: Kafka clients report the message as the cause. */
     private RequestFilterResult refusal(FilterContext context, Errors error, String why) {
-        LOG.info("{}: authentication failed{}: {}", context.channelDescriptor(), reauthenticating ? " on re-authentication of " + grant.subject() : "", why);
+        LOG.info("{}: authentication failed{}: {}", context.channelDescriptor(),
+                reauthenticating ? " on re-authentication of " + Untrusted.text(grant.subject()) : "", Untrusted.text(why, Untrusted.MAX_MESSAGE_CHARS));
         if (error != Errors.SASL_AUTHENTICATION_FAILED) {
             metrics.refused("authenticate_" + error.name().toLowerCase(java.util.Locale.ROOT));
         }
@@ -255,7 +261,7 @@ final class JwtAuthFilter implements RequestFilter, ResponseFilter {
     }
 
     private static CompletionStage<RequestFilterResult> close(FilterContext context, String why) {
-        LOG.info("{}: closing: {}", context.channelDescriptor(), why);
+        LOG.info("{}: closing: {}", context.channelDescriptor(), Untrusted.text(why, Untrusted.MAX_MESSAGE_CHARS));
         return context.requestFilterResultBuilder().withCloseConnection().completed();
     }
 }

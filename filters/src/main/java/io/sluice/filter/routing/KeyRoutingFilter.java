@@ -1,10 +1,11 @@
 package io.sluice.filter.routing;
 
-import java.util.EnumSet;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 
+import org.apache.kafka.common.errors.UnsupportedVersionException;
 import org.apache.kafka.common.message.AddPartitionsToTxnRequestData;
 import org.apache.kafka.common.message.ApiVersionsResponseData;
 import org.apache.kafka.common.message.DescribeConfigsRequestData;
@@ -40,12 +41,12 @@ import io.sluice.proxy.filter.ResponseFilterResult;
 final class KeyRoutingFilter implements RequestFilter, ResponseFilter {
 
     private static final Logger LOG = LoggerFactory.getLogger(KeyRoutingFilter.class);
-
-    private static final Set<ApiKeys> ROUTED = EnumSet.of(ApiKeys.API_VERSIONS, ApiKeys.METADATA, ApiKeys.PRODUCE, ApiKeys.FETCH,
-            ApiKeys.LIST_OFFSETS, ApiKeys.OFFSET_FOR_LEADER_EPOCH, ApiKeys.OFFSET_COMMIT, ApiKeys.OFFSET_FETCH, ApiKeys.TXN_OFFSET_COMMIT,
-            ApiKeys.ADD_PARTITIONS_TO_TXN, ApiKeys.DESCRIBE_CONFIGS);
+    /** Refusals are counted (sluice_routing_requests_refused_total) and logged at most once a second, all connections together. */
+    private static final long REFUSAL_LOG_INTERVAL_NANOS = TimeUnit.SECONDS.toNanos(1);
+    private static final AtomicLong NEXT_REFUSAL_LOG = new AtomicLong(System.nanoTime());
 
     private final PendingRewrites rewrites = new PendingRewrites();
+    private final RoutingMetrics metrics;
     private final MetadataRouting metadata;
     private final ProduceRouting produce;
     private final FetchRouting fetch;
@@ -55,6 +56,7 @@ final class KeyRoutingFilter implements RequestFilter, ResponseFilter {
     private final ConfigsRouting configs;
 
     KeyRoutingFilter(RouteTable routes, RecordReaders records, RoutingMetrics metrics) {
+        this.metrics = metrics;
         this.metadata = new MetadataRouting(routes);
         this.produce = new ProduceRouting(routes, records, metrics);
         this.fetch = new FetchRouting(routes, records, metrics);
@@ -66,16 +68,20 @@ final class KeyRoutingFilter implements RequestFilter, ResponseFilter {
 
     @Override
     public boolean shouldHandleRequest(ApiKeys apiKey, short apiVersion) {
-        return ROUTED.contains(apiKey);
+        // Routed APIs are rewritten; the others that name topics are refused. Only topic-free APIs pass by.
+        return !ApiVersionsLimits.PASSED.contains(apiKey);
     }
 
     @Override
     public boolean shouldHandleResponse(ApiKeys apiKey, short apiVersion) {
-        return ROUTED.contains(apiKey);
+        return ApiVersionsLimits.ROUTED.contains(apiKey);
     }
 
     @Override
     public CompletionStage<RequestFilterResult> onRequest(ApiKeys apiKey, RequestHeaderData header, ApiMessage request, FilterContext context) {
+        if (!ApiVersionsLimits.offered(apiKey)) {
+            return refuse(apiKey, header, request, context);
+        }
         Exchange exchange = new Exchange(header.correlationId(), header, context, rewrites);
         if (!ApiVersionsLimits.routable(apiKey, header.requestApiVersion())) {
             // Never offered (ApiVersionsLimits), so only a client ignoring ApiVersions sends it.
@@ -97,6 +103,28 @@ final class KeyRoutingFilter implements RequestFilter, ResponseFilter {
             default -> exchange.forward(request);
         };
         return CompletableFuture.completedFuture(result);
+    }
+
+    /**
+     * An API that names topics KeyRouting does not translate: it would act on, or tell about, the real topics
+     * behind the virtual ones. Never offered in ApiVersions, so only a client that ignores ApiVersions sends it.
+     * Answered with the API's own error response (UNSUPPORTED_VERSION for every resource), or, for an API whose
+     * error response cannot be built, by closing the connection.
+     */
+    private CompletionStage<RequestFilterResult> refuse(ApiKeys apiKey, RequestHeaderData header, ApiMessage request, FilterContext context) {
+        metrics.refused(apiKey);
+        long now = System.nanoTime();
+        long next = NEXT_REFUSAL_LOG.get();
+        if (now - next >= 0 && NEXT_REFUSAL_LOG.compareAndSet(next, now + REFUSAL_LOG_INTERVAL_NANOS)) {
+            LOG.info("{}: {} refused: KeyRouting does not route it and it names topics", context.channelDescriptor(), apiKey);
+        }
+        try {
+            return context.requestFilterResultBuilder()
+                    .errorResponse(header, request, new UnsupportedVersionException(apiKey.name + " is not available through KeyRouting"))
+                    .completed();
+        } catch (RuntimeException e) {
+            return context.requestFilterResultBuilder().withCloseConnection().completed();
+        }
     }
 
     @Override

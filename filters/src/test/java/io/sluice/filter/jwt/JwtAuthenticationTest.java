@@ -9,6 +9,9 @@ import java.util.UUID;
 import java.util.stream.Stream;
 
 import org.apache.kafka.clients.admin.Admin;
+
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -37,6 +40,7 @@ import org.junit.jupiter.params.provider.MethodSource;
 
 import io.kroxylicious.testing.kafka.api.KafkaCluster;
 import io.kroxylicious.testing.kafka.junit5ext.KafkaClusterExtension;
+import io.sluice.auth.JwtConfig;
 import io.sluice.auth.testing.TestIssuer;
 import io.sluice.proxy.config.ConfigException;
 import io.sluice.proxy.testing.KafkaWire;
@@ -184,6 +188,47 @@ class JwtAuthenticationTest {
             assertThat(response.errorCode()).isZero();
             assertThat(response.sessionLifetimeMs()).isPositive().isLessThanOrEqualTo(60_000);
         }
+    }
+
+    @Test
+    void aFarFutureExpiryStillEndsTheSessionAtTheMaximumSessionLifetime() throws Exception {
+        try (KafkaWire wire = new KafkaWire(jwt.proxy.bootstrapPort())) {
+            SaslAuthenticateResponseData response = wire.authenticate(JwtProxy.token("alice", Duration.ofDays(3650), ORDERS), (short) 2);
+
+            assertThat(response.errorCode()).isZero();
+            // The proxy's config sets no maxSessionLifetime: the default (1 h) applies, not the token's ten years.
+            assertThat(response.sessionLifetimeMs()).isPositive()
+                    .isLessThanOrEqualTo(JwtConfig.DEFAULT_MAX_SESSION_LIFETIME.toMillis())
+                    .isGreaterThan(JwtConfig.DEFAULT_MAX_SESSION_LIFETIME.minusMinutes(1).toMillis());
+        }
+    }
+
+    @Test
+    void tokenValuesWithLineBreaksReachTheLogEscaped() throws Exception {
+        ch.qos.logback.classic.Logger logger = (ch.qos.logback.classic.Logger) org.slf4j.LoggerFactory.getLogger(JwtAuthFilter.class);
+        ListAppender<ILoggingEvent> events = new ListAppender<>();
+        events.start();
+        logger.addAppender(events);
+        String forged = "\r\n2026-01-01 00:00:00 INFO  forged log line\u2028";
+        try {
+            // Signed by the trusted key, so the issuer is read and quoted; then a key id nobody knows, also quoted.
+            String wrongIssuer = TestIssuer.rsa().token("alice", Duration.ofMinutes(5), c -> c.issuer("https://evil.test" + forged));
+            String unknownKey = TestIssuer.rsa("kid" + forged).token("alice", Duration.ofMinutes(5), ORDERS);
+            String subject = TestIssuer.rsa().token("alice" + forged, Duration.ofMinutes(5), ORDERS);
+            for (String token : List.of(wrongIssuer, unknownKey, subject)) {
+                try (KafkaWire wire = new KafkaWire(jwt.proxy.bootstrapPort())) {
+                    assertThat(wire.authenticate(token, (short) 2).errorCode()).isEqualTo(Errors.SASL_AUTHENTICATION_FAILED.code());
+                }
+            }
+        } finally {
+            logger.detachAppender(events);
+        }
+        List<String> lines = events.list.stream().map(ILoggingEvent::getFormattedMessage).filter(m -> m.contains("authentication failed")).toList();
+        assertThat(lines).hasSizeGreaterThanOrEqualTo(3)
+                .allSatisfy(line -> assertThat(line).doesNotContain("\r", "\n", "\u2028"));
+        assertThat(lines).anySatisfy(line -> assertThat(line).contains("evil.test\\u000d\\u000a2026-01-01"));
+        assertThat(lines).anySatisfy(line -> assertThat(line).contains("kid\\u000d\\u000a2026-01-01"));
+        assertThat(lines).anySatisfy(line -> assertThat(line).contains("sub claim contains control characters"));
     }
 
     @Test

@@ -61,6 +61,7 @@ public final class JwtProxy implements AutoCloseable {
                           issuer: %s
                           audience: %s
                           clockSkew: 0s
+                          allowHttpJwks: true
                     %sdefaultFilters: [%s]
                     %s""".formatted(jwks.url(), TestIssuer.ISSUER, TestIssuer.AUDIENCE, more, String.join(", ", chain), moreTopLevel));
             return new JwtProxy(cluster, jwks, proxy);

@@ -25,7 +25,22 @@ import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 import org.apache.kafka.common.errors.UnsupportedVersionException;
+import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.message.AddPartitionsToTxnRequestData;
+import org.apache.kafka.common.message.ConsumerGroupDescribeRequestData;
+import org.apache.kafka.common.message.ConsumerGroupHeartbeatRequestData;
+import org.apache.kafka.common.message.CreateTopicsRequestData;
+import org.apache.kafka.common.message.DeleteRecordsRequestData;
+import org.apache.kafka.common.message.DescribeProducersRequestData;
+import org.apache.kafka.common.message.DescribeTopicPartitionsRequestData;
+import org.apache.kafka.common.message.OffsetDeleteRequestData;
+import org.apache.kafka.common.message.ShareAcknowledgeRequestData;
+import org.apache.kafka.common.message.ShareFetchRequestData;
+import org.apache.kafka.common.message.ShareGroupHeartbeatRequestData;
+import org.apache.kafka.common.message.StreamsGroupHeartbeatRequestData;
+import org.apache.kafka.common.protocol.ApiMessage;
+import org.apache.kafka.common.protocol.MessageUtil;
+import org.apache.kafka.common.requests.AbstractResponse;
 import org.apache.kafka.common.message.AddPartitionsToTxnResponseData;
 import org.apache.kafka.common.message.FindCoordinatorRequestData;
 import org.apache.kafka.common.message.InitProducerIdRequestData;
@@ -318,6 +333,65 @@ class KeyRoutingTest {
                 }
             }).isInstanceOf(UnsupportedVersionException.class);
         }
+    }
+
+    @Test
+    void apisThatNameTopicsButAreNotRoutedAreRefusedWhenSentAnyway() throws Exception {
+        createTopics("kr-raw");
+        produceDirect("kr-raw", "results", "results", "results");
+        Uuid realId;
+        try (Admin direct = Admin.create(cluster.getKafkaClientConfiguration())) {
+            realId = direct.describeTopics(List.of("kr-raw")).allTopicNames().get().get("kr-raw").topicId();
+        }
+        String member = Uuid.randomUuid().toString();
+        Map<ApiKeys, ApiMessage> hostile = new java.util.LinkedHashMap<>();
+        hostile.put(ApiKeys.DESCRIBE_TOPIC_PARTITIONS, new DescribeTopicPartitionsRequestData().setResponsePartitionLimit(10)
+                .setTopics(List.of(new DescribeTopicPartitionsRequestData.TopicRequest().setName("kr-raw"))));
+        hostile.put(ApiKeys.DESCRIBE_PRODUCERS, new DescribeProducersRequestData()
+                .setTopics(List.of(new DescribeProducersRequestData.TopicRequest().setName("kr-raw").setPartitionIndexes(List.of(0)))));
+        hostile.put(ApiKeys.DELETE_RECORDS, new DeleteRecordsRequestData().setTimeoutMs(5_000).setTopics(List.of(new DeleteRecordsRequestData.DeleteRecordsTopic()
+                .setName("kr-raw").setPartitions(List.of(new DeleteRecordsRequestData.DeleteRecordsPartition().setPartitionIndex(0).setOffset(-1))))));
+        CreateTopicsRequestData.CreatableTopicCollection created = new CreateTopicsRequestData.CreatableTopicCollection();
+        created.add(new CreateTopicsRequestData.CreatableTopic().setName("kr-raw-created").setNumPartitions(1).setReplicationFactor((short) 1));
+        hostile.put(ApiKeys.CREATE_TOPICS, new CreateTopicsRequestData().setTopics(created).setTimeoutMs(5_000));
+        hostile.put(ApiKeys.CONSUMER_GROUP_HEARTBEAT, new ConsumerGroupHeartbeatRequestData().setGroupId("kr-raw-848").setMemberId(member)
+                .setMemberEpoch(0).setRebalanceTimeoutMs(30_000).setSubscribedTopicNames(List.of("kr-raw")).setTopicPartitions(List.of()));
+        hostile.put(ApiKeys.SHARE_GROUP_HEARTBEAT, new ShareGroupHeartbeatRequestData().setGroupId("kr-raw-share").setMemberId(member)
+                .setMemberEpoch(0).setSubscribedTopicNames(List.of("kr-raw")));
+        hostile.put(ApiKeys.SHARE_FETCH, new ShareFetchRequestData().setGroupId("kr-raw-share").setMemberId(member).setShareSessionEpoch(0)
+                .setMaxWaitMs(100).setMaxBytes(1 << 20));
+        hostile.put(ApiKeys.SHARE_ACKNOWLEDGE, new ShareAcknowledgeRequestData().setGroupId("kr-raw-share").setMemberId(member)
+                .setShareSessionEpoch(1));
+        hostile.put(ApiKeys.STREAMS_GROUP_HEARTBEAT, new StreamsGroupHeartbeatRequestData().setGroupId("kr-raw-streams").setMemberId(member)
+                .setMemberEpoch(0).setRebalanceTimeoutMs(30_000).setProcessId(member).setClientTags(List.of()).setActiveTasks(List.of())
+                .setStandbyTasks(List.of()).setWarmupTasks(List.of()).setTopology(new StreamsGroupHeartbeatRequestData.Topology()
+                        .setSubtopologies(List.of(new StreamsGroupHeartbeatRequestData.Subtopology().setSubtopologyId("0")
+                                .setSourceTopics(List.of("kr-raw"))))));
+        hostile.put(ApiKeys.CONSUMER_GROUP_DESCRIBE, new ConsumerGroupDescribeRequestData().setGroupIds(List.of("kr-raw-848")));
+        OffsetDeleteRequestData.OffsetDeleteRequestTopicCollection offsetTopics = new OffsetDeleteRequestData.OffsetDeleteRequestTopicCollection();
+        offsetTopics.add(new OffsetDeleteRequestData.OffsetDeleteRequestTopic().setName("kr-raw")
+                .setPartitions(List.of(new OffsetDeleteRequestData.OffsetDeleteRequestPartition().setPartitionIndex(0))));
+        hostile.put(ApiKeys.OFFSET_DELETE, new OffsetDeleteRequestData().setGroupId("kr-raw-group").setTopics(offsetTopics));
+
+        for (Map.Entry<ApiKeys, ApiMessage> request : hostile.entrySet()) {
+            ApiKeys api = request.getKey();
+            short version = api.latestVersion(false);
+            try (KafkaWire wire = new KafkaWire(proxy.bootstrapPort())) {
+                ApiMessage response = wire.call(api, version, request.getValue());
+                AbstractResponse parsed = AbstractResponse.parseResponse(api, MessageUtil.toByteBufferAccessor(response, version), version);
+                assertThat(parsed.errorCounts().keySet()).as(api.name).containsOnly(Errors.UNSUPPORTED_VERSION);
+                assertThat(response.toString()).as(api.name).doesNotContain(realId.toString());
+            } catch (java.io.IOException closed) {
+                // An API whose error response cannot be built is refused by closing: also fine, nothing reached the broker.
+            }
+        }
+        try (Admin direct = Admin.create(cluster.getKafkaClientConfiguration())) {
+            assertThat(direct.listTopics().names().get()).doesNotContain("kr-raw-created");
+            assertThat(direct.listOffsets(Map.of(new TopicPartition("kr-raw", 0), OffsetSpec.earliest())).all().get()
+                    .get(new TopicPartition("kr-raw", 0)).offset()).as("DeleteRecords did not reach the broker").isZero();
+            assertThat(direct.listGroups().all().get()).extracting(g -> g.groupId()).doesNotContain("kr-raw-848", "kr-raw-share", "kr-raw-streams");
+        }
+        assertThat(proxy.metric("sluice_routing_requests_refused_total", "api=\"DescribeTopicPartitions\"")).isGreaterThanOrEqualTo(1);
     }
 
     // ---- helpers ----

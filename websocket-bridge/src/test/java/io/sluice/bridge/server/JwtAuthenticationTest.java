@@ -62,6 +62,7 @@ class JwtAuthenticationTest {
                   issuer: "%s"
                   audience: "%s"
                   clockSkew: 0s
+                  allowHttpJwks: true
                 """.formatted(jwks.url(), TestIssuer.ISSUER, TestIssuer.AUDIENCE), "topics: " + topic);
     }
 

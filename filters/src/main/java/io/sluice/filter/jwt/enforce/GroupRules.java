@@ -36,6 +36,7 @@ final class GroupRules {
 
     private static final short GROUP_DENIED = Errors.GROUP_AUTHORIZATION_FAILED.code();
     private static final short TOPIC_DENIED = Errors.TOPIC_AUTHORIZATION_FAILED.code();
+    private static final String TOPICS_HIDDEN = "the group uses topics this principal may not describe";
     /** FindCoordinator v4 batched the keys; before it a request names one key and its response has no key. */
     private static final short FIND_COORDINATOR_BATCHED = 4;
 
@@ -51,8 +52,15 @@ final class GroupRules {
         if (!access.group(request.groupId())) {
             return denyGroup(request.groupId());
         }
-        // Subscribing by name to a topic one may not describe fails, as with the broker's own authorizer;
-        // topics matched by a regex are filtered when fetched.
+        // A regex (KIP-848 subscribedTopicRegex, RE2J) is resolved by the broker, as the proxy's principal, against
+        // every topic: the group would be assigned topics this principal may not see, and ConsumerGroupDescribe would
+        // name them. Consumers that subscribe with a java.util.regex.Pattern resolve it themselves, from the filtered
+        // Metadata, and send names: only SubscriptionPattern is refused.
+        if (request.subscribedTopicRegex() != null && !request.subscribedTopicRegex().isEmpty()) {
+            return Decision.deny(new TopicAuthorizationException("broker-side regex subscriptions (subscribedTopicRegex) are not "
+                    + "permitted through JwtAuth: subscribe by topic names or with a java.util.regex.Pattern"));
+        }
+        // Subscribing by name to a topic one may not describe fails, as with the broker's own authorizer.
         if (request.subscribedTopicNames() != null) {
             for (String topic : request.subscribedTopicNames()) {
                 if (!access.describe(topic)) {
@@ -158,6 +166,9 @@ final class GroupRules {
                 if (!access.group(g.groupId())) {
                     g.setErrorCode(GROUP_DENIED).setErrorMessage(null).setGroupState("").setProtocolType("").setProtocolData("");
                     g.members().clear();
+                } else if (GroupTopics.hidden(g, access) != null) {
+                    g.setErrorCode(TOPIC_DENIED).setErrorMessage(TOPICS_HIDDEN).setGroupState("").setProtocolType("").setProtocolData("");
+                    g.members().clear();
                 }
             }
             return CompletableFuture.completedFuture(null);
@@ -169,6 +180,9 @@ final class GroupRules {
             for (ConsumerGroupDescribeResponseData.DescribedGroup g : ((ConsumerGroupDescribeResponseData) response).groups()) {
                 if (!access.group(g.groupId())) {
                     g.setErrorCode(GROUP_DENIED).setErrorMessage(null).setGroupState("").setAssignorName("");
+                    g.members().clear();
+                } else if (GroupTopics.hidden(g, access) != null) {
+                    g.setErrorCode(TOPIC_DENIED).setErrorMessage(TOPICS_HIDDEN).setGroupState("").setAssignorName("");
                     g.members().clear();
                 }
             }
@@ -182,6 +196,9 @@ final class GroupRules {
                 if (!access.group(g.groupId())) {
                     g.setErrorCode(GROUP_DENIED).setErrorMessage(null).setGroupState("").setAssignorName("");
                     g.members().clear();
+                } else if (GroupTopics.hidden(g, access) != null) {
+                    g.setErrorCode(TOPIC_DENIED).setErrorMessage(TOPICS_HIDDEN).setGroupState("").setAssignorName("");
+                    g.members().clear();
                 }
             }
             return CompletableFuture.completedFuture(null);
@@ -193,6 +210,9 @@ final class GroupRules {
             for (StreamsGroupDescribeResponseData.DescribedGroup g : ((StreamsGroupDescribeResponseData) response).groups()) {
                 if (!access.group(g.groupId())) {
                     g.setErrorCode(GROUP_DENIED).setErrorMessage(null).setGroupState("").setTopology(null);
+                    g.members().clear();
+                } else if (GroupTopics.hidden(g, access) != null) {
+                    g.setErrorCode(TOPIC_DENIED).setErrorMessage(TOPICS_HIDDEN).setGroupState("").setTopology(null);
                     g.members().clear();
                 }
             }

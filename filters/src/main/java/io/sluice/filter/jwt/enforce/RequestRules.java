@@ -59,7 +59,8 @@ public final class RequestRules {
     private static final Set<ApiKeys> RESPONSES_REWRITTEN = EnumSet.of(ApiKeys.API_VERSIONS, ApiKeys.PRODUCE, ApiKeys.FETCH,
             ApiKeys.LIST_OFFSETS, ApiKeys.OFFSET_FOR_LEADER_EPOCH, ApiKeys.METADATA, ApiKeys.DESCRIBE_TOPIC_PARTITIONS,
             ApiKeys.DESCRIBE_PRODUCERS, ApiKeys.FIND_COORDINATOR, ApiKeys.OFFSET_FETCH, ApiKeys.DESCRIBE_GROUPS, ApiKeys.LIST_GROUPS,
-            ApiKeys.CONSUMER_GROUP_DESCRIBE, ApiKeys.SHARE_GROUP_DESCRIBE, ApiKeys.STREAMS_GROUP_DESCRIBE);
+            ApiKeys.CONSUMER_GROUP_DESCRIBE, ApiKeys.SHARE_GROUP_DESCRIBE, ApiKeys.STREAMS_GROUP_DESCRIBE,
+            ApiKeys.STREAMS_GROUP_HEARTBEAT);
 
     private RequestRules() {
     }
@@ -81,7 +82,7 @@ public final class RequestRules {
             case FETCH -> done(TopicRules.fetch((FetchRequestData) request, access, context));
             case LIST_OFFSETS -> done(TopicRules.listOffsets(access));
             case OFFSET_FOR_LEADER_EPOCH -> done(TopicRules.offsetForLeaderEpoch((OffsetForLeaderEpochRequestData) request, access));
-            case DESCRIBE_TOPIC_PARTITIONS -> done(TopicRules.describeTopicPartitions((DescribeTopicPartitionsRequestData) request, access));
+            case DESCRIBE_TOPIC_PARTITIONS -> done(TopicPartitionPages.describe(version, (DescribeTopicPartitionsRequestData) request, access, context));
             case DESCRIBE_PRODUCERS -> done(TopicRules.describeProducers(access));
 
             case FIND_COORDINATOR -> done(GroupRules.findCoordinator(version, (FindCoordinatorRequestData) request, access));
@@ -89,7 +90,7 @@ public final class RequestRules {
             case SYNC_GROUP -> done(GroupRules.member(((SyncGroupRequestData) request).groupId(), access));
             case HEARTBEAT -> done(GroupRules.member(((HeartbeatRequestData) request).groupId(), access));
             case LEAVE_GROUP -> done(GroupRules.member(((LeaveGroupRequestData) request).groupId(), access));
-            case STREAMS_GROUP_HEARTBEAT -> done(GroupRules.member(((StreamsGroupHeartbeatRequestData) request).groupId(), access));
+            case STREAMS_GROUP_HEARTBEAT -> StreamsRules.heartbeat((StreamsGroupHeartbeatRequestData) request, access, context);
             case CONSUMER_GROUP_HEARTBEAT -> done(GroupRules.consumerGroupHeartbeat((ConsumerGroupHeartbeatRequestData) request, access));
             case OFFSET_COMMIT -> GroupRules.offsetCommit((OffsetCommitRequestData) request, access, context);
             case OFFSET_FETCH -> done(GroupRules.offsetFetch(version, (OffsetFetchRequestData) request, access, context));

@@ -12,8 +12,6 @@ import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.errors.ClusterAuthorizationException;
 import org.apache.kafka.common.errors.TransactionalIdAuthorizationException;
 import org.apache.kafka.common.message.DescribeProducersResponseData;
-import org.apache.kafka.common.message.DescribeTopicPartitionsRequestData;
-import org.apache.kafka.common.message.DescribeTopicPartitionsResponseData;
 import org.apache.kafka.common.message.FetchRequestData;
 import org.apache.kafka.common.message.FetchResponseData;
 import org.apache.kafka.common.message.ListOffsetsResponseData;
@@ -218,6 +216,18 @@ final class TopicRules {
             return Decision.FORWARD;
         }
         boolean all = request.topics() == null;
+        Set<String> askedNames = new HashSet<>();
+        Set<Uuid> askedIds = new HashSet<>();
+        if (!all) {
+            for (MetadataRequestData.MetadataRequestTopic topic : request.topics()) {
+                if (topic.name() != null) {
+                    askedNames.add(topic.name());
+                }
+                if (topic.topicId() != null && !Uuid.ZERO_UUID.equals(topic.topicId())) {
+                    askedIds.add(topic.topicId());
+                }
+            }
+        }
         return Decision.forward(response -> {
             List<MetadataResponseData.MetadataResponseTopic> hidden = new ArrayList<>();
             for (MetadataResponseData.MetadataResponseTopic topic : ((MetadataResponseData) response).topics()) {
@@ -227,36 +237,16 @@ final class TopicRules {
                 if (all) {
                     hidden.add(topic);
                 } else {
-                    topic.setErrorCode(TOPIC_DENIED).setTopicId(Uuid.ZERO_UUID).setIsInternal(false);
+                    // Asked for by id (v10+), the entry must not say which name the id has: the client keeps only
+                    // what it sent, the id, as a broker's own authorizer answers.
+                    boolean byName = askedNames.contains(topic.name());
+                    Uuid id = !byName && askedIds.contains(topic.topicId()) ? topic.topicId() : Uuid.ZERO_UUID;
+                    topic.setErrorCode(TOPIC_DENIED).setName(byName ? topic.name() : null).setTopicId(id).setIsInternal(false)
+                            .setTopicAuthorizedOperations(Integer.MIN_VALUE);
                     topic.partitions().clear();
                 }
             }
             hidden.forEach(((MetadataResponseData) response).topics()::remove);
-            return CompletableFuture.completedFuture(null);
-        });
-    }
-
-    static Decision describeTopicPartitions(DescribeTopicPartitionsRequestData request, Access access) {
-        if (access.admin()) {
-            return Decision.FORWARD;
-        }
-        Set<String> asked = new HashSet<>();
-        request.topics().forEach(t -> asked.add(t.name()));
-        return Decision.forward(response -> {
-            DescribeTopicPartitionsResponseData describe = (DescribeTopicPartitionsResponseData) response;
-            List<DescribeTopicPartitionsResponseData.DescribeTopicPartitionsResponseTopic> hidden = new ArrayList<>();
-            for (DescribeTopicPartitionsResponseData.DescribeTopicPartitionsResponseTopic topic : describe.topics()) {
-                if (topic.name() == null || access.describe(topic.name())) {
-                    continue;
-                }
-                if (asked.contains(topic.name())) {
-                    topic.setErrorCode(TOPIC_DENIED).setTopicId(Uuid.ZERO_UUID).setIsInternal(false);
-                    topic.partitions().clear();
-                } else {
-                    hidden.add(topic);
-                }
-            }
-            hidden.forEach(describe.topics()::remove);
             return CompletableFuture.completedFuture(null);
         });
     }
