@@ -20,7 +20,8 @@ public record BridgeConfig(ServerConfig server,
                            AuthConfig auth,
                            OutboundConfig outbound,
                            RecoveryConfig recovery,
-                           ManagementConfig management) {
+                           ManagementConfig management,
+                           RequestLimitsConfig requests) {
 
     public BridgeConfig {
         server = server == null ? ServerConfig.defaults() : server;
@@ -30,6 +31,7 @@ public record BridgeConfig(ServerConfig server,
         outbound = outbound == null ? OutboundConfig.defaults() : outbound;
         recovery = recovery == null ? RecoveryConfig.defaults() : recovery;
         management = management == null ? ManagementConfig.defaults() : management;
+        requests = requests == null ? RequestLimitsConfig.defaults() : requests;
     }
 
     @JsonCreator
@@ -40,8 +42,9 @@ public record BridgeConfig(ServerConfig server,
                                  @JsonProperty("auth") AuthConfig auth,
                                  @JsonProperty("outbound") OutboundConfig outbound,
                                  @JsonProperty("recovery") RecoveryConfig recovery,
-                                 @JsonProperty("management") ManagementConfig management) {
-        return new BridgeConfig(server, kafka, topics, endpoints, auth, outbound, recovery, management);
+                                 @JsonProperty("management") ManagementConfig management,
+                                 @JsonProperty("requests") RequestLimitsConfig requests) {
+        return new BridgeConfig(server, kafka, topics, endpoints, auth, outbound, recovery, management, requests);
     }
 
     /** Every endpoint mapping: the explicit ones first, then one {@code /<topic>/*} per entry of {@code topics}. */
