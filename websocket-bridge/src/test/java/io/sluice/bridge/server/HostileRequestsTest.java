@@ -133,14 +133,15 @@ class HostileRequestsTest {
         return WsClient.JSON.createObjectNode().put("epoch", epoch).put("seq", seq);
     }
 
-    /** Two keys with three records each, beyond the one-message cache: recovering either reads the Kafka log. */
-    private static String recoveryFromTheLog(String topic, BridgeFixture bridge, WsClient client) throws Exception {
+    /** Keys with three records each, beyond the one-message cache: recovering any of them reads the Kafka log. */
+    private static String recoveryFromTheLog(String topic, BridgeFixture bridge, WsClient client, List<String> keys) throws Exception {
         String epoch = client.subscribe("/" + topic + "/probe").get("positions").get(0).get("epoch").asText();
         for (int i = 0; i < 3; i++) {
-            kafka.send(topic, "a", "a" + i);
-            kafka.send(topic, "b", "b" + i);
+            for (String key : keys) {
+                kafka.send(topic, key, key + "-" + i);
+            }
         }
-        await().atMost(Duration.ofSeconds(30)).until(() -> bridge.metric("sluice_bridge_kafka_records_total", "") >= 6);
+        await().atMost(Duration.ofSeconds(30)).until(() -> bridge.metric("sluice_bridge_kafka_records_total", "") >= 3 * keys.size());
         return epoch;
     }
 
@@ -148,14 +149,19 @@ class HostileRequestsTest {
         return frame("subscribe", id, m -> m.put("endpoint", "/" + topic + "/" + key).putArray("recover").add(position(epoch, -1)));
     }
 
+    private static List<String> keys(int n) {
+        return java.util.stream.IntStream.range(0, n).mapToObj(i -> "key" + i).toList();
+    }
+
     @Test
     void aConnectionWithItsLogReadsInFlightIsToldBusyAndItsRetryRecoversEverything() throws Exception {
         String topic = kafka.createTopic(1);
-        String config = "topics: " + topic + "\nrecovery:\n  cacheMessagesPerEndpoint: 1\n  kafkaReadsPerConnection: 1\n";
-        try (BridgeFixture bridge = bridge(config);
+        // The default recovery.kafkaReadsPerConnection, 16: the 17th recovery that needs the log waits for a retry.
+        List<String> keys = keys(17);
+        try (BridgeFixture bridge = bridge("topics: " + topic + "\nrecovery:\n  cacheMessagesPerEndpoint: 1\n");
              WsClient client = WsClient.connected(bridge.port(), everything(topic))) {
-            String epoch = recoveryFromTheLog(topic, bridge, client);
-            assertBusyThenRecoveredOnRetry(client, topic, epoch);
+            String epoch = recoveryFromTheLog(topic, bridge, client, keys);
+            assertBusyThenRecoveredOnRetry(client, topic, epoch, keys);
             assertThat(bridge.metric("sluice_bridge_requests_refused_total", "reason=\"recovery_connection_busy\"")).isGreaterThanOrEqualTo(1);
         }
     }
@@ -164,28 +170,42 @@ class HostileRequestsTest {
     void aNodeWithItsLogReadsInFlightTellsTheNextSubscriberBusy() throws Exception {
         String topic = kafka.createTopic(1);
         String config = "topics: " + topic + "\nrecovery:\n  cacheMessagesPerEndpoint: 1\n  kafkaConcurrency: 1\n  kafkaQueue: 0\n";
+        List<String> keys = keys(2);
         try (BridgeFixture bridge = bridge(config);
              WsClient client = WsClient.connected(bridge.port(), everything(topic))) {
-            String epoch = recoveryFromTheLog(topic, bridge, client);
-            assertBusyThenRecoveredOnRetry(client, topic, epoch);
+            String epoch = recoveryFromTheLog(topic, bridge, client, keys);
+            assertBusyThenRecoveredOnRetry(client, topic, epoch, keys);
             assertThat(bridge.metric("sluice_bridge_requests_refused_total", "reason=\"recovery_node_busy\"")).isGreaterThanOrEqualTo(1);
         }
     }
 
-    private static void assertBusyThenRecoveredOnRetry(WsClient client, String topic, String epoch) {
-        client.sendTogether(List.of(recoverFromStart(topic, "a", epoch, 101), recoverFromStart(topic, "b", epoch, 102)));
-        JsonNode first = client.expect("subscribed");
-        assertThat(first.get("id").asLong()).isEqualTo(101);
+    /** Subscribes to every key at once: all but the last are admitted and recovered, the last is busy until a retry. */
+    private static void assertBusyThenRecoveredOnRetry(WsClient client, String topic, String epoch, List<String> keys) {
+        List<String> frames = new ArrayList<>();
+        for (int i = 0; i < keys.size(); i++) {
+            frames.add(recoverFromStart(topic, keys.get(i), epoch, 100 + i));
+        }
+        client.sendTogether(frames);
+        for (int i = 0; i < keys.size() - 1; i++) {
+            JsonNode subscribed = client.expect("subscribed");
+            assertThat(subscribed.get("id").asLong()).isEqualTo(100 + i);
+        }
         JsonNode busy = client.expect("error");
         assertThat(busy.get("code").asText()).isEqualTo("busy");
-        assertThat(busy.get("id").asLong()).isEqualTo(102);
-        assertThat(client.messages(3)).extracting(m -> m.get("payload").asText()).containsExactly("a0", "a1", "a2");
+        assertThat(busy.get("id").asLong()).isEqualTo(100 + keys.size() - 1);
+        Map<String, List<String>> recovered = new java.util.TreeMap<>();
+        client.messages(3 * (keys.size() - 1)).forEach(m -> recovered.computeIfAbsent(m.get("endpoint").asText(), e -> new ArrayList<>())
+                .add(m.get("payload").asText()));
+        for (String key : keys.subList(0, keys.size() - 1)) {
+            assertThat(recovered.get("/" + topic + "/" + key)).containsExactly(key + "-0", key + "-1", key + "-2");
+        }
 
         // What a client does on busy: back off and subscribe again. Nothing was subscribed, so nothing is lost.
+        String last = keys.get(keys.size() - 1);
         List<String> payloads = new ArrayList<>();
         for (int attempt = 0; payloads.isEmpty(); attempt++) {
             assertThat(attempt).as("attempts").isLessThan(50);
-            client.sendText(recoverFromStart(topic, "b", epoch, 200 + attempt));
+            client.sendText(recoverFromStart(topic, last, epoch, 200 + attempt));
             JsonNode reply = client.next();
             if (reply.get("type").asText().equals("error")) {
                 assertThat(reply.get("code").asText()).isEqualTo("busy");
@@ -195,7 +215,7 @@ class HostileRequestsTest {
             assertThat(reply.get("type").asText()).isEqualTo("subscribed");
             client.messages(3).forEach(m -> payloads.add(m.get("payload").asText()));
         }
-        assertThat(payloads).containsExactly("b0", "b1", "b2");
+        assertThat(payloads).containsExactly(last + "-0", last + "-1", last + "-2");
     }
 
     private static void sleep(long millis) {
