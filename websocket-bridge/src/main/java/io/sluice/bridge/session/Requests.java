@@ -67,7 +67,7 @@ final class Requests {
         // Validation may take a while (a JWKS fetch); overlapping ones would queue unbounded work and could finish out
         // of order, an older token replacing a newer one.
         if (refreshing) {
-            services.metrics().refused("refresh_in_flight");
+            Refusals.refused(services, "refresh_in_flight", session.channel().remoteAddress());
             throw new ProtocolException(ErrorCodes.BUSY, "a refresh is already being validated; wait for its reply", refresh.id());
         }
         refreshing = true;
@@ -79,7 +79,7 @@ final class Requests {
         // Unsubscribes are not: there cannot be more of them that do anything than there were subscribes.
         long wait = subscribes.take(System.nanoTime());
         if (wait > 0) {
-            services.metrics().refused("subscribe_rate");
+            Refusals.refused(services, "subscribe_rate", session.channel().remoteAddress());
             throw new ProtocolException(ErrorCodes.RATE_LIMITED, "more than " + services.requests().subscribesPerSecond()
                     + " subscribes per second; retry later", request.id(), Math.max(1, TimeUnit.NANOSECONDS.toMillis(wait)));
         }

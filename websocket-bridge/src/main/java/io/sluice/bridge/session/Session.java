@@ -96,8 +96,7 @@ public final class Session extends Outlet {
             requests.handle(io.sluice.bridge.protocol.ClientRequests.parse(text, services.requests()));
         }
         catch (ProtocolException e) {
-            services.metrics().clientError();
-            control(ServerMessages.error(e.id(), e.code(), e.getMessage(), e.retryAfterMillis()));
+            error(e.id(), e.code(), e.getMessage(), e.retryAfterMillis());
         }
     }
 
@@ -183,14 +182,14 @@ public final class Session extends Outlet {
         int reads = plan.reads().size();
         // A connection with no read pending may always start one recovery, however many partitions it covers.
         if (pendingLogReads > 0 && pendingLogReads + reads > services.recovery().kafkaReadsPerConnection()) {
-            services.metrics().refused("recovery_connection_busy");
+            Refusals.refused(services, "recovery_connection_busy", channel.remoteAddress());
             return null;
         }
         EndpointTable table = services.hub().table();
         CompletableFuture<List<EncodedMessage>> fromKafka = services.kafkaRecovery().recover(request.endpoint(), plan.reads(),
                 (topic, key) -> table.endpointsFor(topic, key).stream().filter(e -> EndpointTable.matches(request.endpoint(), e)).toList());
         if (fromKafka == null) {
-            services.metrics().refused("recovery_node_busy");
+            Refusals.refused(services, "recovery_node_busy", channel.remoteAddress());
             return null;
         }
         pendingLogReads += reads;
@@ -360,8 +359,12 @@ public final class Session extends Outlet {
     }
 
     void error(Long id, String code, String message) {
+        error(id, code, message, -1);
+    }
+
+    private void error(Long id, String code, String message, long retryAfterMillis) {
         services.metrics().clientError();
-        control(ServerMessages.error(id, code, message));
+        control(ServerMessages.error(id, code, message, retryAfterMillis));
     }
 
     /** Sends a close frame with the code and closes once it is written; everything the session holds is released. */
