@@ -189,6 +189,12 @@ final class BridgeConfigValidator {
         if (requests.subscribeBurst() < 1) {
             problems.add("requests.subscribeBurst: must be at least 1");
         }
+        if (requests.publishesInFlight() < 1) {
+            problems.add("requests.publishesInFlight: must be at least 1");
+        }
+        if (requests.publishBytesInFlight() < 1) {
+            problems.add("requests.publishBytesInFlight: must be at least 1");
+        }
     }
 
     private void positive(Duration duration, String path) {

@@ -28,6 +28,9 @@ final class Requests {
     private final SessionServices services;
     private final TokenBucket subscribes;
     private boolean refreshing;
+    // Publishes handed to Kafka and not yet answered: the publisher's queue is shared by the node, so bounded here.
+    private int publishesInFlight;
+    private long publishBytesInFlight;
 
     Requests(Session session, SessionServices services) {
         this.session = session;
@@ -159,10 +162,21 @@ final class Requests {
         catch (IllegalArgumentException e) {
             throw new ProtocolException(ErrorCodes.MALFORMED, "publish: " + e.getMessage(), request.id());
         }
+        int bytes = value == null ? 0 : value.length;
+        if (publishesInFlight > 0 && (publishesInFlight >= services.requests().publishesInFlight()
+                || publishBytesInFlight + bytes > services.requests().publishBytesInFlight())) {
+            Refusals.refused(services, "publishes_in_flight", session.channel().remoteAddress());
+            throw new ProtocolException(ErrorCodes.BUSY, "this connection has " + publishesInFlight + " publishes ("
+                    + publishBytesInFlight + " bytes) waiting for Kafka, as many as it may; publish again after an ack", request.id());
+        }
+        publishesInFlight++;
+        publishBytesInFlight += bytes;
         // Key "" is how records without a key appear, so publishing to it writes no key.
         byte[] key = target.key().isEmpty() ? null : target.key().getBytes(StandardCharsets.UTF_8);
         services.publisher().publish(target.topic(), key, value).whenComplete((metadata, error) ->
                 session.channel().eventLoop().execute(() -> {
+                    publishesInFlight--;
+                    publishBytesInFlight -= bytes;
                     services.metrics().published(error == null);
                     if (error != null) {
                         session.error(request.id(), ErrorCodes.PUBLISH_FAILED, "Kafka did not accept the message: " + error.getClass().getSimpleName()

@@ -152,6 +152,8 @@ class BridgeConfigTest {
                   maxTokenBytes: 0
                   subscribesPerSecond: 0
                   subscribeBurst: 0
+                  publishesInFlight: 0
+                  publishBytesInFlight: 0
                 """;
         assertThat(problems(yaml)).containsExactlyInAnyOrder(
                 "recovery.kafkaQueue: must be 0 (no waiting) or more",
@@ -159,7 +161,9 @@ class BridgeConfigTest {
                 "requests.maxEndpointBytes: must be at least 2",
                 "requests.maxTokenBytes: must be at least 1",
                 "requests.subscribesPerSecond: must be a number greater than 0",
-                "requests.subscribeBurst: must be at least 1");
+                "requests.subscribeBurst: must be at least 1",
+                "requests.publishesInFlight: must be at least 1",
+                "requests.publishBytesInFlight: must be at least 1");
         BridgeConfig config = BridgeConfigLoader.parse("kafka:\n  bootstrapServers: b:9092\ntopics: a\n"
                 + "recovery:\n  kafkaQueue: 0\nrequests:\n  subscribesPerSecond: 0.5\n", Map.of());
         assertThat(config.recovery().kafkaQueue()).isZero();

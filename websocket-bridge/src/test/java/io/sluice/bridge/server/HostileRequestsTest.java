@@ -302,6 +302,44 @@ class HostileRequestsTest {
     }
 
     @Test
+    void publishesBeyondWhatAConnectionMayHaveInFlightAreBusyAndNothingElseIsLost() throws Exception {
+        String topic = kafka.createTopic(1);
+        try (BridgeFixture bridge = bridge("topics: " + topic);
+             WsClient subscriber = WsClient.connected(bridge.port(), TestAuthenticator.token("victim", topic + "/*", ""));
+             WsClient client = WsClient.connected(bridge.port(), everything(topic))) {
+            subscriber.subscribe("/" + topic + "/*");
+            List<String> frames = new ArrayList<>();
+            for (int i = 0; i < 200; i++) {
+                int n = i;
+                frames.add(frame("publish", 1000 + i, m -> m.put("endpoint", "/" + topic + "/flood").put("payload", "p" + n)));
+            }
+            client.sendTogether(frames);
+            List<String> acked = new ArrayList<>();
+            int busy = 0;
+            for (int i = 0; i < 200; i++) {
+                JsonNode reply = client.next();
+                if (reply.get("type").asText().equals("ack")) {
+                    acked.add("p" + (reply.get("id").asInt() - 1000));
+                }
+                else {
+                    assertThat(reply.get("code").asText()).as("%s", reply).isEqualTo("busy");
+                    busy++;
+                }
+            }
+            // The default requests.publishesInFlight, 64: all of them arrived before Kafka answered any.
+            assertThat(acked).hasSizeGreaterThanOrEqualTo(64).hasSizeLessThan(200);
+            assertThat(busy).isEqualTo(200 - acked.size());
+            assertThat(bridge.metric("sluice_bridge_requests_refused_total", "reason=\"publishes_in_flight\"")).isEqualTo(busy);
+            // Exactly the acknowledged ones reached Kafka and the subscriber.
+            assertThat(subscriber.messages(acked.size())).extracting(m -> m.get("payload").asText()).containsExactlyInAnyOrderElementsOf(acked);
+            assertThat(subscriber.poll(Duration.ofMillis(300))).isNull();
+
+            client.request("publish", m -> m.put("endpoint", "/" + topic + "/flood").put("payload", "after"));
+            client.expect("ack");
+        }
+    }
+
+    @Test
     void oversizedOrTrailingFieldsAreMalformedAndTheConnectionKeepsWorking() throws Exception {
         String topic = kafka.createTopic(1);
         try (BridgeFixture bridge = bridge("topics: " + topic);
