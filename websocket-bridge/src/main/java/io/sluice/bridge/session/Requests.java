@@ -74,7 +74,14 @@ final class Requests {
             throw new ProtocolException(ErrorCodes.BUSY, "a refresh is already being validated; wait for its reply", refresh.id());
         }
         refreshing = true;
-        session.refresh(refresh, () -> refreshing = false);
+        try {
+            session.refresh(refresh, () -> refreshing = false);
+        }
+        catch (RuntimeException e) {
+            // Never answered, so never cleared by the answer: later refreshes must not be refused for ever.
+            refreshing = false;
+            throw e;
+        }
     }
 
     private void subscribe(ClientRequest.Subscribe request) throws ProtocolException {
