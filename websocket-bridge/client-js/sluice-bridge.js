@@ -8,13 +8,19 @@ import { applyPatch } from './json-patch.js';
 const FATAL_CLOSE_CODES = new Set([1009]);
 /** Close codes that mean "this token is no good": reconnecting needs a new one from the token provider. */
 const TOKEN_CLOSE_CODES = new Set([4001, 4002]);
+/** Error codes that refuse a request for now, not for good: the same request is sent again after a backoff. */
+const RETRYABLE_ERROR_CODES = new Set(['busy', 'rate_limited']);
 
 /** A request the server answered with `error`, or one that could not be sent or answered. */
 export class BridgeError extends Error {
-  constructor(code, message) {
+  constructor(code, message, retryAfterMs) {
     super(message || code);
     this.name = 'BridgeError';
     this.code = code;
+    if (retryAfterMs !== undefined) {
+      // The server's hint (rate_limited): a retry sooner than this is refused again.
+      this.retryAfterMs = retryAfterMs;
+    }
   }
 }
 
@@ -55,6 +61,8 @@ class Subscription {
     this.callback = callback;
     this.options = options;
     this.positions = new Map();
+    // Subscribes refused with busy or rate_limited since the last success: how far the retry backs off.
+    this.retries = 0;
     // Per exact endpoint, the last payload and its seq: the base of the next delta.
     this.latest = new Map();
     this.active = true;
@@ -83,6 +91,7 @@ class Subscription {
   }
 
   subscribed(reply) {
+    this.retries = 0;
     // Positions of the reply are where the node stands now. Where we hold a position, the recovered messages that
     // follow the reply move it; taking the node's instead would skip them if the connection broke meanwhile.
     for (const { epoch, seq } of reply.positions || []) {
@@ -272,6 +281,10 @@ export class SluiceBridge {
       if (error.code === 'disconnected') {
         return; // the next connect subscribes again
       }
+      if (RETRYABLE_ERROR_CODES.has(error.code)) {
+        this._retryJoin(subscription, error);
+        return;
+      }
       this.subscriptions.delete(subscription.endpoint);
       subscription.active = false;
       error.endpoint = subscription.endpoint;
@@ -279,6 +292,26 @@ export class SluiceBridge {
       // After a reconnect nobody awaits `ready` any more: say it on the error event too.
       this._emit('error', error);
     });
+  }
+
+  /**
+   * The node refused the subscribe for now (busy: its Kafka log reads for recovery are all taken; rate_limited: this
+   * connection subscribed too fast). Nothing was subscribed, so sending the same request again later loses nothing.
+   * Backs off like reconnects, with jitter so that many clients do not retry in step, and never sooner than the
+   * server's retryAfterMs.
+   */
+  _retryJoin(subscription, error) {
+    const ws = this.ws;
+    const { initialDelay, maxDelay, factor, jitter } = this.reconnect;
+    const ceiling = Math.min(maxDelay, initialDelay * Math.pow(factor, subscription.retries));
+    const delay = Math.max(ceiling * (1 - jitter * Math.random()), error.retryAfterMs || 0);
+    subscription.retries++;
+    setTimeout(() => {
+      // After a reconnect the subscription was sent again already; after unsubscribe it is no longer wanted.
+      if (ws === this.ws && this.state === 'connected' && this.subscriptions.get(subscription.endpoint) === subscription) {
+        this._join(subscription);
+      }
+    }, delay);
   }
 
   /** Sends a request with an id; the reply (or `error`) with that id goes to the callbacks. */
@@ -304,7 +337,7 @@ export class SluiceBridge {
       const { onReply, onError } = this.pending.get(m.id);
       this.pending.delete(m.id);
       if (m.type === 'error') {
-        onError(new BridgeError(m.code, m.message));
+        onError(new BridgeError(m.code, m.message, m.retryAfterMs));
       } else {
         onReply(m);
       }

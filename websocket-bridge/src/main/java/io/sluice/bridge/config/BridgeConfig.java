@@ -21,7 +21,8 @@ public record BridgeConfig(ServerConfig server,
                            OutboundConfig outbound,
                            RecoveryConfig recovery,
                            ManagementConfig management,
-                           ConnectionsConfig connections) {
+                           ConnectionsConfig connections,
+                           RequestLimitsConfig requests) {
 
     public BridgeConfig {
         server = server == null ? ServerConfig.defaults() : server;
@@ -32,6 +33,7 @@ public record BridgeConfig(ServerConfig server,
         recovery = recovery == null ? RecoveryConfig.defaults() : recovery;
         management = management == null ? ManagementConfig.defaults() : management;
         connections = connections == null ? ConnectionsConfig.defaults() : connections;
+        requests = requests == null ? RequestLimitsConfig.defaults() : requests;
     }
 
     @JsonCreator
@@ -43,8 +45,10 @@ public record BridgeConfig(ServerConfig server,
                                  @JsonProperty("outbound") OutboundConfig outbound,
                                  @JsonProperty("recovery") RecoveryConfig recovery,
                                  @JsonProperty("management") ManagementConfig management,
-                                 @JsonProperty("connections") ConnectionsConfig connections) {
-        return new BridgeConfig(server, kafka, topics, endpoints, auth, outbound, recovery, management, connections);
+                                 @JsonProperty("connections") ConnectionsConfig connections,
+                                 @JsonProperty("requests") RequestLimitsConfig requests) {
+        return new BridgeConfig(server, kafka, topics, endpoints, auth, outbound, recovery, management, connections,
+                requests);
     }
 
     /** Every endpoint mapping: the explicit ones first, then one {@code /<topic>/*} per entry of {@code topics}. */

@@ -34,6 +34,7 @@ final class BridgeConfigValidator {
         v.outbound(config.outbound());
         v.recovery(config.recovery());
         v.connections(config.connections());
+        v.requests(config.requests());
         if (config.management().port() < 0 || config.management().port() > 65535) {
             v.problems.add("management.port: must be between 0 and 65535 (0 picks a free port)");
         }
@@ -169,6 +170,33 @@ final class BridgeConfigValidator {
             problems.add("recovery.kafkaConcurrency: must be greater than 0");
         }
         positive(recovery.kafkaTimeout(), "recovery.kafkaTimeout");
+        if (recovery.kafkaQueue() < 0) {
+            problems.add("recovery.kafkaQueue: must be 0 (no waiting) or more");
+        }
+        if (recovery.kafkaReadsPerConnection() < 1) {
+            problems.add("recovery.kafkaReadsPerConnection: must be at least 1");
+        }
+    }
+
+    private void requests(RequestLimitsConfig requests) {
+        if (requests.maxEndpointBytes() < 2) {
+            problems.add("requests.maxEndpointBytes: must be at least 2");
+        }
+        if (requests.maxTokenBytes() < 1) {
+            problems.add("requests.maxTokenBytes: must be at least 1");
+        }
+        if (!(requests.subscribesPerSecond() > 0) || Double.isInfinite(requests.subscribesPerSecond())) {
+            problems.add("requests.subscribesPerSecond: must be a number greater than 0");
+        }
+        if (requests.subscribeBurst() < 1) {
+            problems.add("requests.subscribeBurst: must be at least 1");
+        }
+        if (requests.publishesInFlight() < 1) {
+            problems.add("requests.publishesInFlight: must be at least 1");
+        }
+        if (requests.publishBytesInFlight() < 1) {
+            problems.add("requests.publishBytesInFlight: must be at least 1");
+        }
     }
 
     private void connections(ConnectionsConfig c) {

@@ -15,9 +15,14 @@ import com.fasterxml.jackson.annotation.JsonProperty;
  *                                 messages are reported as a gap
  * @param kafkaConcurrency         recoveries reading Kafka at once (one consumer each); more wait their turn
  * @param kafkaTimeout             how long one recovery from Kafka may take before the client gets an error
+ * @param kafkaQueue               log reads that may wait for one of the {@code kafkaConcurrency} consumers, node-wide;
+ *                                 a subscribe needing more is refused with {@code busy}
+ * @param kafkaReadsPerConnection  log reads one connection may have running or waiting; a subscribe needing more is
+ *                                 refused with {@code busy} (one that finds the connection with none is always let in)
  */
 public record RecoveryConfig(int cacheMessagesPerEndpoint, Duration cacheMaxAge, int cacheMaxEndpoints,
-                             int kafkaMaxRecords, int kafkaConcurrency, Duration kafkaTimeout) {
+                             int kafkaMaxRecords, int kafkaConcurrency, Duration kafkaTimeout, int kafkaQueue,
+                             int kafkaReadsPerConnection) {
 
     public static final int DEFAULT_CACHE_MESSAGES_PER_ENDPOINT = 100;
     public static final Duration DEFAULT_CACHE_MAX_AGE = Duration.ofMinutes(5);
@@ -25,6 +30,8 @@ public record RecoveryConfig(int cacheMessagesPerEndpoint, Duration cacheMaxAge,
     public static final int DEFAULT_KAFKA_MAX_RECORDS = 100_000;
     public static final int DEFAULT_KAFKA_CONCURRENCY = 2;
     public static final Duration DEFAULT_KAFKA_TIMEOUT = Duration.ofSeconds(30);
+    public static final int DEFAULT_KAFKA_QUEUE = 64;
+    public static final int DEFAULT_KAFKA_READS_PER_CONNECTION = 16;
 
     public RecoveryConfig {
         cacheMaxAge = cacheMaxAge == null ? DEFAULT_CACHE_MAX_AGE : cacheMaxAge;
@@ -36,19 +43,30 @@ public record RecoveryConfig(int cacheMessagesPerEndpoint, Duration cacheMaxAge,
                 DEFAULT_KAFKA_MAX_RECORDS, DEFAULT_KAFKA_CONCURRENCY, null);
     }
 
+    /** With the default bounds on waiting log reads. */
+    public RecoveryConfig(int cacheMessagesPerEndpoint, Duration cacheMaxAge, int cacheMaxEndpoints, int kafkaMaxRecords,
+                          int kafkaConcurrency, Duration kafkaTimeout) {
+        this(cacheMessagesPerEndpoint, cacheMaxAge, cacheMaxEndpoints, kafkaMaxRecords, kafkaConcurrency, kafkaTimeout,
+                DEFAULT_KAFKA_QUEUE, DEFAULT_KAFKA_READS_PER_CONNECTION);
+    }
+
     @JsonCreator
     static RecoveryConfig fromYaml(@JsonProperty("cacheMessagesPerEndpoint") Integer cacheMessagesPerEndpoint,
                                    @JsonProperty("cacheMaxAge") Duration cacheMaxAge,
                                    @JsonProperty("cacheMaxEndpoints") Integer cacheMaxEndpoints,
                                    @JsonProperty("kafkaMaxRecords") Integer kafkaMaxRecords,
                                    @JsonProperty("kafkaConcurrency") Integer kafkaConcurrency,
-                                   @JsonProperty("kafkaTimeout") Duration kafkaTimeout) {
+                                   @JsonProperty("kafkaTimeout") Duration kafkaTimeout,
+                                   @JsonProperty("kafkaQueue") Integer kafkaQueue,
+                                   @JsonProperty("kafkaReadsPerConnection") Integer kafkaReadsPerConnection) {
         return new RecoveryConfig(
                 cacheMessagesPerEndpoint == null ? DEFAULT_CACHE_MESSAGES_PER_ENDPOINT : cacheMessagesPerEndpoint,
                 cacheMaxAge,
                 cacheMaxEndpoints == null ? DEFAULT_CACHE_MAX_ENDPOINTS : cacheMaxEndpoints,
                 kafkaMaxRecords == null ? DEFAULT_KAFKA_MAX_RECORDS : kafkaMaxRecords,
                 kafkaConcurrency == null ? DEFAULT_KAFKA_CONCURRENCY : kafkaConcurrency,
-                kafkaTimeout);
+                kafkaTimeout,
+                kafkaQueue == null ? DEFAULT_KAFKA_QUEUE : kafkaQueue,
+                kafkaReadsPerConnection == null ? DEFAULT_KAFKA_READS_PER_CONNECTION : kafkaReadsPerConnection);
     }
 }

@@ -20,8 +20,9 @@ import io.sluice.bridge.config.KafkaConfig;
 
 /**
  * Reads a range of one partition's log for recovery, beside the live reader: a few consumers of its own, so a
- * reconnecting client never makes the live stream wait. Bounded three ways: at most {@code concurrency} reads at once
- * (more queue), at most {@code maxRecords} records per read, and a deadline per read.
+ * reconnecting client never makes the live stream wait. Bounded four ways: at most {@code concurrency} reads at once,
+ * at most {@code queue} more waiting (callers {@link #reserve} room first and are refused beyond it), at most
+ * {@code maxRecords} records per read (the caller's ranges), and a deadline per read.
  */
 public final class LogReader implements AutoCloseable {
 
@@ -40,9 +41,13 @@ public final class LogReader implements AutoCloseable {
     private final BlockingQueue<KafkaConsumer<byte[], byte[]>> idle;
     private final String nodeName;
     private final AtomicInteger created = new AtomicInteger();
+    private final int capacity;
+    // Reads reserved and not yet finished: running, waiting in the executor's queue, or about to be submitted.
+    private final AtomicInteger pending = new AtomicInteger();
 
-    public LogReader(KafkaConfig config, int concurrency, Duration timeout, String nodeName) {
+    public LogReader(KafkaConfig config, int concurrency, int queue, Duration timeout, String nodeName) {
         this.config = config;
+        this.capacity = concurrency + queue;
         this.timeout = timeout;
         this.nodeName = nodeName;
         this.idle = new ArrayBlockingQueue<>(concurrency);
@@ -53,19 +58,51 @@ public final class LogReader implements AutoCloseable {
         });
     }
 
-    /** Reads {@code [from, to]} (inclusive) of {@code partition}, keeping the records {@code filter} accepts. */
+    /**
+     * Claims room for {@code reads} reads, all or none: false when the node already has {@code concurrency + queue}
+     * reads running or waiting. A claim on an idle reader always succeeds, so one subscription covering more partitions
+     * than that can still recover; the executor's queue therefore holds at most {@code max(capacity, one claim)}.
+     */
+    public boolean reserve(int reads) {
+        while (true) {
+            int now = pending.get();
+            if (now > 0 && now + reads > capacity) {
+                return false;
+            }
+            if (pending.compareAndSet(now, now + reads)) {
+                return true;
+            }
+        }
+    }
+
+    /**
+     * Reads {@code [from, to]} (inclusive) of {@code partition}, keeping the records {@code filter} accepts. Uses up
+     * one read {@link #reserve reserved} before.
+     */
     public CompletableFuture<Range> read(TopicPartition partition, long from, long to,
                                          Predicate<ConsumerRecord<byte[], byte[]>> filter) {
-        return CompletableFuture.supplyAsync(() -> {
-            KafkaConsumer<byte[], byte[]> consumer = borrow();
-            try {
-                return read(consumer, partition, from, to, filter);
-            }
-            finally {
-                consumer.unsubscribe();
-                idle.offer(consumer);
-            }
-        }, executor);
+        try {
+            return CompletableFuture.supplyAsync(() -> {
+                try {
+                    KafkaConsumer<byte[], byte[]> consumer = borrow();
+                    try {
+                        return read(consumer, partition, from, to, filter);
+                    }
+                    finally {
+                        consumer.unsubscribe();
+                        idle.offer(consumer);
+                    }
+                }
+                finally {
+                    pending.decrementAndGet();
+                }
+            }, executor);
+        }
+        catch (java.util.concurrent.RejectedExecutionException e) {
+            // Shutting down.
+            pending.decrementAndGet();
+            return CompletableFuture.failedFuture(e);
+        }
     }
 
     private Range read(KafkaConsumer<byte[], byte[]> consumer, TopicPartition partition, long from, long to,

@@ -46,6 +46,7 @@ public final class BridgeMetrics {
     private final Counter publishOk;
     private final Counter publishFailed;
     private final Timer endToEnd;
+    private final java.util.Map<String, Counter> refusals = new java.util.HashMap<>();
 
     public BridgeMetrics(MeterRegistry registry) {
         this.registry = registry;
@@ -82,6 +83,20 @@ public final class BridgeMetrics {
                 .description("Kafka record timestamp to the moment the bridge writes it to clients (one sample per record and event loop)")
                 .serviceLevelObjectives(LATENCY_BUCKETS)
                 .register(registry);
+        for (String reason : REFUSALS) {
+            refusals.put(reason, Counter.builder("sluice.bridge.requests.refused").tag("reason", reason)
+                    .description("Requests refused by a limit on what one client may ask of the node (docs/bridge.md#limits)")
+                    .register(registry));
+        }
+    }
+
+    /** The {@code reason}s of {@link #refused}: which limit refused a request. */
+    public static final java.util.List<String> REFUSALS = java.util.List.of(
+            "recovery_node_busy", "recovery_connection_busy", "refresh_in_flight", "subscribe_rate", "publishes_in_flight");
+
+    /** @param reason one of {@link #REFUSALS} */
+    public void refused(String reason) {
+        refusals.get(reason).increment();
     }
 
     private static Counter counter(MeterRegistry registry, String name, String description) {

@@ -1,22 +1,38 @@
 package io.sluice.bridge.protocol;
 
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.StreamReadConstraints;
+import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufInputStream;
+import io.sluice.bridge.config.RequestLimitsConfig;
 
-/** Reads one client message (a text frame holding a JSON object) into a {@link ClientRequest}. */
+/**
+ * Reads one client message (a text frame holding exactly one JSON object) into a {@link ClientRequest}, checking every
+ * field's type and size: strings against {@link RequestLimitsConfig}, {@code recover} entries for shape, epoch length,
+ * seq range and duplicates. What depends on the node's state (partitions, rates) is checked by the session.
+ */
 public final class ClientRequests {
 
+    /**
+     * Epochs are made by the server ({@code <22-character topic id>-<partition>}); anything much longer is not one, and
+     * is refused before it is used as a map key or echoed in a gap notice.
+     */
+    public static final int MAX_EPOCH_CHARS = 64;
+
     private static final ObjectMapper JSON = new ObjectMapper()
-            .enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION);
+            .enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION)
+            .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
 
     static {
         // Frame size is already bounded by server.maxInboundMessageBytes; nesting is what could still hurt.
@@ -26,7 +42,7 @@ public final class ClientRequests {
     private ClientRequests() {
     }
 
-    public static ClientRequest parse(ByteBuf text) throws ProtocolException {
+    public static ClientRequest parse(ByteBuf text, RequestLimitsConfig limits) throws ProtocolException {
         JsonNode node;
         try (ByteBufInputStream in = new ByteBufInputStream(text.duplicate())) {
             node = JSON.readTree(in);
@@ -40,18 +56,36 @@ public final class ClientRequests {
         Long id = id(node);
         String type = text(node, "type", id, true);
         return switch (type) {
-            case "connect" -> new ClientRequest.Connect(id, text(node, "token", id, true));
-            case "refresh" -> new ClientRequest.Refresh(id, text(node, "token", id, true));
-            case "subscribe" -> new ClientRequest.Subscribe(id, text(node, "endpoint", id, true), positions(node, id),
+            case "connect" -> new ClientRequest.Connect(id, token(node, id, limits));
+            case "refresh" -> new ClientRequest.Refresh(id, token(node, id, limits));
+            case "subscribe" -> new ClientRequest.Subscribe(id, endpoint(node, id, limits), positions(node, id),
                     bool(node, "snapshot", id), bool(node, "delta", id));
-            case "unsubscribe" -> new ClientRequest.Unsubscribe(id, text(node, "endpoint", id, true));
-            case "publish" -> publish(node, id);
-            default -> throw new ProtocolException(ErrorCodes.UNKNOWN_TYPE, "unknown message type '" + type + "'", id);
+            case "unsubscribe" -> new ClientRequest.Unsubscribe(id, endpoint(node, id, limits));
+            case "publish" -> publish(node, id, limits);
+            // Echoed only as far as a real type could go: it may be anything up to the frame size.
+            default -> throw new ProtocolException(ErrorCodes.UNKNOWN_TYPE, "unknown message type '"
+                    + (type.length() > 32 ? type.substring(0, 32) + "..." : type) + "'", id);
         };
     }
 
-    private static ClientRequest publish(JsonNode node, Long id) throws ProtocolException {
-        String endpoint = text(node, "endpoint", id, true);
+    private static String token(JsonNode node, Long id, RequestLimitsConfig limits) throws ProtocolException {
+        return bounded(text(node, "token", id, true), "token", limits.maxTokenBytes(), id);
+    }
+
+    private static String endpoint(JsonNode node, Long id, RequestLimitsConfig limits) throws ProtocolException {
+        return bounded(text(node, "endpoint", id, true), "endpoint", limits.maxEndpointBytes(), id);
+    }
+
+    private static String bounded(String value, String field, int maxBytes, Long id) throws ProtocolException {
+        // Chars are at most 3 UTF-8 bytes each (a surrogate pair is 4 for 2), so most strings need no encoding to check.
+        if (value.length() * 3L > maxBytes && value.getBytes(StandardCharsets.UTF_8).length > maxBytes) {
+            throw new ProtocolException(ErrorCodes.MALFORMED, field + " is longer than " + maxBytes + " bytes", id);
+        }
+        return value;
+    }
+
+    private static ClientRequest publish(JsonNode node, Long id, RequestLimitsConfig limits) throws ProtocolException {
+        String endpoint = endpoint(node, id, limits);
         JsonNode payload = node.get("payload");
         if (payload == null) {
             throw new ProtocolException(ErrorCodes.MALFORMED, "publish: payload is required", id);
@@ -95,11 +129,22 @@ public final class ClientRequests {
             throw new ProtocolException(ErrorCodes.MALFORMED, "subscribe: recover must be a list of {epoch, seq}", id);
         }
         List<ClientRequest.Position> positions = new ArrayList<>();
+        Set<String> epochs = new HashSet<>();
         for (JsonNode p : recover) {
             JsonNode epoch = p.get("epoch");
             JsonNode seq = p.get("seq");
             if (epoch == null || !epoch.isTextual() || seq == null || !seq.canConvertToLong() || !seq.isIntegralNumber()) {
                 throw new ProtocolException(ErrorCodes.MALFORMED, "subscribe: each recover entry needs a string epoch and an integer seq", id);
+            }
+            if (epoch.asText().length() > MAX_EPOCH_CHARS) {
+                throw new ProtocolException(ErrorCodes.MALFORMED, "subscribe: a recover epoch is longer than " + MAX_EPOCH_CHARS
+                        + " characters; epochs are the server's, sent back unchanged", id);
+            }
+            if (seq.asLong() < -1) {
+                throw new ProtocolException(ErrorCodes.MALFORMED, "subscribe: a recover seq is -1 or more", id);
+            }
+            if (!epochs.add(epoch.asText())) {
+                throw new ProtocolException(ErrorCodes.MALFORMED, "subscribe: epoch " + epoch.asText() + " appears twice in recover", id);
             }
             positions.add(new ClientRequest.Position(epoch.asText(), seq.asLong()));
         }

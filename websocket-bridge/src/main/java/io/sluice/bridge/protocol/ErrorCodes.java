@@ -15,6 +15,13 @@ public final class ErrorCodes {
     public static final String TOO_MANY_SUBSCRIPTIONS = "too_many_subscriptions";
     public static final String PUBLISH_FAILED = "publish_failed";
     public static final String RECOVERY_FAILED = "recovery_failed";
+    /**
+     * The node (or this connection) has as much of this work in flight as it takes: Kafka log reads for recovery, or a
+     * {@code refresh} still being validated. Nothing was done; send the request again after a backoff.
+     */
+    public static final String BUSY = "busy";
+    /** The connection subscribes faster than {@code requests.subscribesPerSecond}; retry after {@code retryAfterMs}. */
+    public static final String RATE_LIMITED = "rate_limited";
 
     private ErrorCodes() {
     }

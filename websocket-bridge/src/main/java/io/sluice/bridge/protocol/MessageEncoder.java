@@ -9,6 +9,7 @@ import java.util.Base64;
 
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.io.JsonStringEncoder;
+import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.flipkart.zjsonpatch.JsonDiff;
@@ -26,8 +27,12 @@ public final class MessageEncoder {
     // FIN + opcode + 8-byte extended length: the largest header a server frame needs.
     private static final int HEADER_SLOT = 10;
     private static final byte FIN_TEXT = (byte) 0x81;
+    // Strict on purpose: a value is embedded raw only when it is exactly one JSON object or array, with unique keys
+    // and nothing after it. A lenient parse that stops after the first value would let text such as
+    // {"a":1},"endpoint":"/x","seq":9 close the payload early and add keys to the message around it.
     private static final ObjectMapper JSON = new ObjectMapper()
-            .enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION);
+            .enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION)
+            .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
 
     private final ByteBufAllocator allocator;
     private final CharsetDecoder utf8 = StandardCharsets.UTF_8.newDecoder()
@@ -137,12 +142,13 @@ public final class MessageEncoder {
             try {
                 JsonNode tree = JSON.readTree(value);
                 if (tree != null && (tree.isObject() || tree.isArray())) {
-                    // Embedded as the producer wrote it, byte for byte; the tree is kept for delta delivery.
+                    // Proven to be exactly one well-formed JSON value (valid UTF-8, checked above; no trailing text,
+                    // no duplicate keys): embedded as the producer wrote it, byte for byte. The tree is kept for deltas.
                     return new Payload(PayloadFormat.JSON, value, tree);
                 }
             }
             catch (java.io.IOException e) {
-                // Not JSON after all: carried as text below.
+                // Not exactly one JSON value (trailing text, duplicate keys, bad syntax, too deep): carried as text.
             }
         }
         return new Payload(PayloadFormat.TEXT, quote(text), null);

@@ -7,11 +7,18 @@ public final class ProtocolException extends Exception {
 
     private final String code;
     private final Long id;
+    private final long retryAfterMillis;
 
     public ProtocolException(String code, String message, Long id) {
+        this(code, message, id, -1);
+    }
+
+    /** @param retryAfterMillis when the same request can succeed again, sent as {@code retryAfterMs}; -1 if unknown */
+    public ProtocolException(String code, String message, Long id, long retryAfterMillis) {
         super(message, null, false, false);
         this.code = code;
         this.id = id;
+        this.retryAfterMillis = retryAfterMillis;
     }
 
     /** One of {@link ErrorCodes}. */
@@ -22,5 +29,10 @@ public final class ProtocolException extends Exception {
     /** The request's id, when it could be read. */
     public Long id() {
         return id;
+    }
+
+    /** Milliseconds after which a retry can succeed, or -1. */
+    public long retryAfterMillis() {
+        return retryAfterMillis;
     }
 }

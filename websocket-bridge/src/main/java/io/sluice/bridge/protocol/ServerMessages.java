@@ -69,7 +69,16 @@ public final class ServerMessages {
     }
 
     public static byte[] error(Long id, String code, String message) {
-        return bytes(base("error", id).put("code", code).put("message", message));
+        return error(id, code, message, -1);
+    }
+
+    /** @param retryAfterMillis sent as {@code retryAfterMs} when not negative: when a retry can succeed */
+    public static byte[] error(Long id, String code, String message, long retryAfterMillis) {
+        ObjectNode m = base("error", id).put("code", code).put("message", message);
+        if (retryAfterMillis >= 0) {
+            m.put("retryAfterMs", retryAfterMillis);
+        }
+        return bytes(m);
     }
 
     private static ObjectNode base(String type, Long id) {

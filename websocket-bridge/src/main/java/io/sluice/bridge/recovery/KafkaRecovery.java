@@ -35,10 +35,14 @@ public final class KafkaRecovery {
     /**
      * @param subscription the subscription's pattern, named in gap notices
      * @param endpoints    the endpoints of a record that the subscription receives (empty to skip the record)
-     * @return messages and notices in delivery order, each holding one reference for the caller
+     * @return messages and notices in delivery order, each holding one reference for the caller; or null, having
+     *         started nothing, when the node already has as many log reads running and waiting as it takes
      */
     public CompletableFuture<List<EncodedMessage>> recover(String subscription, List<RecoveryPlan.LogRead> reads,
                                                            BiFunction<String, String, List<String>> endpoints) {
+        if (!reader.reserve(reads.size())) {
+            return null;
+        }
         List<CompletableFuture<List<EncodedMessage>>> parts = new ArrayList<>();
         for (RecoveryPlan.LogRead read : reads) {
             Predicate<ConsumerRecord<byte[], byte[]>> filter = r -> !endpoints.apply(r.topic(), key(r)).isEmpty();

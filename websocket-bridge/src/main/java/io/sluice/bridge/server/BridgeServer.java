@@ -75,11 +75,12 @@ public final class BridgeServer implements AutoCloseable {
         this.hub = new Hub(new EndpointTable(config.mappings()), epochs, config.recovery(),
                 new MessageEncoder(PooledByteBufAllocator.DEFAULT), metrics);
         this.reader = new KafkaReader(config.kafka(), config.readTopics(), epochs, hub, node);
-        this.logReader = new LogReader(config.kafka(), config.recovery().kafkaConcurrency(), config.recovery().kafkaTimeout(), node);
+        this.logReader = new LogReader(config.kafka(), config.recovery().kafkaConcurrency(), config.recovery().kafkaQueue(),
+                config.recovery().kafkaTimeout(), node);
         this.publisher = new Publisher(config.kafka(), node);
         SessionServices services = new SessionServices(node, hub, authenticator, publisher,
                 new KafkaRecovery(logReader, PooledByteBufAllocator.DEFAULT, metrics), metrics, config.auth(), config.outbound(),
-                config.server().maxSubscriptionsPerConnection());
+                config.server().maxSubscriptionsPerConnection(), config.requests(), config.recovery());
         // The proxy's TLS material loading (PEM or key store, passwords, protocols): one home for both listeners.
         SslContext tls = config.server().tls() == null ? null : SslContexts.forServer(config.server().tls(), "server.tls");
         this.group = transport.newGroup(config.server().workerThreads(), "sluice-bridge");

@@ -67,8 +67,10 @@ final class Authentication {
         }));
     }
 
-    void refresh(ClientRequest.Refresh refresh) {
+    /** @param done run on the loop once the refresh is answered (or the session is closing) */
+    void refresh(ClientRequest.Refresh refresh, Runnable done) {
         services.authenticator().authenticate(refresh.token()).whenComplete((p, error) -> loop.execute(() -> {
+            done.run();
             if (session.isClosing()) {
                 return;
             }

@@ -2,10 +2,14 @@ package io.sluice.bridge.session;
 
 import java.nio.charset.StandardCharsets;
 import java.util.List;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
 
 import org.apache.kafka.common.TopicPartition;
 
 import io.sluice.bridge.auth.Principal;
+import io.sluice.bridge.kafka.PartitionEpochs;
 import io.sluice.bridge.protocol.ClientRequest;
 import io.sluice.bridge.protocol.ErrorCodes;
 import io.sluice.bridge.protocol.MessageEncoder;
@@ -14,15 +18,25 @@ import io.sluice.bridge.protocol.ServerMessages;
 import io.sluice.bridge.subscription.EndpointTable;
 import io.sluice.bridge.subscription.Subscription;
 
-/** Checks each client request against the protocol and the principal's permissions, then has the session act on it. */
+/**
+ * Checks each client request against the protocol, the principal's permissions and the connection's limits (subscribe
+ * rate, one refresh at a time, recover positions), then has the session act on it.
+ */
 final class Requests {
 
     private final Session session;
     private final SessionServices services;
+    private final TokenBucket subscribes;
+    private boolean refreshing;
+    // Publishes handed to Kafka and not yet answered: the publisher's queue is shared by the node, so bounded here.
+    private int publishesInFlight;
+    private long publishBytesInFlight;
 
     Requests(Session session, SessionServices services) {
         this.session = session;
         this.services = services;
+        this.subscribes = new TokenBucket(services.requests().subscribesPerSecond(), services.requests().subscribeBurst(),
+                System.nanoTime());
     }
 
     void handle(ClientRequest request) throws ProtocolException {
@@ -34,7 +48,7 @@ final class Requests {
             throw new ProtocolException(ErrorCodes.NOT_CONNECTED, "send connect with a token first", request.id());
         }
         if (request instanceof ClientRequest.Refresh refresh) {
-            session.refresh(refresh);
+            refresh(refresh);
         }
         else if (request instanceof ClientRequest.Subscribe subscribe) {
             subscribe(subscribe);
@@ -52,7 +66,33 @@ final class Requests {
         }
     }
 
+    private void refresh(ClientRequest.Refresh refresh) throws ProtocolException {
+        // Validation may take a while (a JWKS fetch); overlapping ones would queue unbounded work and could finish out
+        // of order, an older token replacing a newer one.
+        if (refreshing) {
+            Refusals.refused(services, "refresh_in_flight", session.channel().remoteAddress());
+            throw new ProtocolException(ErrorCodes.BUSY, "a refresh is already being validated; wait for its reply", refresh.id());
+        }
+        refreshing = true;
+        try {
+            session.refresh(refresh, () -> refreshing = false);
+        }
+        catch (RuntimeException e) {
+            // Never answered, so never cleared by the answer: later refreshes must not be refused for ever.
+            refreshing = false;
+            throw e;
+        }
+    }
+
     private void subscribe(ClientRequest.Subscribe request) throws ProtocolException {
+        // Every subscribe is charged, refused ones too: each costs the node lookups, and the accepted ones the hub's lock.
+        // Unsubscribes are not: there cannot be more of them that do anything than there were subscribes.
+        long wait = subscribes.take(System.nanoTime());
+        if (wait > 0) {
+            Refusals.refused(services, "subscribe_rate", session.channel().remoteAddress());
+            throw new ProtocolException(ErrorCodes.RATE_LIMITED, "more than " + services.requests().subscribesPerSecond()
+                    + " subscribes per second; retry later", request.id(), Math.max(1, TimeUnit.NANOSECONDS.toMillis(wait)));
+        }
         String pattern = request.endpoint();
         validEndpoint(pattern, true, request.id());
         if (session.subscribed(pattern)) {
@@ -68,7 +108,40 @@ final class Requests {
         if (!permitted(pattern)) {
             throw new ProtocolException(ErrorCodes.FORBIDDEN, "not allowed to subscribe to " + pattern, request.id());
         }
+        checkRecover(request);
         session.subscribe(request);
+    }
+
+    /**
+     * Each recover position costs a cache search under the hub's lock and possibly a Kafka read, so a subscribe may name
+     * only partitions it covers: every partition of each topic it covers (an exact endpoint's key is in one partition
+     * with Kafka's default partitioner, but in any with a custom one), and as many epochs this node does not read (a
+     * recreated topic's old history, reported as gaps) as that, at least one.
+     */
+    private void checkRecover(ClientRequest.Subscribe request) throws ProtocolException {
+        if (request.recover().isEmpty()) {
+            return;
+        }
+        PartitionEpochs epochs = services.hub().epochs();
+        Set<String> topics = services.hub().table().cover(request.endpoint()).stream()
+                .map(EndpointTable.Cover::topic).collect(Collectors.toSet());
+        int partitions = topics.stream().mapToInt(epochs::partitionCount).sum();
+        int unknown = 0;
+        for (ClientRequest.Position position : request.recover()) {
+            TopicPartition partition = epochs.partition(position.epoch());
+            if (partition == null) {
+                unknown++;
+            }
+            else if (!topics.contains(partition.topic())) {
+                // Not naming the topic: the client may not be allowed to know it.
+                throw new ProtocolException(ErrorCodes.MALFORMED, "subscribe: recover epoch " + position.epoch()
+                        + " is not a partition " + request.endpoint() + " covers", request.id());
+            }
+        }
+        if (unknown > Math.max(1, partitions)) {
+            throw new ProtocolException(ErrorCodes.MALFORMED, "subscribe: recover names " + unknown + " epochs this node does"
+                    + " not read; at most " + Math.max(1, partitions) + " (one per partition the subscription covers)", request.id());
+        }
     }
 
     /** Whether the principal may read everything the pattern covers. */
@@ -96,10 +169,21 @@ final class Requests {
         catch (IllegalArgumentException e) {
             throw new ProtocolException(ErrorCodes.MALFORMED, "publish: " + e.getMessage(), request.id());
         }
+        int bytes = value == null ? 0 : value.length;
+        if (publishesInFlight > 0 && (publishesInFlight >= services.requests().publishesInFlight()
+                || publishBytesInFlight + bytes > services.requests().publishBytesInFlight())) {
+            Refusals.refused(services, "publishes_in_flight", session.channel().remoteAddress());
+            throw new ProtocolException(ErrorCodes.BUSY, "this connection has " + publishesInFlight + " publishes ("
+                    + publishBytesInFlight + " bytes) waiting for Kafka, as many as it may; publish again after an ack", request.id());
+        }
+        publishesInFlight++;
+        publishBytesInFlight += bytes;
         // Key "" is how records without a key appear, so publishing to it writes no key.
         byte[] key = target.key().isEmpty() ? null : target.key().getBytes(StandardCharsets.UTF_8);
         services.publisher().publish(target.topic(), key, value).whenComplete((metadata, error) ->
                 session.channel().eventLoop().execute(() -> {
+                    publishesInFlight--;
+                    publishBytesInFlight -= bytes;
                     services.metrics().published(error == null);
                     if (error != null) {
                         session.error(request.id(), ErrorCodes.PUBLISH_FAILED, "Kafka did not accept the message: " + error.getClass().getSimpleName()

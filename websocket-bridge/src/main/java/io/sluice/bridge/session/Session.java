@@ -5,6 +5,7 @@ import java.util.HashMap;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
 import org.slf4j.Logger;
@@ -51,6 +52,8 @@ public final class Session extends Outlet {
     private final Map<String, Subscription> subscriptions = new HashMap<>();
     private final Conflation conflation = new Conflation();
     private long heldBytes;
+    // Kafka log reads this connection started that have not finished; event loop only.
+    private int pendingLogReads;
     private boolean dirty;
     private boolean closing;
     private ScheduledFuture<?> slowDeadline;
@@ -92,10 +95,10 @@ public final class Session extends Outlet {
             return;
         }
         try {
-            requests.handle(io.sluice.bridge.protocol.ClientRequests.parse(text));
+            requests.handle(io.sluice.bridge.protocol.ClientRequests.parse(text, services.requests()));
         }
         catch (ProtocolException e) {
-            error(e.id(), e.code(), e.getMessage());
+            error(e.id(), e.code(), e.getMessage(), e.retryAfterMillis());
         }
     }
 
@@ -110,8 +113,8 @@ public final class Session extends Outlet {
         authentication.connect(connect);
     }
 
-    void refresh(ClientRequest.Refresh refresh) {
-        authentication.refresh(refresh);
+    void refresh(ClientRequest.Refresh refresh, Runnable done) {
+        authentication.refresh(refresh, done);
     }
 
     /** A refreshed token may grant less: end the subscriptions it no longer allows. */
@@ -134,12 +137,24 @@ public final class Session extends Outlet {
         return subscriptions.containsKey(pattern);
     }
 
-    void subscribe(ClientRequest.Subscribe request) {
+    void subscribe(ClientRequest.Subscribe request) throws ProtocolException {
         Subscription subscription = new Subscription(this, request.endpoint(), request.delta());
         SubscriptionState state = new SubscriptionState(request.delta());
         subscription.attach(state);
         subscriptions.put(request.endpoint(), subscription);
         RecoveryPlan plan = services.hub().subscribe(subscription, request.recover(), request.snapshot());
+        CompletableFuture<List<EncodedMessage>> fromKafka = null;
+        if (plan.needsKafka()) {
+            // Only now is it known whether the log must be read; if it cannot be now, the subscription is undone
+            // before anything was sent for it (live messages already dispatched to it are released, being inactive).
+            fromKafka = readLog(request, plan);
+            if (fromKafka == null) {
+                unsubscribe(subscription);
+                plan.cached().forEach(EncodedMessage::release);
+                throw new ProtocolException(ErrorCodes.BUSY, "recovery needs " + plan.reads().size() + " Kafka log read(s) and"
+                        + " this connection or node has as many running as it takes; subscribe again after a backoff", request.id());
+            }
+        }
         control(ServerMessages.subscribed(request.id(), request.endpoint(), plan.positions()));
         for (RecoveryPlan.Gap gap : plan.gaps()) {
             services.metrics().recoveryGap();
@@ -151,16 +166,37 @@ public final class Session extends Outlet {
             state.skipUpTo = new HashMap<>();
             plan.ahead().forEach(p -> state.skipUpTo.put(p.epoch(), p.seq()));
         }
-        if (plan.needsKafka()) {
+        if (fromKafka != null) {
             state.recovering = true;
-            EndpointTable table = services.hub().table();
-            services.kafkaRecovery().recover(request.endpoint(), plan.reads(), (topic, key) -> table.endpointsFor(topic, key)
-                            .stream().filter(e -> EndpointTable.matches(request.endpoint(), e)).toList())
-                    .whenComplete((recovered, error) -> channel.eventLoop().execute(
-                            () -> recovered(subscription, request, plan, recovered, error)));
+            fromKafka.whenComplete((recovered, error) -> channel.eventLoop().execute(
+                    () -> recovered(subscription, request, plan, recovered, error)));
         }
         drainBacklogs();
         flush();
+    }
+
+    /**
+     * Starts the plan's log reads if this connection and the node have room for them, else returns null. The
+     * connection's count drops when the reads finish, not when the subscription ends: unsubscribing does not stop a
+     * read, so it must not make room for another.
+     */
+    private CompletableFuture<List<EncodedMessage>> readLog(ClientRequest.Subscribe request, RecoveryPlan plan) {
+        int reads = plan.reads().size();
+        // A connection with no read pending may always start one recovery, however many partitions it covers.
+        if (pendingLogReads > 0 && pendingLogReads + reads > services.recovery().kafkaReadsPerConnection()) {
+            Refusals.refused(services, "recovery_connection_busy", channel.remoteAddress());
+            return null;
+        }
+        EndpointTable table = services.hub().table();
+        CompletableFuture<List<EncodedMessage>> fromKafka = services.kafkaRecovery().recover(request.endpoint(), plan.reads(),
+                (topic, key) -> table.endpointsFor(topic, key).stream().filter(e -> EndpointTable.matches(request.endpoint(), e)).toList());
+        if (fromKafka == null) {
+            Refusals.refused(services, "recovery_node_busy", channel.remoteAddress());
+            return null;
+        }
+        pendingLogReads += reads;
+        fromKafka.whenComplete((recovered, error) -> channel.eventLoop().execute(() -> pendingLogReads -= reads));
+        return fromKafka;
     }
 
     private void recovered(Subscription subscription, ClientRequest.Subscribe request, RecoveryPlan plan,
@@ -359,8 +395,12 @@ public final class Session extends Outlet {
     }
 
     void error(Long id, String code, String message) {
+        error(id, code, message, -1);
+    }
+
+    private void error(Long id, String code, String message, long retryAfterMillis) {
         services.metrics().clientError();
-        control(ServerMessages.error(id, code, message));
+        control(ServerMessages.error(id, code, message, retryAfterMillis));
     }
 
     /** Sends a close frame with the code and closes once it is written; everything the session holds is released. */

@@ -3,6 +3,8 @@ package io.sluice.bridge.session;
 import io.sluice.bridge.auth.Authenticator;
 import io.sluice.bridge.config.AuthConfig;
 import io.sluice.bridge.config.OutboundConfig;
+import io.sluice.bridge.config.RecoveryConfig;
+import io.sluice.bridge.config.RequestLimitsConfig;
 import io.sluice.bridge.kafka.Publisher;
 import io.sluice.bridge.metrics.BridgeMetrics;
 import io.sluice.bridge.recovery.KafkaRecovery;
@@ -12,15 +14,19 @@ import io.sluice.bridge.subscription.Hub;
  * What every session of a node shares.
  *
  * @param maxSubscriptions a connection's subscriptions beyond this many are refused ({@code too_many_subscriptions})
+ * @param requests         bounds on request fields and the subscribe rate
+ * @param recovery         for the per-connection bound on Kafka log reads
  */
 public record SessionServices(String nodeName, Hub hub, Authenticator authenticator, Publisher publisher,
                               KafkaRecovery kafkaRecovery, BridgeMetrics metrics, AuthConfig auth,
-                              OutboundConfig outbound, int maxSubscriptions) {
+                              OutboundConfig outbound, int maxSubscriptions, RequestLimitsConfig requests,
+                              RecoveryConfig recovery) {
 
-    /** With the default subscription limit. */
+    /** With the default subscription and request limits. */
     public SessionServices(String nodeName, Hub hub, Authenticator authenticator, Publisher publisher, KafkaRecovery kafkaRecovery,
                            BridgeMetrics metrics, AuthConfig auth, OutboundConfig outbound) {
         this(nodeName, hub, authenticator, publisher, kafkaRecovery, metrics, auth, outbound,
-                io.sluice.bridge.config.ServerConfig.DEFAULT_MAX_SUBSCRIPTIONS_PER_CONNECTION);
+                io.sluice.bridge.config.ServerConfig.DEFAULT_MAX_SUBSCRIPTIONS_PER_CONNECTION, RequestLimitsConfig.defaults(),
+                RecoveryConfig.defaults());
     }
 }

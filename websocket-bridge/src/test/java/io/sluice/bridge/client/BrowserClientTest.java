@@ -238,4 +238,25 @@ class BrowserClientTest {
             assertThat(browser.eval("harness.events.filter(e => e.event === 'disconnected').length").asInt()).isZero();
         }
     }
+
+    @Test
+    void subscribesRefusedForNowWithRateLimitedAreRetriedUntilEveryOneIsReady() throws Exception {
+        String topic = kafka.createTopic(1);
+        String config = "topics: " + topic + "\nrequests:\n  subscribesPerSecond: 4\n  subscribeBurst: 1\n";
+        try (BridgeFixture bridge = BridgeFixture.on(cluster.getBootstrapServers(), "node-browser").serving(PAGES).start(config)) {
+            connect(bridge, everything(topic));
+            List<String> endpoints = List.of("/" + topic + "/a", "/" + topic + "/b", "/" + topic + "/c", "/" + topic + "/d");
+            JsonNode ready = browser.eval("Promise.all(" + JSON.writeValueAsString(endpoints) + ".map((e) => harness.subscribe(e)))");
+            assertThat(ready).hasSize(4).allMatch(JsonNode::asBoolean, "subscribed");
+            assertThat(bridge.metric("sluice_bridge_requests_refused_total", "reason=\"subscribe_rate\"")).isGreaterThanOrEqualTo(3);
+
+            for (String endpoint : endpoints) {
+                kafka.send(topic, endpoint.substring(endpoint.lastIndexOf('/') + 1), "to " + endpoint);
+            }
+            for (String endpoint : endpoints) {
+                assertThat(waitFor(endpoint, 1).get(0).get("payload").asText()).isEqualTo("to " + endpoint);
+            }
+            assertThat(browser.eval("harness.events.filter((e) => e.event === 'error').length").asInt()).isZero();
+        }
+    }
 }

@@ -47,6 +47,7 @@ class BridgeConfigTest {
         BridgeConfig config = BridgeConfigLoader.parse(block.group(1), Map.of());
         assertThat(config.outbound()).isEqualTo(OutboundConfig.defaults());
         assertThat(config.recovery()).isEqualTo(RecoveryConfig.defaults());
+        assertThat(config.requests()).isEqualTo(RequestLimitsConfig.defaults());
         assertThat(config.mappings()).extracting(EndpointMapping::endpoint).containsExactly("/live/*", "/results", "/scores/*", "/news/*");
         assertThat(config.server().maxInboundMessageBytes()).isEqualTo(ServerConfig.DEFAULT_MAX_INBOUND_MESSAGE_BYTES);
     }
@@ -135,5 +136,38 @@ class BridgeConfigTest {
             return e.problems();
         }
         throw new AssertionError("expected a ConfigException");
+    }
+
+    @Test
+    void requestAndRecoveryLimitsAreValidatedByName() {
+        String yaml = """
+                kafka:
+                  bootstrapServers: b:9092
+                topics: a
+                recovery:
+                  kafkaQueue: -1
+                  kafkaReadsPerConnection: 0
+                requests:
+                  maxEndpointBytes: 1
+                  maxTokenBytes: 0
+                  subscribesPerSecond: 0
+                  subscribeBurst: 0
+                  publishesInFlight: 0
+                  publishBytesInFlight: 0
+                """;
+        assertThat(problems(yaml)).containsExactlyInAnyOrder(
+                "recovery.kafkaQueue: must be 0 (no waiting) or more",
+                "recovery.kafkaReadsPerConnection: must be at least 1",
+                "requests.maxEndpointBytes: must be at least 2",
+                "requests.maxTokenBytes: must be at least 1",
+                "requests.subscribesPerSecond: must be a number greater than 0",
+                "requests.subscribeBurst: must be at least 1",
+                "requests.publishesInFlight: must be at least 1",
+                "requests.publishBytesInFlight: must be at least 1");
+        BridgeConfig config = BridgeConfigLoader.parse("kafka:\n  bootstrapServers: b:9092\ntopics: a\n"
+                + "recovery:\n  kafkaQueue: 0\nrequests:\n  subscribesPerSecond: 0.5\n", Map.of());
+        assertThat(config.recovery().kafkaQueue()).isZero();
+        assertThat(config.requests().subscribesPerSecond()).isEqualTo(0.5);
+        assertThat(config.requests().subscribeBurst()).isEqualTo(RequestLimitsConfig.DEFAULT_SUBSCRIBE_BURST);
     }
 }

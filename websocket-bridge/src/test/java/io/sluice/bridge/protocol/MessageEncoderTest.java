@@ -47,9 +47,7 @@ class MessageEncoderTest {
     void textPayloadsArriveExactlyWhetherOrNotTheyNeedEscaping(String value) throws Exception {
         MessageEncoder encoder = new MessageEncoder(UnpooledByteBufAllocator.DEFAULT);
         EncodedMessage message = encoder.message("/t/k", "epoch-0", 0, 1, 1L, value.getBytes(StandardCharsets.UTF_8));
-        ByteBuf frame = message.frame();
-        int bodyStart = frame.readerIndex() + 2 + ((frame.getByte(frame.readerIndex() + 1) & 0x7f) == 126 ? 2 : 0);
-        JsonNode decoded = JSON.readTree(frame.toString(bodyStart, frame.writerIndex() - bodyStart, StandardCharsets.UTF_8));
+        JsonNode decoded = JSON.readTree(body(message));
         message.release();
         if (decoded.get("format").asText().equals("json")) {
             assertThat(JSON.writeValueAsString(decoded.get("payload"))).isEqualTo(value);
@@ -57,5 +55,40 @@ class MessageEncoderTest {
             assertThat(decoded.get("format").asText()).isEqualTo("text");
             assertThat(decoded.get("payload").asText()).isEqualTo(value);
         }
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"{\"a\":1},\"endpoint\":\"/chat/admin\",\"type\":\"message\",\"seq\":999999999",
+            "{\"a\":1,\"a\":2}", "[1] [2]", "{\"a\":1} x", "{\"a\":{\"b\":1,\"b\":1}}", "{\"a\":1}}"})
+    void valuesThatAreNotExactlyOneJsonValueTravelAsText(String value) throws Exception {
+        MessageEncoder encoder = new MessageEncoder(UnpooledByteBufAllocator.DEFAULT);
+        EncodedMessage message = encoder.message("/t/k", "epoch-0", 0, 7, 1L, value.getBytes(StandardCharsets.UTF_8));
+        String body = body(message);
+        message.release();
+        JsonNode decoded = new ObjectMapper().enable(com.fasterxml.jackson.core.JsonParser.Feature.STRICT_DUPLICATE_DETECTION)
+                .readTree(body);
+        assertThat(decoded.get("format").asText()).isEqualTo("text");
+        assertThat(decoded.get("payload").asText()).isEqualTo(value);
+        assertThat(decoded.get("endpoint").asText()).isEqualTo("/t/k");
+        assertThat(decoded.get("seq").asLong()).isEqualTo(7);
+        assertThat(message.json()).isNull();
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"{\"a\":1}", " \n{\"a\": [1, {\"b\": null}]}\r\n ", "[]", "[{\"a\":1},{\"a\":2}]"})
+    void exactlyOneJsonObjectOrArrayIsEmbeddedAsItIs(String value) throws Exception {
+        MessageEncoder encoder = new MessageEncoder(UnpooledByteBufAllocator.DEFAULT);
+        EncodedMessage message = encoder.message("/t/k", "epoch-0", 0, 7, 1L, value.getBytes(StandardCharsets.UTF_8));
+        String body = body(message);
+        message.release();
+        assertThat(body).contains(",\"format\":\"json\",\"payload\":" + value + "}");
+        assertThat(JSON.readTree(body).get("payload")).isEqualTo(JSON.readTree(value));
+    }
+
+    /** The JSON text of a frame shorter than 64 KiB. */
+    private static String body(EncodedMessage message) {
+        ByteBuf frame = message.frame();
+        int bodyStart = frame.readerIndex() + 2 + ((frame.getByte(frame.readerIndex() + 1) & 0x7f) == 126 ? 2 : 0);
+        return frame.toString(bodyStart, frame.writerIndex() - bodyStart, StandardCharsets.UTF_8);
     }
 }

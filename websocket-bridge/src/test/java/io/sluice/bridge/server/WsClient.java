@@ -44,7 +44,10 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 final class WsClient implements AutoCloseable {
 
-    static final ObjectMapper JSON = new ObjectMapper();
+    // Strict: a frame with a key twice is not one message but two readings of it, depending on the parser.
+    static final ObjectMapper JSON = new ObjectMapper()
+            .enable(com.fasterxml.jackson.core.JsonParser.Feature.STRICT_DUPLICATE_DETECTION)
+            .enable(com.fasterxml.jackson.databind.DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
     private static final Duration WAIT = Duration.ofSeconds(30);
     private static final EventLoopGroup GROUP = new MultiThreadIoEventLoopGroup(2, new DefaultThreadFactory("ws-client", true),
             NioIoHandler.newFactory());
@@ -153,7 +156,14 @@ final class WsClient implements AutoCloseable {
         @Override
         protected void channelRead0(ChannelHandlerContext ctx, WebSocketFrame frame) throws Exception {
             if (frame instanceof TextWebSocketFrame text) {
-                received.add(JSON.readTree(text.text()));
+                try {
+                    received.add(JSON.readTree(text.text()));
+                }
+                catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+                    // Queued, so the test that expects something else fails on the spot, saying what came.
+                    received.add(JSON.createObjectNode().put("type", "unparseable").put("text", text.text())
+                            .put("problem", e.getOriginalMessage()));
+                }
             }
             else if (frame instanceof CloseWebSocketFrame close) {
                 closeReason = close.reasonText();
@@ -174,6 +184,12 @@ final class WsClient implements AutoCloseable {
 
     void sendText(String text) {
         channel.writeAndFlush(new TextWebSocketFrame(text)).syncUninterruptibly();
+    }
+
+    /** Sends the texts as frames written together, so the server reads them in one go, before it answers any. */
+    void sendTogether(List<String> texts) {
+        texts.forEach(t -> channel.write(new TextWebSocketFrame(t)));
+        channel.flush();
     }
 
     void sendFrame(WebSocketFrame frame) {

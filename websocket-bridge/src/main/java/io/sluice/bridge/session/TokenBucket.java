@@ -1,0 +1,31 @@
+package io.sluice.bridge.session;
+
+/**
+ * A rate limit that allows bursts: {@code burst} tokens, refilled at {@code perSecond}; each request takes one. Used on
+ * one event loop only, with times from {@link System#nanoTime()}.
+ */
+final class TokenBucket {
+
+    private final double perNano;
+    private final double capacity;
+    private double tokens;
+    private long refilledAt;
+
+    TokenBucket(double perSecond, int burst, long nowNanos) {
+        this.perNano = perSecond / 1e9;
+        this.capacity = burst;
+        this.tokens = burst;
+        this.refilledAt = nowNanos;
+    }
+
+    /** Takes a token: 0 when one was there, otherwise the nanoseconds until one will be (nothing is taken). */
+    long take(long nowNanos) {
+        tokens = Math.min(capacity, tokens + (nowNanos - refilledAt) * perNano);
+        refilledAt = nowNanos;
+        if (tokens >= 1) {
+            tokens -= 1;
+            return 0;
+        }
+        return (long) Math.ceil((1 - tokens) / perNano);
+    }
+}
