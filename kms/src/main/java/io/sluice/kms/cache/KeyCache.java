@@ -155,6 +155,10 @@ public final class KeyCache implements AutoCloseable {
         }
     }
 
+    int refusalsRemembered() {
+        return unwrappedKeys.refusalsRemembered();
+    }
+
     int retiredKeysPending() {
         return retirement.pending();
     }
