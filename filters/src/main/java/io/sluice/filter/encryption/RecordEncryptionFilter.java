@@ -15,6 +15,7 @@ import java.util.function.Function;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.InvalidRecordException;
 import org.apache.kafka.common.errors.TimeoutException;
+import org.apache.kafka.common.errors.UnknownTopicIdException;
 import org.apache.kafka.common.message.FetchResponseData;
 import org.apache.kafka.common.message.ProduceRequestData;
 import org.apache.kafka.common.message.RequestHeaderData;
@@ -26,6 +27,9 @@ import org.apache.kafka.common.record.MemoryRecords;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import io.sluice.auth.KeyAccess;
+import io.sluice.auth.Permissions;
+import io.sluice.filter.jwt.JwtAuth;
 import io.sluice.filter.records.BatchRewriter;
 import io.sluice.proxy.filter.FilterContext;
 import io.sluice.proxy.filter.RequestFilter;
@@ -42,10 +46,16 @@ import io.sluice.proxy.filter.ResponseFilterResult;
  *   <li>Produce: every selected partition is encrypted or the whole request is answered with an error
  *       (unknown KEK: INVALID_RECORD, unless the policy passes such topics through; KMS unreachable:
  *       REQUEST_TIMED_OUT, which producers retry). Nothing is ever forwarded in plaintext by accident.</li>
- *   <li>Fetch: a partition whose records cannot all be decrypted (key not unwrappable, tag mismatch,
- *       malformed value) is returned as CORRUPT_MESSAGE with no records: never garbage, never
- *       ciphertext. While the KMS is unreachable, such a partition comes back empty without error, so
- *       consumers simply fetch it again.</li>
+ *   <li>Produce naming a topic by an id that cannot be resolved: refused whole with UNKNOWN_TOPIC_ID, since whether
+ *       that topic is encrypted cannot be known. Nobody is exempt (this filter knows no admin).</li>
+ *   <li>Fetch: only topics the policy selects are decrypted; elsewhere the marker header means nothing and records
+ *       pass as stored. Encrypted records the reader may not see by key (JwtAuth key rules on this topic name) are
+ *       dropped before decryption. A record that cannot be decrypted (key not unwrappable, tag mismatch,
+ *       malformed value) fails its partition as CORRUPT_MESSAGE with no records ({@code onUndecryptable: FAIL}, the
+ *       default) or is dropped ({@code DROP}); either way it is counted and logged (rate-limited), and never
+ *       delivered as ciphertext. While the KMS is unreachable, a partition needing an uncached key comes back
+ *       empty without error, so consumers simply fetch it again. A Fetch topic id that cannot be resolved gets
+ *       UNKNOWN_TOPIC_ID and no records: they might be ciphertext.</li>
  * </ul>
  */
 final class RecordEncryptionFilter implements RequestFilter, ResponseFilter {
@@ -55,12 +65,15 @@ final class RecordEncryptionFilter implements RequestFilter, ResponseFilter {
     private final EncryptionPolicy policy;
     private final DataKeys keys;
     private final EncryptionMetrics metrics;
-    private final RecordCipher cipher = new RecordCipher();
+    private final UndecryptableRecords undecryptable;
+    private final RecordCipher cipher;
 
-    RecordEncryptionFilter(EncryptionPolicy policy, DataKeys keys, EncryptionMetrics metrics) {
+    RecordEncryptionFilter(EncryptionPolicy policy, DataKeys keys, EncryptionMetrics metrics, UndecryptableRecords undecryptable, RecordCipher cipher) {
         this.policy = policy;
         this.keys = keys;
         this.metrics = metrics;
+        this.undecryptable = undecryptable;
+        this.cipher = cipher;
     }
 
     @Override
@@ -93,6 +106,14 @@ final class RecordEncryptionFilter implements RequestFilter, ResponseFilter {
         Map<ProduceRequestData.TopicProduceData, String[]> selected = new HashMap<>();
         for (ProduceRequestData.TopicProduceData topic : produce.topicData()) {
             String name = topic.name() != null && !topic.name().isEmpty() ? topic.name() : names.get(topic.topicId());
+            if (name == null) {
+                // Encrypted or not cannot be told, so it must not reach the broker in plaintext.
+                metrics.unknownTopicIds.increment();
+                LOG.warn("{}: refusing produce to topic id {}: the cluster does not know it, so whether it is encrypted cannot be told",
+                        context.channelDescriptor(), topic.topicId());
+                return context.requestFilterResultBuilder().errorResponse(header, produce,
+                        new UnknownTopicIdException("topic id " + topic.topicId() + " is not known")).completed();
+            }
             policy.kekFor(name).ifPresent(kek -> {
                 selected.put(topic, new String[] { name, kek });
                 int count = 0;
@@ -184,12 +205,25 @@ final class RecordEncryptionFilter implements RequestFilter, ResponseFilter {
         List<CompletableFuture<Void>> waits = new ArrayList<>(0);
         for (FetchResponseData.FetchableTopicResponse topic : fetch.responses()) {
             String name = topic.topic() != null && !topic.topic().isEmpty() ? topic.topic() : names.get(topic.topicId());
+            boolean encrypted = policy.encrypts(name);
+            KeyAccess visible = encrypted ? visibleKeys(name, context) : KeyAccess.ALL;
             for (FetchResponseData.PartitionData partition : topic.partitions()) {
                 if (done.contains(partition) || !(partition.records() instanceof MemoryRecords records) || records.sizeInBytes() == 0) {
                     continue;
                 }
+                if (name == null) {
+                    // Which topic these are cannot be told, nor whether they are ciphertext: the client gets none.
+                    metrics.unknownTopicIds.increment();
+                    partition.setErrorCode(Errors.UNKNOWN_TOPIC_ID.code()).setRecords(MemoryRecords.EMPTY);
+                    done.add(partition);
+                    continue;
+                }
+                if (!encrypted) {
+                    done.add(partition);
+                    continue;
+                }
                 try {
-                    decryptPartition(name, partition, records, decryptor, context);
+                    decryptPartition(name, partition, records, visible, decryptor, context);
                     done.add(partition);
                 } catch (PartitionDecryptor.KeysPending pending) {
                     waits.add(pending.ready);
@@ -204,27 +238,54 @@ final class RecordEncryptionFilter implements RequestFilter, ResponseFilter {
     }
 
     /** @throws PartitionDecryptor.KeysPending when the partition waits for data keys and must be tried again */
-    private void decryptPartition(String topic, FetchResponseData.PartitionData partition, MemoryRecords records, PartitionDecryptor decryptor,
-                                  FilterContext context) {
+    private void decryptPartition(String topic, FetchResponseData.PartitionData partition, MemoryRecords records, KeyAccess visible,
+                                  PartitionDecryptor decryptor, FilterContext context) {
+        int listed = decryptor.undecryptable().size();
         try {
-            partition.setRecords(decryptor.decrypt(topic, records));
+            partition.setRecords(decryptor.decrypt(topic, records, visible));
+            reportDropped(topic, partition, decryptor, listed, context);
         } catch (PartitionDecryptor.KeyFailure failure) {
             if (failure.getCause() instanceof DataKeys.KeysUnavailableException) {
                 LOG.warn("{}: {}-{}: KMS unavailable ({}); returning no records so the consumer fetches again", context.channelDescriptor(), topic,
                         partition.partitionIndex(), failure.getCause().getMessage());
                 partition.setRecords(MemoryRecords.EMPTY);
             } else {
-                corrupt(topic, partition, "data key at offset " + failure.offset + " cannot be unwrapped: " + failure.getCause().getMessage(), context);
+                corrupt(topic, partition, decryptor, listed, failure, context);
             }
         } catch (IllegalArgumentException malformed) {
-            corrupt(topic, partition, malformed.getMessage(), context);
+            corrupt(topic, partition, decryptor, listed, malformed, context);
         }
     }
 
-    private void corrupt(String topic, FetchResponseData.PartitionData partition, String why, FilterContext context) {
+    private void corrupt(String topic, FetchResponseData.PartitionData partition, PartitionDecryptor decryptor, int listedBefore, RuntimeException why,
+                         FilterContext context) {
         metrics.decryptFailures.increment();
-        LOG.warn("{}: {}-{}: cannot decrypt, returning CORRUPT_MESSAGE: {}", context.channelDescriptor(), topic, partition.partitionIndex(), why);
+        List<PartitionDecryptor.Undecryptable> listed = decryptor.undecryptable();
+        PartitionDecryptor.Undecryptable record = listed.size() > listedBefore ? listed.get(listed.size() - 1)
+                : new PartitionDecryptor.Undecryptable(PartitionDecryptor.Reason.MALFORMED, -1, why.getMessage());
+        undecryptable.record(LOG, context.channelDescriptor(), topic, partition.partitionIndex(), record, false);
         partition.setErrorCode(Errors.CORRUPT_MESSAGE.code()).setRecords(MemoryRecords.EMPTY);
+    }
+
+    private void reportDropped(String topic, FetchResponseData.PartitionData partition, PartitionDecryptor decryptor, int listedBefore,
+                               FilterContext context) {
+        List<PartitionDecryptor.Undecryptable> listed = decryptor.undecryptable();
+        for (int i = listedBefore; i < listed.size(); i++) {
+            undecryptable.record(LOG, context.channelDescriptor(), topic, partition.partitionIndex(), listed.get(i), true);
+        }
+    }
+
+    /**
+     * The keys of {@code topic} the connection's principal may read, when JwtAuth restricts them under this very name;
+     * otherwise all (no JwtAuth, no key rule, or the topic is read under another name, a KeyRouting virtual topic,
+     * whose rules only the filters nearer the client can apply).
+     */
+    private static KeyAccess visibleKeys(String topic, FilterContext context) {
+        KeyAccess read = context.principal()
+                .flatMap(p -> p.attribute(JwtAuth.PERMISSIONS_ATTRIBUTE, Permissions.class))
+                .map(p -> p.topic(topic).read())
+                .orElse(KeyAccess.ALL);
+        return read.any() ? read : KeyAccess.ALL;
     }
 
     /**
