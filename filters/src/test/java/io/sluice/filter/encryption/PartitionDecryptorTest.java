@@ -73,6 +73,77 @@ class PartitionDecryptorTest {
         assertThat(new PartitionDecryptor(keysAtHand(), cipher).decrypt("t", plain)).isSameAs(plain);
     }
 
+    @Test
+    void underDropAnUndecryptableRecordIsLeftOutAndTheRestDelivered() {
+        MemoryRecords records = withBogusSecond(encrypted("t", "a", "b", "c"));
+        PartitionDecryptor decryptor = new PartitionDecryptor(keysAtHand(), cipher, true);
+
+        MemoryRecords result = decryptor.decrypt("t", records);
+
+        assertThat(values(result)).containsExactly("a", "c");
+        assertThat(offsets(result)).containsExactly(0L, 2L);
+        assertThat(decryptor.undecryptable()).singleElement().satisfies(u -> {
+            assertThat(u.reason()).isEqualTo(PartitionDecryptor.Reason.TAG);
+            assertThat(u.offset()).isEqualTo(1);
+        });
+    }
+
+    @Test
+    void byDefaultAnUndecryptableRecordFailsItsPartition() {
+        MemoryRecords records = withBogusSecond(encrypted("t", "a", "b", "c"));
+
+        assertThatThrownBy(() -> new PartitionDecryptor(keysAtHand(), cipher).decrypt("t", records))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("offset 1");
+    }
+
+    @Test
+    void aRecordTheReaderMayNotSeeIsDroppedBeforeDecryptionAndCannotFailThePartition() {
+        // key-1's record is bogus, but this reader may only see key-0 and key-2.
+        MemoryRecords records = withBogusSecond(encrypted("t", "a", "b", "c"));
+        io.sluice.auth.KeyAccess visible = io.sluice.auth.Permissions.builder().keys("t", List.of("key-0", "key-2"), List.of()).build().topic("t").read();
+        PartitionDecryptor decryptor = new PartitionDecryptor(keysAtHand(), cipher);
+
+        MemoryRecords result = decryptor.decrypt("t", records, visible);
+
+        assertThat(values(result)).containsExactly("a", "c");
+        assertThat(decryptor.hidden()).isEqualTo(1);
+        assertThat(decryptor.decrypted()).isEqualTo(2);
+    }
+
+    @Test
+    void aRefusedKeyUnderDropDropsItsRecordsButAnOutageStillWaits() {
+        MemoryRecords encrypted = encrypted("t", "a");
+        PartitionDecryptor refused = new PartitionDecryptor(TestDataKeys.unwrappedBy(key, wrapped,
+                () -> CompletableFuture.failedFuture(new DataKeys.UnknownKekException("KEK 'k' is gone", null))), cipher, true);
+        assertThat(values(refused.decrypt("t", encrypted))).isEmpty();
+        assertThat(refused.undecryptable()).singleElement().extracting(PartitionDecryptor.Undecryptable::reason).isEqualTo(PartitionDecryptor.Reason.KEY);
+
+        PartitionDecryptor outage = new PartitionDecryptor(TestDataKeys.unwrappedBy(key, wrapped,
+                () -> CompletableFuture.failedFuture(new DataKeys.KeysUnavailableException("KMS down", null))), cipher, true);
+        assertThatThrownBy(() -> outage.decrypt("t", encrypted)).isInstanceOf(PartitionDecryptor.KeyFailure.class);
+    }
+
+    /** The records with the second one's value replaced by a copy whose IV is changed: it fails its tag. */
+    private MemoryRecords withBogusSecond(MemoryRecords records) {
+        int[] index = { 0 };
+        return io.sluice.filter.records.BatchRewriter.rewrite(records, (batch, record) -> {
+            if (index[0]++ != 1) {
+                return null;
+            }
+            ByteBuffer value = record.value();
+            byte[] bytes = new byte[value.remaining()];
+            value.duplicate().get(bytes);
+            bytes[bytes.length - 17 - 1] ^= 1;
+            return new io.sluice.filter.records.BatchRewriter.Rewritten(ByteBuffer.wrap(bytes), record.headers());
+        });
+    }
+
+    private static List<Long> offsets(MemoryRecords records) {
+        List<Long> offsets = new ArrayList<>();
+        records.records().forEach(r -> offsets.add(r.offset()));
+        return offsets;
+    }
+
     private DataKeys keysAtHand() {
         return TestDataKeys.atHand(key, wrapped);
     }
