@@ -187,7 +187,7 @@ final class RecordEncryptionFilter implements RequestFilter, ResponseFilter {
         });
         // Topic names are needed for the associated data; with topic ids they come from the connection's cache.
         CompletionStage<Map<Uuid, String>> names = ids.isEmpty() ? CompletableFuture.completedFuture(Map.of()) : context.topicNames(ids);
-        PartitionDecryptor decryptor = new PartitionDecryptor(keys, cipher);
+        PartitionDecryptor decryptor = new PartitionDecryptor(keys, cipher, policy.onUndecryptable() == EncryptionPolicy.OnUndecryptable.DROP);
         Set<FetchResponseData.PartitionData> done = Collections.newSetFromMap(new IdentityHashMap<>());
         return onEventLoop(names, context, n -> decrypt(fetch, n, decryptor, done, context))
                 .thenApply(finished -> {
