@@ -22,7 +22,8 @@ import java.nio.charset.StandardCharsets;
  *
  * <p>Every record carries its own wrapped key, because records are read, compacted and deleted one by one.</p>
  *
- * @param envelope the value's bytes from the version byte to the end of the IV, as stored (a view, not a copy)
+ * @param envelope the value's bytes from the version byte to the end of the IV, as stored: a view of the value between
+ *                 its position and limit, not a copy
  */
 public record EncryptedValue(int version, int flags, byte[] wrappedKey, String kekName, byte[] iv, ByteBuffer envelope, ByteBuffer ciphertext) {
 
@@ -57,7 +58,6 @@ public record EncryptedValue(int version, int flags, byte[] wrappedKey, String k
      */
     public static EncryptedValue parse(ByteBuffer value) {
         ByteBuffer in = value.duplicate();
-        int start = in.position();
         try {
             byte version = in.get();
             if (version != VERSION && version != VERSION_1) {
@@ -79,7 +79,8 @@ public record EncryptedValue(int version, int flags, byte[] wrappedKey, String k
             if (in.remaining() < TAG_BYTES) {
                 throw new IllegalArgumentException("ciphertext shorter than the GCM tag");
             }
-            ByteBuffer envelope = value.duplicate().position(start).limit(in.position()).slice();
+            // A view of the envelope's bytes where they are, for the associated data: one object, no copy.
+            ByteBuffer envelope = value.duplicate().limit(in.position());
             return new EncryptedValue(version, flags, wrapped, new String(kek, StandardCharsets.UTF_8), iv, envelope, in.slice());
         } catch (java.nio.BufferUnderflowException e) {
             throw new IllegalArgumentException("encrypted value is truncated", e);

@@ -29,6 +29,8 @@ import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.compress.Compression;
 import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.header.internals.RecordHeader;
+import org.apache.kafka.common.message.FetchRequestData;
+import org.apache.kafka.common.message.FetchResponseData;
 import org.apache.kafka.common.message.ProduceRequestData;
 import org.apache.kafka.common.message.ProduceResponseData;
 import org.apache.kafka.common.protocol.ApiKeys;
@@ -234,7 +236,7 @@ class RecordEncryptionIntegrityTest {
     // ---- item 9: a topic id that cannot be resolved is refused, not forwarded in plaintext ----
 
     @Test
-    void aProduceV13WithATopicIdTheProxyCannotResolveIsRefusedAndNothingReachesTheBroker() throws Exception {
+    void aTopicIdTheProxyCannotResolveIsRefusedOnProduceV13AndWithheldOnFetchV13() throws Exception {
         String topic = "secure.hidden-" + UUID.randomUUID();
         createTopic(topic);
         SwitchableKmsService.createKey("kek-" + topic);
@@ -270,8 +272,21 @@ class RecordEncryptionIntegrityTest {
             ProduceResponseData.PartitionProduceResponse partition = response.responses().iterator().next().partitionResponses().get(0);
             assertThat(Errors.forCode(partition.errorCode())).isEqualTo(Errors.UNKNOWN_TOPIC_ID);
             assertThat(hiding.metric("sluice_encryption_unknown_topic_ids_total", "")).isEqualTo(1);
+            assertThat(KafkaReads.endOffset(cluster.getBootstrapServers(), topic)).as("records written to the broker").isZero();
+
+            // The same on the way back: records of a topic id that cannot be resolved might be ciphertext.
+            writeDirect(topic, "k".getBytes(StandardCharsets.UTF_8), "stored as it is".getBytes(StandardCharsets.UTF_8), new Header[0]);
+            FetchRequestData fetch = new FetchRequestData().setReplicaId(-1).setMaxWaitMs(0).setMinBytes(1).setMaxBytes(1 << 20)
+                    .setSessionId(0).setSessionEpoch(-1);
+            fetch.topics().add(new FetchRequestData.FetchTopic().setTopicId(id).setPartitions(List.of(
+                    new FetchRequestData.FetchPartition().setPartition(0).setFetchOffset(0).setPartitionMaxBytes(1 << 20))));
+
+            FetchResponseData fetched = wire.call(ApiKeys.FETCH, (short) 13, fetch);
+
+            FetchResponseData.PartitionData fetchedPartition = fetched.responses().get(0).partitions().get(0);
+            assertThat(Errors.forCode(fetchedPartition.errorCode())).isEqualTo(Errors.UNKNOWN_TOPIC_ID);
+            assertThat(fetchedPartition.records() == null || fetchedPartition.records().sizeInBytes() == 0).as("no records delivered").isTrue();
         }
-        assertThat(KafkaReads.endOffset(cluster.getBootstrapServers(), topic)).as("records written to the broker").isZero();
     }
 
     // ---- helpers ----
