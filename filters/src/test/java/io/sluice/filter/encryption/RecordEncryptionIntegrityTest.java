@@ -16,7 +16,6 @@ import javax.crypto.spec.GCMParameterSpec;
 
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
-import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -38,7 +37,6 @@ import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.record.MemoryRecords;
 import org.apache.kafka.common.record.SimpleRecord;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
-import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.AfterAll;
@@ -66,36 +64,22 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 class RecordEncryptionIntegrityTest {
 
     static KafkaCluster cluster;
+    static EncryptedTopics topics;
     /** The default policy: an undecryptable record fails its partition. */
     static ProxyFixture failing;
     static ProxyFixture dropping;
 
     @BeforeAll
     static void start() {
-        failing = ProxyFixture.start(cluster.getBootstrapServers(), "", config(""));
-        dropping = ProxyFixture.start(cluster.getBootstrapServers(), "", config("onUndecryptable: DROP"));
+        topics = new EncryptedTopics(cluster);
+        failing = ProxyFixture.start(cluster.getBootstrapServers(), "", EncryptedTopics.proxyConfig(""));
+        dropping = ProxyFixture.start(cluster.getBootstrapServers(), "", EncryptedTopics.proxyConfig("onUndecryptable: DROP"));
     }
 
     @AfterAll
     static void stop() {
         failing.close();
         dropping.close();
-    }
-
-    private static String config(String more) {
-        return """
-                filterDefinitions:
-                  - name: encrypt
-                    type: RecordEncryption
-                    config:
-                      topics: ["secure.*"]
-                      kek: "kek-$(topic)"
-                      kms: SwitchableKmsService
-                      kmsConfig:
-                        keys: [sluice-test]
-                      %s
-                defaultFilters: [encrypt]
-                """.formatted(more);
     }
 
     // ---- item 8: the marker means nothing outside encrypted topics ----
@@ -215,16 +199,7 @@ class RecordEncryptionIntegrityTest {
                 theirs.headers().toArray());
         produce(failing, topic, "mine-2", "b");
 
-        try (JwtProxy jwt = JwtProxy.start(cluster, """
-                - name: encrypt
-                  type: RecordEncryption
-                  config:
-                    topics: ["secure.*"]
-                    kek: "kek-$(topic)"
-                    kms: SwitchableKmsService
-                    kmsConfig:
-                      keys: [sluice-test]
-                """, List.of("jwt", "encrypt"))) {
+        try (JwtProxy jwt = JwtProxy.start(cluster, EncryptedTopics.filterDefinition(""), List.of("jwt", "encrypt"))) {
             String restricted = JwtProxy.token("reader", Duration.ofMinutes(10), Map.of("keys", Map.of(topic, Map.of("read", List.of("mine-*")))));
             assertThat(consume(jwt.clientConfig(restricted), topic, 2)).extracting(ConsumerRecord::value).containsExactly("a", "b");
 
@@ -245,22 +220,14 @@ class RecordEncryptionIntegrityTest {
             id = admin.describeTopics(List.of(topic)).allTopicNames().get().get(topic).topicId();
         }
         // The Metadata lookup by id goes through HideTopics, nearer the broker: the id resolves to nothing.
-        try (ProxyFixture hiding = ProxyFixture.start(cluster.getBootstrapServers(), "", """
-                filterDefinitions:
-                  - name: encrypt
-                    type: RecordEncryption
-                    config:
-                      topics: ["secure.*"]
-                      kek: "kek-$(topic)"
-                      kms: SwitchableKmsService
-                      kmsConfig:
-                        keys: [sluice-test]
-                  - name: hide
-                    type: HideTopics
-                    config:
-                      prefix: "secure.hidden-"
-                defaultFilters: [encrypt, hide]
-                """);
+        String definitions = EncryptedTopics.filterDefinition("") + """
+                - name: hide
+                  type: HideTopics
+                  config:
+                    prefix: "secure.hidden-"
+                """;
+        try (ProxyFixture hiding = ProxyFixture.start(cluster.getBootstrapServers(), "", "filterDefinitions:\n"
+                + definitions.lines().map(line -> "  " + line + "\n").reduce("", String::concat) + "defaultFilters: [encrypt, hide]\n");
              KafkaWire wire = new KafkaWire(hiding.bootstrapPort())) {
             ProduceRequestData produce = new ProduceRequestData().setAcks((short) -1).setTimeoutMs(10_000);
             produce.topicData().add(new ProduceRequestData.TopicProduceData().setTopicId(id).setPartitionData(List.of(
@@ -272,7 +239,7 @@ class RecordEncryptionIntegrityTest {
             ProduceResponseData.PartitionProduceResponse partition = response.responses().iterator().next().partitionResponses().get(0);
             assertThat(Errors.forCode(partition.errorCode())).isEqualTo(Errors.UNKNOWN_TOPIC_ID);
             assertThat(hiding.metric("sluice_encryption_unknown_topic_ids_total", "")).isEqualTo(1);
-            assertThat(KafkaReads.endOffset(cluster.getBootstrapServers(), topic)).as("records written to the broker").isZero();
+            assertThat(topics.endOffset(topic)).as("records written to the broker").isZero();
 
             // The same on the way back: records of a topic id that cannot be resolved might be ciphertext.
             writeDirect(topic, "k".getBytes(StandardCharsets.UTF_8), "stored as it is".getBytes(StandardCharsets.UTF_8), new Header[0]);
@@ -324,16 +291,11 @@ class RecordEncryptionIntegrityTest {
     }
 
     private static String secureTopic() throws Exception {
-        String topic = "secure." + UUID.randomUUID();
-        createTopic(topic);
-        SwitchableKmsService.createKey("kek-" + topic);
-        return topic;
+        return topics.secure(Map.of());
     }
 
     private static void createTopic(String topic) throws Exception {
-        try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, cluster.getBootstrapServers()))) {
-            admin.createTopics(List.of(new NewTopic(topic, 1, (short) 1))).all().get();
-        }
+        topics.create(topic, Map.of());
     }
 
     private static KafkaProducer<String, String> producer(ProxyFixture through) {
@@ -348,12 +310,8 @@ class RecordEncryptionIntegrityTest {
         }
     }
 
-    /** Written to the broker by a plain producer, as anyone with write access to the topic could. */
     private static void writeDirect(String topic, byte[] key, byte[] value, Header[] headers) throws Exception {
-        try (KafkaProducer<byte[], byte[]> direct = new KafkaProducer<>(Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, cluster.getBootstrapServers()),
-                new ByteArraySerializer(), new ByteArraySerializer())) {
-            direct.send(new ProducerRecord<>(topic, null, key, value, List.of(headers))).get();
-        }
+        topics.writeDirect(topic, key, value, headers);
     }
 
     private static List<ConsumerRecord<String, String>> consume(Map<String, Object> clientConfig, String topic, int expected) {
@@ -361,9 +319,7 @@ class RecordEncryptionIntegrityTest {
     }
 
     private static List<ConsumerRecord<byte[], byte[]>> consumeDirect(String topic, int expected) {
-        List<ConsumerRecord<byte[], byte[]>> records = new ArrayList<>(KafkaReads.fromStart(
-                Map.of(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, cluster.getBootstrapServers()), topic, expected,
-                new ByteArrayDeserializer(), new ByteArrayDeserializer()));
+        List<ConsumerRecord<byte[], byte[]>> records = new ArrayList<>(topics.readDirect(topic, expected));
         assertThat(records).hasSize(expected);
         return records;
     }
