@@ -116,6 +116,10 @@ final class PartitionDecryptor {
             } catch (AEADBadTagException e) {
                 return undecryptable(Reason.TAG, record.offset(), new IllegalArgumentException("authentication tag mismatch at offset " + record.offset()
                         + " (tampered with, or copied from another topic or key)"));
+            } catch (IllegalArgumentException unusable) {
+                // A data key of the wrong size, or a v1 value whose unauthenticated headers flag was set.
+                return undecryptable(Reason.MALFORMED, record.offset(), new IllegalArgumentException("offset " + record.offset() + ": "
+                        + unusable.getMessage()));
             }
         });
         if (!pending.isEmpty()) {

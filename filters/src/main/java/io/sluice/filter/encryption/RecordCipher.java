@@ -121,6 +121,7 @@ public final class RecordCipher {
     /**
      * @throws AEADBadTagException when the ciphertext, topic, key, data key or (v2) any envelope field do not match:
      *                             tampering or the wrong key
+     * @throws IllegalArgumentException when the data key is unusable, or a v1 value flagged as packed is not
      */
     public Plain decrypt(String topic, ByteBuffer key, EncryptedValue value, Header[] recordHeaders, SecretKey dataKey) throws AEADBadTagException {
         try {
@@ -143,7 +144,9 @@ public final class RecordCipher {
         } catch (AEADBadTagException e) {
             throw e;
         } catch (GeneralSecurityException e) {
-            throw new IllegalStateException("AES-GCM decryption failed: " + e.getMessage(), e);
+            // The key and IV come from the record (its wrapped key is whatever the writer put there): a key the KMS
+            // unwrapped to the wrong size is the record's fault, not the proxy's.
+            throw new IllegalArgumentException("AES-GCM decryption failed: " + e.getMessage(), e);
         }
     }
 

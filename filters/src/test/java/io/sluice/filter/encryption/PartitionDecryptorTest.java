@@ -123,17 +123,37 @@ class PartitionDecryptorTest {
         assertThatThrownBy(() -> outage.decrypt("t", encrypted)).isInstanceOf(PartitionDecryptor.KeyFailure.class);
     }
 
+    @Test
+    void aVersion1RecordWhoseUnauthenticatedFlagWasSetIsUndecryptableNotACrash() {
+        // A value that, read as packed value-and-headers, claims a 2 GiB value.
+        byte[] hostile = { 0x7f, (byte) 0xff, (byte) 0xff, (byte) 0xff, 'x' };
+        SimpleRecord plain = new SimpleRecord("key-0".getBytes(StandardCharsets.UTF_8), hostile);
+        MemoryRecords v1 = new PartitionEncryptor("k", List.of(new DataKeys.DataKey(key, wrapped)), Integer.MAX_VALUE, false,
+                new RecordCipher(EncryptedValue.VERSION_1)).encrypt("t", MemoryRecords.withRecords(Compression.NONE, plain));
+        MemoryRecords flagged = withSecondValue(v1, 0, bytes -> bytes[1] |= EncryptedValue.FLAG_HEADERS);
+
+        PartitionDecryptor dropping = new PartitionDecryptor(keysAtHand(), cipher, true);
+        assertThat(values(dropping.decrypt("t", flagged))).isEmpty();
+        assertThat(dropping.undecryptable()).singleElement().extracting(PartitionDecryptor.Undecryptable::reason).isEqualTo(PartitionDecryptor.Reason.MALFORMED);
+        assertThatThrownBy(() -> new PartitionDecryptor(keysAtHand(), cipher).decrypt("t", flagged)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("length");
+    }
+
     /** The records with the second one's value replaced by a copy whose IV is changed: it fails its tag. */
     private MemoryRecords withBogusSecond(MemoryRecords records) {
+        return withSecondValue(records, 1, bytes -> bytes[bytes.length - 17 - 1] ^= 1);
+    }
+
+    private static MemoryRecords withSecondValue(MemoryRecords records, int which, java.util.function.Consumer<byte[]> change) {
         int[] index = { 0 };
         return io.sluice.filter.records.BatchRewriter.rewrite(records, (batch, record) -> {
-            if (index[0]++ != 1) {
+            if (index[0]++ != which) {
                 return null;
             }
             ByteBuffer value = record.value();
             byte[] bytes = new byte[value.remaining()];
             value.duplicate().get(bytes);
-            bytes[bytes.length - 17 - 1] ^= 1;
+            change.accept(bytes);
             return new io.sluice.filter.records.BatchRewriter.Rewritten(ByteBuffer.wrap(bytes), record.headers());
         });
     }
