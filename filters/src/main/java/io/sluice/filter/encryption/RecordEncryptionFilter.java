@@ -16,7 +16,6 @@ import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.InvalidRecordException;
 import org.apache.kafka.common.errors.TimeoutException;
 import org.apache.kafka.common.errors.UnknownTopicIdException;
-import org.apache.kafka.common.message.FetchResponseData;
 import org.apache.kafka.common.message.ProduceRequestData;
 import org.apache.kafka.common.message.RequestHeaderData;
 import org.apache.kafka.common.message.ResponseHeaderData;
@@ -83,7 +82,7 @@ final class RecordEncryptionFilter implements RequestFilter, ResponseFilter {
 
     @Override
     public boolean shouldHandleResponse(ApiKeys apiKey, short apiVersion) {
-        return apiKey == ApiKeys.FETCH;
+        return apiKey == ApiKeys.FETCH || apiKey == ApiKeys.SHARE_FETCH;
     }
 
     // ---- produce: encrypt ----
@@ -178,18 +177,18 @@ final class RecordEncryptionFilter implements RequestFilter, ResponseFilter {
     @Override
     public CompletionStage<ResponseFilterResult> onResponse(ApiKeys apiKey, short apiVersion, ResponseHeaderData header, ApiMessage response,
                                                             FilterContext context) {
-        FetchResponseData fetch = (FetchResponseData) response;
+        List<FetchedRecords.Topic> topics = FetchedRecords.of(response);
         List<Uuid> ids = new ArrayList<>();
-        fetch.responses().forEach(t -> {
-            if (t.topic() == null || t.topic().isEmpty()) {
-                ids.add(t.topicId());
+        topics.forEach(t -> {
+            if (t.name() == null || t.name().isEmpty()) {
+                ids.add(t.id());
             }
         });
         // Topic names are needed for the associated data; with topic ids they come from the connection's cache.
         CompletionStage<Map<Uuid, String>> names = ids.isEmpty() ? CompletableFuture.completedFuture(Map.of()) : context.topicNames(ids);
         PartitionDecryptor decryptor = new PartitionDecryptor(keys, cipher, policy.onUndecryptable() == EncryptionPolicy.OnUndecryptable.DROP);
-        Set<FetchResponseData.PartitionData> done = Collections.newSetFromMap(new IdentityHashMap<>());
-        return onEventLoop(names, context, n -> decrypt(fetch, n, decryptor, done, context))
+        Set<FetchedRecords.Partition> done = Collections.newSetFromMap(new IdentityHashMap<>());
+        return onEventLoop(names, context, n -> decrypt(topics, n, decryptor, done, context))
                 .thenApply(finished -> {
                     metrics.recordsDecrypted.increment(decryptor.decrypted());
                     return context.responseFilterResultBuilder().forward(header, response).build();
@@ -200,21 +199,21 @@ final class RecordEncryptionFilter implements RequestFilter, ResponseFilter {
      * Decrypts every partition not yet done. Partitions that wait for data keys are tried again once those are
      * unwrapped, back on the event loop; in the steady state every key is cached and this is one pass.
      */
-    private CompletionStage<Void> decrypt(FetchResponseData fetch, Map<Uuid, String> names, PartitionDecryptor decryptor,
-                                          Set<FetchResponseData.PartitionData> done, FilterContext context) {
+    private CompletionStage<Void> decrypt(List<FetchedRecords.Topic> topics, Map<Uuid, String> names, PartitionDecryptor decryptor,
+                                          Set<FetchedRecords.Partition> done, FilterContext context) {
         List<CompletableFuture<Void>> waits = new ArrayList<>(0);
-        for (FetchResponseData.FetchableTopicResponse topic : fetch.responses()) {
-            String name = topic.topic() != null && !topic.topic().isEmpty() ? topic.topic() : names.get(topic.topicId());
+        for (FetchedRecords.Topic topic : topics) {
+            String name = topic.name() != null && !topic.name().isEmpty() ? topic.name() : names.get(topic.id());
             boolean encrypted = policy.encrypts(name);
             KeyAccess visible = encrypted ? visibleKeys(name, context) : KeyAccess.ALL;
-            for (FetchResponseData.PartitionData partition : topic.partitions()) {
+            for (FetchedRecords.Partition partition : topic.partitions()) {
                 if (done.contains(partition) || !(partition.records() instanceof MemoryRecords records) || records.sizeInBytes() == 0) {
                     continue;
                 }
                 if (name == null) {
                     // Which topic these are cannot be told, nor whether they are ciphertext: the client gets none.
                     metrics.unknownTopicIds.increment();
-                    partition.setErrorCode(Errors.UNKNOWN_TOPIC_ID.code()).setRecords(MemoryRecords.EMPTY);
+                    partition.fail(Errors.UNKNOWN_TOPIC_ID);
                     done.add(partition);
                     continue;
                 }
@@ -234,21 +233,21 @@ final class RecordEncryptionFilter implements RequestFilter, ResponseFilter {
             return CompletableFuture.completedFuture(null);
         }
         return CompletableFuture.allOf(waits.toArray(CompletableFuture[]::new))
-                .thenComposeAsync(ready -> decrypt(fetch, names, decryptor, done, context), context.eventLoop());
+                .thenComposeAsync(ready -> decrypt(topics, names, decryptor, done, context), context.eventLoop());
     }
 
     /** @throws PartitionDecryptor.KeysPending when the partition waits for data keys and must be tried again */
-    private void decryptPartition(String topic, FetchResponseData.PartitionData partition, MemoryRecords records, KeyAccess visible,
+    private void decryptPartition(String topic, FetchedRecords.Partition partition, MemoryRecords records, KeyAccess visible,
                                   PartitionDecryptor decryptor, FilterContext context) {
         int listed = decryptor.undecryptable().size();
         try {
-            partition.setRecords(decryptor.decrypt(topic, records, visible));
+            partition.records(decryptor.decrypt(topic, records, visible));
             reportDropped(topic, partition, decryptor, listed, context);
         } catch (PartitionDecryptor.KeyFailure failure) {
             if (failure.getCause() instanceof DataKeys.KeysUnavailableException) {
                 LOG.warn("{}: {}-{}: KMS unavailable ({}); returning no records so the consumer fetches again", context.channelDescriptor(), topic,
-                        partition.partitionIndex(), failure.getCause().getMessage());
-                partition.setRecords(MemoryRecords.EMPTY);
+                        partition.index(), failure.getCause().getMessage());
+                partition.records(MemoryRecords.EMPTY);
             } else {
                 corrupt(topic, partition, decryptor, listed, failure, context);
             }
@@ -257,21 +256,21 @@ final class RecordEncryptionFilter implements RequestFilter, ResponseFilter {
         }
     }
 
-    private void corrupt(String topic, FetchResponseData.PartitionData partition, PartitionDecryptor decryptor, int listedBefore, RuntimeException why,
+    private void corrupt(String topic, FetchedRecords.Partition partition, PartitionDecryptor decryptor, int listedBefore, RuntimeException why,
                          FilterContext context) {
         metrics.decryptFailures.increment();
         List<PartitionDecryptor.Undecryptable> listed = decryptor.undecryptable();
         PartitionDecryptor.Undecryptable record = listed.size() > listedBefore ? listed.get(listed.size() - 1)
                 : new PartitionDecryptor.Undecryptable(PartitionDecryptor.Reason.MALFORMED, -1, why.getMessage());
-        undecryptable.record(LOG, context.channelDescriptor(), topic, partition.partitionIndex(), record, false);
-        partition.setErrorCode(Errors.CORRUPT_MESSAGE.code()).setRecords(MemoryRecords.EMPTY);
+        undecryptable.record(LOG, context.channelDescriptor(), topic, partition.index(), record, false);
+        partition.fail(Errors.CORRUPT_MESSAGE);
     }
 
-    private void reportDropped(String topic, FetchResponseData.PartitionData partition, PartitionDecryptor decryptor, int listedBefore,
+    private void reportDropped(String topic, FetchedRecords.Partition partition, PartitionDecryptor decryptor, int listedBefore,
                                FilterContext context) {
         List<PartitionDecryptor.Undecryptable> listed = decryptor.undecryptable();
         for (int i = listedBefore; i < listed.size(); i++) {
-            undecryptable.record(LOG, context.channelDescriptor(), topic, partition.partitionIndex(), listed.get(i), true);
+            undecryptable.record(LOG, context.channelDescriptor(), topic, partition.index(), listed.get(i), true);
         }
     }
 

@@ -18,7 +18,11 @@ import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.admin.AlterConfigOp;
+import org.apache.kafka.clients.admin.ConfigEntry;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.KafkaShareConsumer;
+import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -206,6 +210,32 @@ class RecordEncryptionIntegrityTest {
             String everything = JwtProxy.token("auditor", Duration.ofMinutes(10), Map.of("topics", Map.of(topic, List.of("read"))));
             assertThatThrownBy(() -> consume(jwt.clientConfig(everything), topic, 3)).isInstanceOf(KafkaException.class).hasMessageContaining("corrupt");
         }
+    }
+
+    // ---- share groups (KIP-932) get records by ShareFetch, which must be decrypted as well ----
+
+    @Test
+    void shareConsumersReadPlaintextNotCiphertext() throws Exception {
+        String topic = secureTopic();
+        String group = "share-" + UUID.randomUUID();
+        try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, cluster.getBootstrapServers()))) {
+            admin.incrementalAlterConfigs(Map.of(new ConfigResource(ConfigResource.Type.GROUP, group), List.of(
+                    new AlterConfigOp(new ConfigEntry("share.auto.offset.reset", "earliest"), AlterConfigOp.OpType.SET)))).all().get();
+        }
+        produce(failing, topic, "k", "shared secret");
+
+        Map<String, Object> config = new HashMap<>(failing.clientConfig());
+        config.put(ConsumerConfig.GROUP_ID_CONFIG, group);
+        List<ConsumerRecord<String, String>> read = new ArrayList<>();
+        try (KafkaShareConsumer<String, String> consumer = new KafkaShareConsumer<>(config, new StringDeserializer(), new StringDeserializer())) {
+            consumer.subscribe(List.of(topic));
+            long deadline = System.currentTimeMillis() + 30_000;
+            while (read.isEmpty() && System.currentTimeMillis() < deadline) {
+                consumer.poll(Duration.ofMillis(200)).forEach(read::add);
+            }
+        }
+        assertThat(read).extracting(ConsumerRecord::value).containsExactly("shared secret");
+        assertThat(read.get(0).headers().lastHeader(RecordCipher.MARKER_HEADER)).isNull();
     }
 
     // ---- item 9: a topic id that cannot be resolved is refused, not forwarded in plaintext ----
