@@ -2,6 +2,9 @@ package io.sluice.filter.encryption;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Consumer;
+import java.util.function.IntConsumer;
+import java.util.function.Supplier;
 
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.message.FetchResponseData;
@@ -43,13 +46,13 @@ final class FetchedRecords {
         if (response instanceof FetchResponseData fetch) {
             for (FetchResponseData.FetchableTopicResponse topic : fetch.responses()) {
                 List<Partition> partitions = new ArrayList<>(topic.partitions().size());
-                topic.partitions().forEach(p -> partitions.add(new FetchPartition(p)));
+                topic.partitions().forEach(p -> partitions.add(new View(p.partitionIndex(), p::records, p::setRecords, e -> p.setErrorCode((short) e))));
                 topics.add(new Topic(topic.topic(), topic.topicId(), partitions));
             }
         } else if (response instanceof ShareFetchResponseData share) {
             for (ShareFetchResponseData.ShareFetchableTopicResponse topic : share.responses()) {
                 List<Partition> partitions = new ArrayList<>(topic.partitions().size());
-                topic.partitions().forEach(p -> partitions.add(new SharePartition(p)));
+                topic.partitions().forEach(p -> partitions.add(new View(p.partitionIndex(), p::records, p::setRecords, e -> p.setErrorCode((short) e))));
                 topics.add(new Topic(null, topic.topicId(), partitions));
             }
         } else {
@@ -58,51 +61,26 @@ final class FetchedRecords {
         return topics;
     }
 
-    private record FetchPartition(FetchResponseData.PartitionData data) implements Partition {
-        @Override
-        public int index() {
-            return data.partitionIndex();
-        }
-
-        @Override
-        public BaseRecords records() {
-            return data.records();
-        }
-
-        @Override
-        public void records(MemoryRecords records) {
-            data.setRecords(records);
-        }
-
-        @Override
-        public void fail(Errors error) {
-            data.setErrorCode(error.code()).setRecords(MemoryRecords.EMPTY);
-        }
-    }
-
     /**
-     * A share group's partition. Records withheld from it (failed or dropped) stay acquired by this consumer until
-     * their lock times out; the broker then offers them again and, after the group's delivery limit, archives them.
+     * A partition of either response, through its own accessors (the generated classes share no interface). Records
+     * withheld from a share group's partition stay acquired by its consumer until their lock times out; the broker
+     * then offers them again and, after the group's delivery limit, archives them.
      */
-    private record SharePartition(ShareFetchResponseData.PartitionData data) implements Partition {
-        @Override
-        public int index() {
-            return data.partitionIndex();
-        }
-
+    private record View(int index, Supplier<BaseRecords> read, Consumer<MemoryRecords> write, IntConsumer error) implements Partition {
         @Override
         public BaseRecords records() {
-            return data.records();
+            return read.get();
         }
 
         @Override
         public void records(MemoryRecords records) {
-            data.setRecords(records);
+            write.accept(records);
         }
 
         @Override
-        public void fail(Errors error) {
-            data.setErrorCode(error.code()).setRecords(MemoryRecords.EMPTY);
+        public void fail(Errors code) {
+            error.accept(code.code());
+            write.accept(MemoryRecords.EMPTY);
         }
     }
 }

@@ -210,21 +210,8 @@ class RecordEncryptionTest {
     void afterKekRotationNewRecordsUseTheNewVersionAndOldOnesStillDecrypt() throws Exception {
         String topic = secureTopic(Map.of());
         // One record per data key, so the record after the rotation needs a new data key.
-        try (ProxyFixture oneRecordPerKey = ProxyFixture.start(cluster.getBootstrapServers(), "", """
-                filterDefinitions:
-                  - name: encrypt
-                    type: RecordEncryption
-                    config:
-                      topics: ["secure.*"]
-                      kek: "kek-$(topic)"
-                      kms: SwitchableKmsService
-                      kmsConfig:
-                        keys: [sluice-test]
-                      keyCache:
-                        dataKeys:
-                          maxRecords: 1
-                defaultFilters: [encrypt]
-                """);
+        try (ProxyFixture oneRecordPerKey = ProxyFixture.start(cluster.getBootstrapServers(), "",
+                EncryptedTopics.proxyConfig("keyCache:\n  dataKeys:\n    maxRecords: 1"));
              KafkaProducer<String, String> producer = producer(oneRecordPerKey, Map.of(ProducerConfig.LINGER_MS_CONFIG, 0))) {
             producer.send(new ProducerRecord<>(topic, "k", "old")).get();
             SwitchableKmsService.rotate("kek-" + topic);
