@@ -4,39 +4,39 @@ import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 
 /**
- * The byte layout of an encrypted record value, version 1 (documented byte by byte in
- * docs/encryption-format.md):
+ * The byte layout of an encrypted record value (documented byte by byte in docs/encryption-format.md):
  *
  * <pre>
- *   version        1 byte   0x01
- *   flags          1 byte   bit 0: the record's headers are inside the ciphertext
+ *   version        1 byte   0x02 (written), 0x01 (still read)
+ *   flags          1 byte   bit 0: the record's headers are inside the ciphertext; other bits must be 0 in v2
  *   wrapped length 2 bytes  unsigned, big-endian
  *   wrapped key    n bytes  the data key as the KMS wrapped it (self-describing, e.g. "vault:v3:...")
  *   kek length     2 bytes  unsigned, big-endian
  *   kek name       m bytes  UTF-8: which key-encryption key unwraps it
- *   iv             12 bytes random, per record
+ *   iv             12 bytes per record
  *   ciphertext     rest     AES-256-GCM output, the 16-byte tag last
  * </pre>
  *
- * Every record carries its own wrapped key, because records are read, compacted and deleted one by one.
+ * Both versions share the layout; they differ in what the GCM associated data covers ({@link RecordCipher}): in v2
+ * every byte before the ciphertext (the {@link #envelope()}), in v1 only the topic and key.
+ *
+ * <p>Every record carries its own wrapped key, because records are read, compacted and deleted one by one.</p>
+ *
+ * @param envelope the value's bytes from the version byte to the end of the IV, as stored: a view of the value between
+ *                 its position and limit, not a copy
  */
-public record EncryptedValue(int flags, byte[] wrappedKey, String kekName, byte[] iv, ByteBuffer ciphertext) {
+public record EncryptedValue(int version, int flags, byte[] wrappedKey, String kekName, byte[] iv, ByteBuffer envelope, ByteBuffer ciphertext) {
 
-    public static final byte VERSION = 1;
+    /** The version written. */
+    public static final byte VERSION = 2;
+    /** The first version: still read, never written. Its associated data leaves the envelope unauthenticated. */
+    public static final byte VERSION_1 = 1;
     public static final int FLAG_HEADERS = 1;
     public static final int IV_BYTES = 12;
+    static final int TAG_BYTES = 16;
 
     public boolean headersEncrypted() {
         return (flags & FLAG_HEADERS) != 0;
-    }
-
-    /** The value's bytes: header fields, then the ciphertext. */
-    public ByteBuffer encode() {
-        byte[] kek = kekName.getBytes(StandardCharsets.UTF_8);
-        ByteBuffer out = ByteBuffer.allocate(prefixSize(wrappedKey.length, kek.length) + ciphertext.remaining());
-        writePrefix(out, flags, wrappedKey, kek, iv);
-        out.put(ciphertext.duplicate());
-        return out.flip();
     }
 
     /** Bytes before the ciphertext: version, flags, both length-prefixed names and the IV. */
@@ -45,32 +45,43 @@ public record EncryptedValue(int flags, byte[] wrappedKey, String kekName, byte[
     }
 
     /** Writes everything before the ciphertext, so the cipher can write its output straight after it. */
-    static void writePrefix(ByteBuffer out, int flags, byte[] wrappedKey, byte[] kekName, byte[] iv) {
-        out.put(VERSION).put((byte) flags)
+    static void writePrefix(ByteBuffer out, byte version, int flags, byte[] wrappedKey, byte[] kekName, byte[] iv) {
+        out.put(version).put((byte) flags)
                 .putShort((short) wrappedKey.length).put(wrappedKey)
                 .putShort((short) kekName.length).put(kekName)
                 .put(iv);
     }
 
-    /** Parses a value; {@link IllegalArgumentException} with what is wrong when it is not version 1 or is cut short. */
+    /**
+     * Parses a value; {@link IllegalArgumentException} with what is wrong when its version is unknown, a v2 value has
+     * flag bits this reader does not know (a reader must not guess what they would mean), or it is cut short.
+     */
     public static EncryptedValue parse(ByteBuffer value) {
         ByteBuffer in = value.duplicate();
         try {
             byte version = in.get();
-            if (version != VERSION) {
+            if (version != VERSION && version != VERSION_1) {
                 throw new IllegalArgumentException("unknown encrypted value version " + version);
             }
             int flags = in.get() & 0xff;
+            if (version == VERSION && (flags & ~FLAG_HEADERS) != 0) {
+                throw new IllegalArgumentException("unknown flags 0x" + Integer.toHexString(flags) + " in a version 2 value");
+            }
             byte[] wrapped = new byte[in.getShort() & 0xffff];
             in.get(wrapped);
             byte[] kek = new byte[in.getShort() & 0xffff];
             in.get(kek);
             byte[] iv = new byte[IV_BYTES];
             in.get(iv);
-            if (in.remaining() < 16) {
+            if (wrapped.length == 0 || kek.length == 0) {
+                throw new IllegalArgumentException("empty wrapped key or KEK name");
+            }
+            if (in.remaining() < TAG_BYTES) {
                 throw new IllegalArgumentException("ciphertext shorter than the GCM tag");
             }
-            return new EncryptedValue(flags, wrapped, new String(kek, StandardCharsets.UTF_8), iv, in.slice());
+            // A view of the envelope's bytes where they are, for the associated data: one object, no copy.
+            ByteBuffer envelope = value.duplicate().limit(in.position());
+            return new EncryptedValue(version, flags, wrapped, new String(kek, StandardCharsets.UTF_8), iv, envelope, in.slice());
         } catch (java.nio.BufferUnderflowException e) {
             throw new IllegalArgumentException("encrypted value is truncated", e);
         }

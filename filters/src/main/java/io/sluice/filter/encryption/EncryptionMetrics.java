@@ -11,6 +11,7 @@ final class EncryptionMetrics {
     final Counter encryptFailures;
     final Counter decryptFailures;
     final Counter unencryptedPassthrough;
+    final Counter unknownTopicIds;
 
     EncryptionMetrics(MeterRegistry registry, String filterName) {
         recordsEncrypted = Counter.builder("sluice.encryption.records.encrypted").tag("filter", filterName).register(registry);
@@ -20,6 +21,9 @@ final class EncryptionMetrics {
         decryptFailures = Counter.builder("sluice.encryption.fetch.failures").description("partitions returned as errors: a key could not be unwrapped or a tag failed")
                 .tag("filter", filterName).register(registry);
         unencryptedPassthrough = Counter.builder("sluice.encryption.records.unencrypted").description("records written in plaintext because their KEK does not exist (PASSTHROUGH)")
+                .tag("filter", filterName).register(registry);
+        unknownTopicIds = Counter.builder("sluice.encryption.unknown.topic.ids")
+                .description("produce requests refused and fetched partitions withheld because their topic id could not be resolved")
                 .tag("filter", filterName).register(registry);
     }
 }

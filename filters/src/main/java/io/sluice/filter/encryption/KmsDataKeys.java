@@ -54,7 +54,14 @@ final class KmsDataKeys implements DataKeys {
 
     @Override
     public CompletionStage<SecretKey> forDecryption(String kekName, byte[] wrapped) {
-        return cache.decryptionKey(new WrappedKey(kekName, wrapped)).exceptionally(e -> {
+        CompletionStage<SecretKey> key;
+        try {
+            key = cache.decryptionKey(new WrappedKey(kekName, wrapped));
+        } catch (IllegalArgumentException notAKey) {
+            // Whatever a record says is its wrapped key is the writer's choice: a failed stage, not a thrown exception.
+            key = CompletableFuture.failedFuture(notAKey);
+        }
+        return key.exceptionally(e -> {
             throw translate(kekName, e);
         });
     }

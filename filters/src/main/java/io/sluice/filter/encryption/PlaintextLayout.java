@@ -40,22 +40,43 @@ final class PlaintextLayout {
         return out.flip();
     }
 
+    /**
+     * @throws IllegalArgumentException when the bytes are not such a layout. In format v2 they always are (the flag
+     *                                  that says so is authenticated); a v1 record's flag is not, so a v1 value can
+     *                                  be made to look packed, and every length is checked before it is trusted.
+     */
     static RecordCipher.Plain unpack(ByteBuffer in) {
-        int valueLength = in.getInt();
-        ByteBuffer value = in.slice(in.position(), valueLength);
-        in.position(in.position() + valueLength);
-        Header[] headers = new Header[in.getShort() & 0xffff];
-        for (int i = 0; i < headers.length; i++) {
-            byte[] name = new byte[in.getShort() & 0xffff];
-            in.get(name);
-            int length = in.getInt();
-            byte[] v = null;
-            if (length >= 0) {
-                v = new byte[length];
-                in.get(v);
+        try {
+            int valueLength = length(in, in.getInt());
+            ByteBuffer value = in.slice(in.position(), valueLength);
+            in.position(in.position() + valueLength);
+            int count = in.getShort() & 0xffff;
+            // Each header takes at least 6 bytes: a claimed count beyond that is a lie, not an allocation.
+            if (count > in.remaining() / 6) {
+                throw new IllegalArgumentException("packed headers: " + count + " headers claimed in " + in.remaining() + " bytes");
             }
-            headers[i] = new RecordHeader(new String(name, StandardCharsets.UTF_8), v);
+            Header[] headers = new Header[count];
+            for (int i = 0; i < headers.length; i++) {
+                byte[] name = new byte[length(in, in.getShort() & 0xffff)];
+                in.get(name);
+                int length = in.getInt();
+                byte[] v = null;
+                if (length != -1) {
+                    v = new byte[length(in, length)];
+                    in.get(v);
+                }
+                headers[i] = new RecordHeader(new String(name, StandardCharsets.UTF_8), v);
+            }
+            return new RecordCipher.Plain(value, headers);
+        } catch (java.nio.BufferUnderflowException e) {
+            throw new IllegalArgumentException("packed value and headers are truncated", e);
         }
-        return new RecordCipher.Plain(value, headers);
+    }
+
+    private static int length(ByteBuffer in, int claimed) {
+        if (claimed < 0 || claimed > in.remaining()) {
+            throw new IllegalArgumentException("packed value and headers: length " + claimed + " with " + in.remaining() + " bytes left");
+        }
+        return claimed;
     }
 }

@@ -17,8 +17,9 @@ import org.apache.kafka.common.header.internals.RecordHeader;
 /**
  * AES-256-GCM for one record at a time. The associated data binds the ciphertext to its topic and record
  * key, so a value copied to another topic or under another key fails to decrypt instead of passing as
- * genuine. With headers encryption, the plaintext is the value and the headers together (the names are
- * hidden too) and the record keeps only the marker header.
+ * genuine, and (format v2) to every byte of its envelope, so that no field a reader acts on (version, flags,
+ * KEK name, wrapped key, IV) can be changed without the tag failing. With headers encryption, the plaintext is the
+ * value and the headers together (the names are hidden too) and the record keeps only the marker header.
  *
  * <p>Not thread-safe: one per filter instance, i.e. per connection, used on its event loop.</p>
  */
@@ -26,20 +27,35 @@ public final class RecordCipher {
 
     /** Present on every encrypted record; its value is the format version. */
     public static final String MARKER_HEADER = "sluice.encryption";
-    private static final byte[] AAD_PREFIX = "sluice.v1".getBytes(StandardCharsets.US_ASCII);
     private static final int TAG_BITS = 128;
-
-    private static final Header MARKER = new RecordHeader(MARKER_HEADER, new byte[] { EncryptedValue.VERSION });
 
     private final Cipher cipher;
     private final IvSource ivs;
-    private final AssociatedData aad = new AssociatedData();
+    private final byte writeVersion;
+    private final Header marker;
+    // One per version, because each keeps its topic's bytes between records.
+    private final AssociatedData aadV1 = new AssociatedData("sluice.v1");
+    private final AssociatedData aadV2 = new AssociatedData("sluice.v2");
     private byte[] scratch = new byte[4096];
     // Records of one batch share a KEK: encode its name once, not per record.
     private String lastKekName;
     private byte[] lastKekBytes;
 
+    /** A cipher that writes the current format, {@link EncryptedValue#VERSION}. */
     public RecordCipher() {
+        this(EncryptedValue.VERSION);
+    }
+
+    /**
+     * @param writeVersion the format new records get: 2, or 1 only while proxies that cannot read 2 still serve
+     *                     the same topics (a rolling upgrade); every version is read whatever this says
+     */
+    public RecordCipher(byte writeVersion) {
+        if (writeVersion != EncryptedValue.VERSION && writeVersion != EncryptedValue.VERSION_1) {
+            throw new IllegalArgumentException("unknown encrypted value version " + writeVersion);
+        }
+        this.writeVersion = writeVersion;
+        this.marker = new RecordHeader(MARKER_HEADER, new byte[] { writeVersion });
         try {
             this.cipher = Cipher.getInstance("AES/GCM/NoPadding");
         } catch (GeneralSecurityException e) {
@@ -63,14 +79,21 @@ public final class RecordCipher {
         byte[] kek = kekBytes(kekName);
         try {
             cipher.init(Cipher.ENCRYPT_MODE, dataKey, new GCMParameterSpec(TAG_BITS, iv));
-            aad.of(topic, key);
-            cipher.updateAAD(aad.bytes(), 0, aad.length());
             // The value is written in its final layout: the prefix, then the cipher's output straight after it.
             int prefix = EncryptedValue.prefixSize(wrappedKey.length, kek.length);
             ByteBuffer value = ByteBuffer.allocate(prefix + cipher.getOutputSize(plaintext.remaining()));
-            EncryptedValue.writePrefix(value, withHeaders ? EncryptedValue.FLAG_HEADERS : 0, wrappedKey, kek, iv);
+            EncryptedValue.writePrefix(value, writeVersion, withHeaders ? EncryptedValue.FLAG_HEADERS : 0, wrappedKey, kek, iv);
+            if (writeVersion == EncryptedValue.VERSION) {
+                // The envelope is authenticated from where it sits in the value: no copy.
+                cipher.updateAAD(value.array(), 0, prefix);
+                aadV2.of(topic, key);
+                cipher.updateAAD(aadV2.bytes(), 0, aadV2.length());
+            } else {
+                aadV1.of(topic, key);
+                cipher.updateAAD(aadV1.bytes(), 0, aadV1.length());
+            }
             value.limit(prefix + doFinal(plaintext, value.array(), prefix)).rewind();
-            return new EncryptedRecord(value, withHeaders ? new Header[] { MARKER } : withMarker(plain.headers()));
+            return new EncryptedRecord(value, withHeaders ? new Header[] { marker } : withMarker(plain.headers(), marker));
         } catch (GeneralSecurityException e) {
             throw new IllegalStateException("AES-GCM encryption failed", e);
         }
@@ -84,9 +107,9 @@ public final class RecordCipher {
         return lastKekBytes;
     }
 
-    private static Header[] withMarker(Header[] headers) {
+    private static Header[] withMarker(Header[] headers, Header marker) {
         Header[] marked = new Header[headers.length + 1];
-        marked[0] = MARKER;
+        marked[0] = marker;
         System.arraycopy(headers, 0, marked, 1, headers.length);
         return marked;
     }
@@ -96,11 +119,20 @@ public final class RecordCipher {
     }
 
     /**
-     * @throws AEADBadTagException when the ciphertext, topic, key or data key do not match: tampering or the wrong key
+     * @throws AEADBadTagException when the ciphertext, topic, key, data key or (v2) any envelope field do not match:
+     *                             tampering or the wrong key
+     * @throws IllegalArgumentException when the data key is unusable, or a v1 value flagged as packed is not
      */
     public Plain decrypt(String topic, ByteBuffer key, EncryptedValue value, Header[] recordHeaders, SecretKey dataKey) throws AEADBadTagException {
         try {
             cipher.init(Cipher.DECRYPT_MODE, dataKey, new GCMParameterSpec(TAG_BITS, value.iv()));
+            AssociatedData aad;
+            if (value.version() == EncryptedValue.VERSION) {
+                updateAad(value.envelope());
+                aad = aadV2;
+            } else {
+                aad = aadV1;
+            }
             aad.of(topic, key);
             cipher.updateAAD(aad.bytes(), 0, aad.length());
             ByteBuffer plaintext = ByteBuffer.allocate(cipher.getOutputSize(value.ciphertext().remaining()));
@@ -112,7 +144,9 @@ public final class RecordCipher {
         } catch (AEADBadTagException e) {
             throw e;
         } catch (GeneralSecurityException e) {
-            throw new IllegalStateException("AES-GCM decryption failed: " + e.getMessage(), e);
+            // The key and IV come from the record (its wrapped key is whatever the writer put there): a key the KMS
+            // unwrapped to the wrong size is the record's fault, not the proxy's.
+            throw new IllegalArgumentException("AES-GCM decryption failed: " + e.getMessage(), e);
         }
     }
 
@@ -133,6 +167,20 @@ public final class RecordCipher {
         return cipher.doFinal(scratch, 0, length, output, outputOffset);
     }
 
+    /** Through the byte-array API for the reason given at {@link #doFinal}; the envelope is at most a few hundred bytes. */
+    private void updateAad(ByteBuffer bytes) {
+        if (bytes.hasArray()) {
+            cipher.updateAAD(bytes.array(), bytes.arrayOffset() + bytes.position(), bytes.remaining());
+            return;
+        }
+        int length = bytes.remaining();
+        if (scratch.length < length) {
+            scratch = new byte[Math.max(length, scratch.length * 2)];
+        }
+        bytes.get(bytes.position(), scratch, 0, length);
+        cipher.updateAAD(scratch, 0, length);
+    }
+
     private static Header[] withoutMarker(Header[] headers) {
         int markers = 0;
         for (Header h : headers) {
@@ -151,32 +199,41 @@ public final class RecordCipher {
     }
 
     /**
-     * "sluice.v1" || topic length (2) || topic || key length (4, -1 for none) || key, built in one reused array:
-     * it is computed for every record, and the topic's bytes are the same for a whole partition.
+     * label || topic length (2) || topic || key length (4, -1 for none) || key, built in one reused array:
+     * it is computed for every record, and the topic's bytes are the same for a whole partition. In v2 the
+     * envelope's bytes come before it (fed to the cipher straight from the value), and the label is "sluice.v2".
      */
     private static final class AssociatedData {
+        private final byte[] label;
         private byte[] bytes = new byte[256];
         private int length;
         private String topic;
         private int keyOffset;
 
+        AssociatedData(String label) {
+            this.label = label.getBytes(StandardCharsets.US_ASCII);
+        }
+
         void of(String topic, ByteBuffer key) {
             if (!topic.equals(this.topic)) {
                 byte[] topicBytes = topic.getBytes(StandardCharsets.UTF_8);
-                ensure(AAD_PREFIX.length + 2 + topicBytes.length);
+                ensure(label.length + 2 + topicBytes.length);
                 ByteBuffer out = ByteBuffer.wrap(bytes);
-                out.put(AAD_PREFIX).putShort((short) topicBytes.length).put(topicBytes);
+                out.put(label).putShort((short) topicBytes.length).put(topicBytes);
                 this.topic = topic;
                 this.keyOffset = out.position();
             }
             int keyLength = key == null ? -1 : key.remaining();
             ensure(keyOffset + 4 + Math.max(0, keyLength));
-            ByteBuffer out = ByteBuffer.wrap(bytes, keyOffset, bytes.length - keyOffset);
-            out.putInt(keyLength);
+            // Written into the array directly: no buffer objects per record.
+            bytes[keyOffset] = (byte) (keyLength >>> 24);
+            bytes[keyOffset + 1] = (byte) (keyLength >>> 16);
+            bytes[keyOffset + 2] = (byte) (keyLength >>> 8);
+            bytes[keyOffset + 3] = (byte) keyLength;
             if (key != null) {
-                out.put(key.duplicate());
+                key.get(key.position(), bytes, keyOffset + 4, keyLength);
             }
-            length = out.position();
+            length = keyOffset + 4 + Math.max(0, keyLength);
         }
 
         private void ensure(int size) {

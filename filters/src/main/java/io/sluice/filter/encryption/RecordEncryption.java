@@ -32,13 +32,19 @@ public final class RecordEncryption implements FilterFactory<RecordEncryption.Co
      * @param kmsConfig      that service's own configuration
      * @param keyCache       data-key and unwrapped-key cache limits, retries
      * @param records        how much of the records it reads to encrypt or decrypt them, at most (absent: the defaults)
+     * @param onUndecryptable FAIL (default: the partition is CORRUPT_MESSAGE while the record is there) or DROP (the
+     *                        record is left out) for a record of an encrypted topic that cannot be decrypted
+     * @param formatVersion  the envelope format new records get: 2 (default), or 1 only while proxies that read only 1
+     *                       serve the same topics (a rolling upgrade); both are always read
      */
     public record Config(List<String> topics, String kek, EncryptionPolicy.UnresolvedKek unresolvedKek, Boolean encryptHeaders,
-                         String kms, JsonNode kmsConfig, KeyCacheConfig keyCache, RecordLimits records) {
+                         String kms, JsonNode kmsConfig, KeyCacheConfig keyCache, RecordLimits records,
+                         EncryptionPolicy.OnUndecryptable onUndecryptable, Integer formatVersion) {
     }
 
     /** What every connection's filter shares: the policy, the key cache, the KMS client, the record limits and the meters. */
-    public record Shared(EncryptionPolicy policy, DataKeys keys, EncryptionMetrics metrics, KeyCache cache, Kms kms, RecordReaders records) {
+    public record Shared(EncryptionPolicy policy, DataKeys keys, EncryptionMetrics metrics, UndecryptableRecords undecryptable, byte formatVersion,
+                         KeyCache cache, Kms kms, RecordReaders records) {
     }
 
     @Override
@@ -63,6 +69,10 @@ public final class RecordEncryption implements FilterFactory<RecordEncryption.Co
         }
         KeyCacheConfig cacheConfig = config.keyCache() == null ? KeyCacheConfig.defaults() : config.keyCache();
         cacheConfig.validate();
+        int formatVersion = config.formatVersion() == null ? EncryptedValue.VERSION : config.formatVersion();
+        if (formatVersion != EncryptedValue.VERSION && formatVersion != EncryptedValue.VERSION_1) {
+            throw new IllegalArgumentException("formatVersion: must be 2, or 1 during a rolling upgrade from a proxy that reads only version 1");
+        }
 
         KmsService<?> service = context.pluginInstance(KmsService.class, config.kms());
         Object kmsConfig = ConfigLoader.bind(config.kmsConfig() == null ? NullNode.getInstance() : config.kmsConfig(), service.configType(),
@@ -70,15 +80,18 @@ public final class RecordEncryption implements FilterFactory<RecordEncryption.Co
         Kms kms = service.createFrom(kmsConfig, context.meterRegistry());
         KeyCache cache = KeyCache.create(kms, cacheConfig, context.meterRegistry(), context.eventLoop());
         EncryptionPolicy policy = new EncryptionPolicy(config.topics(), kek,
-                config.unresolvedKek() == null ? EncryptionPolicy.UnresolvedKek.REJECT : config.unresolvedKek(), Boolean.TRUE.equals(config.encryptHeaders()));
+                config.unresolvedKek() == null ? EncryptionPolicy.UnresolvedKek.REJECT : config.unresolvedKek(), Boolean.TRUE.equals(config.encryptHeaders()),
+                config.onUndecryptable() == null ? EncryptionPolicy.OnUndecryptable.FAIL : config.onUndecryptable());
         int perKey = (int) Math.min(Integer.MAX_VALUE, cacheConfig.dataKeys().maxRecords());
-        return new Shared(policy, new KmsDataKeys(cache, perKey), new EncryptionMetrics(context.meterRegistry(), context.filterName()), cache, kms,
+        return new Shared(policy, new KmsDataKeys(cache, perKey), new EncryptionMetrics(context.meterRegistry(), context.filterName()),
+                new UndecryptableRecords(context.meterRegistry(), context.filterName(), System::nanoTime), (byte) formatVersion, cache, kms,
                 new RecordReaders(RecordLimits.orDefaults(config.records()), context.meterRegistry(), context.filterName()));
     }
 
     @Override
     public Filter createFilter(FilterFactoryContext context, Shared shared) {
-        return new RecordEncryptionFilter(shared.policy(), shared.keys(), shared.metrics(), shared.records());
+        return new RecordEncryptionFilter(shared.policy(), shared.keys(), shared.metrics(), shared.undecryptable(), new RecordCipher(shared.formatVersion()),
+                shared.records());
     }
 
     @Override

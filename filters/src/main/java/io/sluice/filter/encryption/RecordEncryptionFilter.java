@@ -15,7 +15,7 @@ import java.util.function.Function;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.InvalidRecordException;
 import org.apache.kafka.common.errors.TimeoutException;
-import org.apache.kafka.common.message.FetchResponseData;
+import org.apache.kafka.common.errors.UnknownTopicIdException;
 import org.apache.kafka.common.message.ProduceRequestData;
 import org.apache.kafka.common.message.RequestHeaderData;
 import org.apache.kafka.common.message.ResponseHeaderData;
@@ -26,6 +26,10 @@ import org.apache.kafka.common.record.MemoryRecords;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import io.sluice.auth.KeyAccess;
+import io.sluice.auth.Permissions;
+import io.sluice.filter.jwt.JwtAuth;
+import io.sluice.filter.records.BatchRewriter;
 import io.sluice.filter.records.RecordReader;
 import io.sluice.filter.records.RecordReaders;
 import io.sluice.filter.records.UnreadableRecords;
@@ -44,10 +48,16 @@ import io.sluice.proxy.filter.ResponseFilterResult;
  *   <li>Produce: every selected partition is encrypted or the whole request is answered with an error
  *       (unknown KEK: INVALID_RECORD, unless the policy passes such topics through; KMS unreachable:
  *       REQUEST_TIMED_OUT, which producers retry). Nothing is ever forwarded in plaintext by accident.</li>
- *   <li>Fetch: a partition whose records cannot all be decrypted (key not unwrappable, tag mismatch,
- *       malformed value) is returned as CORRUPT_MESSAGE with no records: never garbage, never
- *       ciphertext. While the KMS is unreachable, such a partition comes back empty without error, so
- *       consumers simply fetch it again.</li>
+ *   <li>Produce naming a topic by an id that cannot be resolved: refused whole with UNKNOWN_TOPIC_ID, since whether
+ *       that topic is encrypted cannot be known. Nobody is exempt (this filter knows no admin).</li>
+ *   <li>Fetch: only topics the policy selects are decrypted; elsewhere the marker header means nothing and records
+ *       pass as stored. Encrypted records the reader may not see by key (JwtAuth key rules on this topic name) are
+ *       dropped before decryption. A record that cannot be decrypted (key not unwrappable, tag mismatch,
+ *       malformed value) fails its partition as CORRUPT_MESSAGE with no records ({@code onUndecryptable: FAIL}, the
+ *       default) or is dropped ({@code DROP}); either way it is counted and logged (rate-limited), and never
+ *       delivered as ciphertext. While the KMS is unreachable, a partition needing an uncached key comes back
+ *       empty without error, so consumers simply fetch it again. A Fetch topic id that cannot be resolved gets
+ *       UNKNOWN_TOPIC_ID and no records: they might be ciphertext.</li>
  * </ul>
  */
 final class RecordEncryptionFilter implements RequestFilter, ResponseFilter {
@@ -57,13 +67,17 @@ final class RecordEncryptionFilter implements RequestFilter, ResponseFilter {
     private final EncryptionPolicy policy;
     private final DataKeys keys;
     private final EncryptionMetrics metrics;
+    private final UndecryptableRecords undecryptable;
+    private final RecordCipher cipher;
     private final RecordReaders readers;
-    private final RecordCipher cipher = new RecordCipher();
 
-    RecordEncryptionFilter(EncryptionPolicy policy, DataKeys keys, EncryptionMetrics metrics, RecordReaders readers) {
+    RecordEncryptionFilter(EncryptionPolicy policy, DataKeys keys, EncryptionMetrics metrics, UndecryptableRecords undecryptable, RecordCipher cipher,
+                           RecordReaders readers) {
         this.policy = policy;
         this.keys = keys;
         this.metrics = metrics;
+        this.undecryptable = undecryptable;
+        this.cipher = cipher;
         this.readers = readers;
     }
 
@@ -74,7 +88,7 @@ final class RecordEncryptionFilter implements RequestFilter, ResponseFilter {
 
     @Override
     public boolean shouldHandleResponse(ApiKeys apiKey, short apiVersion) {
-        return apiKey == ApiKeys.FETCH;
+        return apiKey == ApiKeys.FETCH || apiKey == ApiKeys.SHARE_FETCH;
     }
 
     // ---- produce: encrypt ----
@@ -113,6 +127,14 @@ final class RecordEncryptionFilter implements RequestFilter, ResponseFilter {
         Map<ProduceRequestData.TopicProduceData, String[]> selected = new HashMap<>();
         for (ProduceRequestData.TopicProduceData topic : produce.topicData()) {
             String name = topic.name() != null && !topic.name().isEmpty() ? topic.name() : names.get(topic.topicId());
+            if (name == null) {
+                // Encrypted or not cannot be told, so it must not reach the broker in plaintext.
+                metrics.unknownTopicIds.increment();
+                LOG.warn("{}: refusing produce to topic id {}: the cluster does not know it, so whether it is encrypted cannot be told",
+                        context.channelDescriptor(), topic.topicId());
+                return context.requestFilterResultBuilder().errorResponse(header, produce,
+                        new UnknownTopicIdException("topic id " + topic.topicId() + " is not known")).completed();
+            }
             policy.kekFor(name).ifPresent(kek -> {
                 selected.put(topic, new String[] { name, kek });
                 int count = 0;
@@ -180,18 +202,19 @@ final class RecordEncryptionFilter implements RequestFilter, ResponseFilter {
     @Override
     public CompletionStage<ResponseFilterResult> onResponse(ApiKeys apiKey, short apiVersion, ResponseHeaderData header, ApiMessage response,
                                                             FilterContext context) {
-        FetchResponseData fetch = (FetchResponseData) response;
+        List<FetchedRecords.Topic> topics = FetchedRecords.of(response);
         List<Uuid> ids = new ArrayList<>();
-        fetch.responses().forEach(t -> {
-            if (t.topic() == null || t.topic().isEmpty()) {
-                ids.add(t.topicId());
+        topics.forEach(t -> {
+            if (t.name() == null || t.name().isEmpty()) {
+                ids.add(t.id());
             }
         });
         // Topic names are needed for the associated data; with topic ids they come from the connection's cache.
         CompletionStage<Map<Uuid, String>> names = ids.isEmpty() ? CompletableFuture.completedFuture(Map.of()) : context.topicNames(ids);
-        PartitionDecryptor decryptor = new PartitionDecryptor(keys, cipher, readers.forFetch());
-        Set<FetchResponseData.PartitionData> done = Collections.newSetFromMap(new IdentityHashMap<>());
-        return onEventLoop(names, context, n -> decrypt(fetch, n, decryptor, done, context))
+        PartitionDecryptor decryptor = new PartitionDecryptor(keys, cipher, readers.forFetch(),
+                policy.onUndecryptable() == EncryptionPolicy.OnUndecryptable.DROP);
+        Set<FetchedRecords.Partition> done = Collections.newSetFromMap(new IdentityHashMap<>());
+        return onEventLoop(names, context, n -> decrypt(topics, n, decryptor, done, context))
                 .thenApply(finished -> {
                     metrics.recordsDecrypted.increment(decryptor.decrypted());
                     return context.responseFilterResultBuilder().forward(header, response).build();
@@ -202,17 +225,30 @@ final class RecordEncryptionFilter implements RequestFilter, ResponseFilter {
      * Decrypts every partition not yet done. Partitions that wait for data keys are tried again once those are
      * unwrapped, back on the event loop; in the steady state every key is cached and this is one pass.
      */
-    private CompletionStage<Void> decrypt(FetchResponseData fetch, Map<Uuid, String> names, PartitionDecryptor decryptor,
-                                          Set<FetchResponseData.PartitionData> done, FilterContext context) {
+    private CompletionStage<Void> decrypt(List<FetchedRecords.Topic> topics, Map<Uuid, String> names, PartitionDecryptor decryptor,
+                                          Set<FetchedRecords.Partition> done, FilterContext context) {
         List<CompletableFuture<Void>> waits = new ArrayList<>(0);
-        for (FetchResponseData.FetchableTopicResponse topic : fetch.responses()) {
-            String name = topic.topic() != null && !topic.topic().isEmpty() ? topic.topic() : names.get(topic.topicId());
-            for (FetchResponseData.PartitionData partition : topic.partitions()) {
+        for (FetchedRecords.Topic topic : topics) {
+            String name = topic.name() != null && !topic.name().isEmpty() ? topic.name() : names.get(topic.id());
+            boolean encrypted = policy.encrypts(name);
+            KeyAccess visible = encrypted ? visibleKeys(name, context) : KeyAccess.ALL;
+            for (FetchedRecords.Partition partition : topic.partitions()) {
                 if (done.contains(partition) || !(partition.records() instanceof MemoryRecords records) || records.sizeInBytes() == 0) {
                     continue;
                 }
+                if (name == null) {
+                    // Which topic these are cannot be told, nor whether they are ciphertext: the client gets none.
+                    metrics.unknownTopicIds.increment();
+                    partition.fail(Errors.UNKNOWN_TOPIC_ID);
+                    done.add(partition);
+                    continue;
+                }
+                if (!encrypted) {
+                    done.add(partition);
+                    continue;
+                }
                 try {
-                    decryptPartition(name, partition, records, decryptor, context);
+                    decryptPartition(name, partition, records, visible, decryptor, context);
                     done.add(partition);
                 } catch (PartitionDecryptor.KeysPending pending) {
                     waits.add(pending.ready);
@@ -223,33 +259,60 @@ final class RecordEncryptionFilter implements RequestFilter, ResponseFilter {
             return CompletableFuture.completedFuture(null);
         }
         return CompletableFuture.allOf(waits.toArray(CompletableFuture[]::new))
-                .thenComposeAsync(ready -> decrypt(fetch, names, decryptor, done, context), context.eventLoop());
+                .thenComposeAsync(ready -> decrypt(topics, names, decryptor, done, context), context.eventLoop());
     }
 
     /** @throws PartitionDecryptor.KeysPending when the partition waits for data keys and must be tried again */
-    private void decryptPartition(String topic, FetchResponseData.PartitionData partition, MemoryRecords records, PartitionDecryptor decryptor,
-                                  FilterContext context) {
+    private void decryptPartition(String topic, FetchedRecords.Partition partition, MemoryRecords records, KeyAccess visible,
+                                  PartitionDecryptor decryptor, FilterContext context) {
+        int listed = decryptor.undecryptable().size();
         try {
-            partition.setRecords(decryptor.decrypt(topic, records));
+            partition.records(decryptor.decrypt(topic, records, visible));
+            reportDropped(topic, partition, decryptor, listed, context);
         } catch (PartitionDecryptor.KeyFailure failure) {
             if (failure.getCause() instanceof DataKeys.KeysUnavailableException) {
                 LOG.warn("{}: {}-{}: KMS unavailable ({}); returning no records so the consumer fetches again", context.channelDescriptor(), topic,
-                        partition.partitionIndex(), failure.getCause().getMessage());
-                partition.setRecords(MemoryRecords.EMPTY);
+                        partition.index(), failure.getCause().getMessage());
+                partition.records(MemoryRecords.EMPTY);
             } else {
-                corrupt(topic, partition, "data key at offset " + failure.offset + " cannot be unwrapped: " + failure.getCause().getMessage(), context);
+                corrupt(topic, partition, decryptor, listed, failure, context);
             }
         } catch (IllegalArgumentException malformed) {
-            corrupt(topic, partition, malformed.getMessage(), context);
+            corrupt(topic, partition, decryptor, listed, malformed, context);
         } catch (UnreadableRecords unreadable) {
-            unreadable.answer(partition);
+            unreadable.fetchAnswer().ifPresentOrElse(partition::records, () -> partition.fail(Errors.CORRUPT_MESSAGE));
         }
     }
 
-    private void corrupt(String topic, FetchResponseData.PartitionData partition, String why, FilterContext context) {
+    private void corrupt(String topic, FetchedRecords.Partition partition, PartitionDecryptor decryptor, int listedBefore, RuntimeException why,
+                         FilterContext context) {
         metrics.decryptFailures.increment();
-        LOG.warn("{}: {}-{}: cannot decrypt, returning CORRUPT_MESSAGE: {}", context.channelDescriptor(), topic, partition.partitionIndex(), why);
-        partition.setErrorCode(Errors.CORRUPT_MESSAGE.code()).setRecords(MemoryRecords.EMPTY);
+        List<PartitionDecryptor.Undecryptable> listed = decryptor.undecryptable();
+        PartitionDecryptor.Undecryptable record = listed.size() > listedBefore ? listed.get(listed.size() - 1)
+                : new PartitionDecryptor.Undecryptable(PartitionDecryptor.Reason.MALFORMED, -1, why.getMessage());
+        undecryptable.record(LOG, context.channelDescriptor(), topic, partition.index(), record, false);
+        partition.fail(Errors.CORRUPT_MESSAGE);
+    }
+
+    private void reportDropped(String topic, FetchedRecords.Partition partition, PartitionDecryptor decryptor, int listedBefore,
+                               FilterContext context) {
+        List<PartitionDecryptor.Undecryptable> listed = decryptor.undecryptable();
+        for (int i = listedBefore; i < listed.size(); i++) {
+            undecryptable.record(LOG, context.channelDescriptor(), topic, partition.index(), listed.get(i), true);
+        }
+    }
+
+    /**
+     * The keys of {@code topic} the connection's principal may read, when JwtAuth restricts them under this very name;
+     * otherwise all (no JwtAuth, no key rule, or the topic is read under another name, a KeyRouting virtual topic,
+     * whose rules only the filters nearer the client can apply).
+     */
+    private static KeyAccess visibleKeys(String topic, FilterContext context) {
+        KeyAccess read = context.principal()
+                .flatMap(p -> p.attribute(JwtAuth.PERMISSIONS_ATTRIBUTE, Permissions.class))
+                .map(p -> p.topic(topic).read())
+                .orElse(KeyAccess.ALL);
+        return read.any() ? read : KeyAccess.ALL;
     }
 
     /**

@@ -78,11 +78,17 @@ public final class UnreadableRecords extends RuntimeException {
      * Over the request limit, the partition comes back empty without error and is fetched again.
      */
     public void answer(FetchResponseData.PartitionData partition) {
-        if (checked.sizeInBytes() > 0 || reason == Reason.OVER_REQUEST_LIMIT) {
-            partition.setRecords(checked);
-        } else {
-            partition.setErrorCode(Errors.CORRUPT_MESSAGE.code()).setRecords(MemoryRecords.EMPTY);
-        }
+        fetchAnswer().ifPresentOrElse(partition::setRecords,
+                () -> partition.setErrorCode(Errors.CORRUPT_MESSAGE.code()).setRecords(MemoryRecords.EMPTY));
+    }
+
+    /**
+     * The records a fetched partition is answered with instead: the checked batches before the unreadable one (none
+     * when only the request limit was reached: the consumer fetches again); empty when the partition must be
+     * answered {@code CORRUPT_MESSAGE} with no records.
+     */
+    public java.util.Optional<MemoryRecords> fetchAnswer() {
+        return checked.sizeInBytes() > 0 || reason == Reason.OVER_REQUEST_LIMIT ? java.util.Optional.of(checked) : java.util.Optional.empty();
     }
 
     /** The same as an exception kafka-clients maps to {@link #error()}, for whole-request error responses. */

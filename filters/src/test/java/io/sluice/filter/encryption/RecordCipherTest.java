@@ -106,6 +106,88 @@ class RecordCipherTest {
         assertThatThrownBy(() -> EncryptedValue.parse(ByteBuffer.wrap(new byte[] { 1, 0, 0, 50 }))).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("truncated");
     }
 
+    // ---- format v2: every envelope byte is authenticated; v1 is still read ----
+
+    /**
+     * A version 1 value as the code before format v2 wrote it (checked against that code: it decrypts to the value
+     * below), for topic "secure.orders", key "order-1", data key 0x00..0x1f, KEK "kek-secure.orders".
+     */
+    static final String V1_VECTOR = "010000147661756c743a76313a777261707065642d64656b00116b656b2d7365637572652e6f72646572730102030405060708090a0b0c"
+            + "7ec82eba98f59ca47696513a67eb06141438e1800edc87ce9a7f5337";
+
+    @Test
+    void aVersion1ValueWrittenByTheOldCodeStillDecrypts() throws Exception {
+        EncryptedValue v1 = EncryptedValue.parse(ByteBuffer.wrap(java.util.HexFormat.of().parseHex(V1_VECTOR)));
+        assertThat(v1.version()).isEqualTo(1);
+        assertThat(v1.kekName()).isEqualTo("kek-secure.orders");
+
+        RecordCipher.Plain plain = cipher.decrypt("secure.orders", buf("order-1"), v1, new Header[0], vectorKey());
+
+        assertThat(string(plain.value())).isEqualTo("{\"total\":42}");
+        assertThatThrownBy(() -> cipher.decrypt("secure.other", buf("order-1"), v1, new Header[0], vectorKey())).isInstanceOf(AEADBadTagException.class);
+    }
+
+    @Test
+    void newRecordsAreVersion2AndCarryAVersion2Marker() {
+        RecordCipher.EncryptedRecord encrypted = cipher.encrypt("t", buf("k"), new RecordCipher.Plain(buf("v"), new Header[0]), key, wrapped, "kek", false);
+        assertThat(encrypted.value().get(0)).isEqualTo((byte) 2);
+        assertThat(encrypted.headers()[0].value()).containsExactly(2);
+        assertThat(EncryptedValue.parse(encrypted.value()).version()).isEqualTo(2);
+    }
+
+    @Test
+    void everyEnvelopeFieldOfAVersion2ValueIsAuthenticated() {
+        RecordCipher.EncryptedRecord encrypted = cipher.encrypt("t", buf("k"), new RecordCipher.Plain(buf("value"), new Header[0]), key, wrapped, "kek-a", false);
+        byte[] original = bytes(encrypted.value());
+        int wrappedAt = 4;
+        int kekAt = wrappedAt + wrapped.length + 2;
+        int ivAt = kekAt + "kek-a".length();
+
+        // The data key here unwraps from anything, so only the tag can notice each change.
+        assertTampered(original, encrypted.headers(), b -> b[1] ^= EncryptedValue.FLAG_HEADERS);
+        assertTampered(original, encrypted.headers(), b -> b[kekAt + 4] = 'b');
+        assertTampered(original, encrypted.headers(), b -> b[ivAt] ^= 1);
+        assertTampered(original, encrypted.headers(), b -> b[wrappedAt + 3] ^= 1);
+        assertTampered(original, encrypted.headers(), b -> b[0] = EncryptedValue.VERSION_1);
+    }
+
+    @Test
+    void aVersion2ValueWithAnUnknownFlagIsMalformed() {
+        RecordCipher.EncryptedRecord encrypted = cipher.encrypt("t", buf("k"), new RecordCipher.Plain(buf("v"), new Header[0]), key, wrapped, "kek", false);
+        byte[] bytes = bytes(encrypted.value());
+        bytes[1] |= 0x40;
+        assertThatThrownBy(() -> EncryptedValue.parse(ByteBuffer.wrap(bytes))).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("unknown flags");
+    }
+
+    @Test
+    void formatVersion1CanStillBeWrittenForARollingUpgradeAndReadsBack() throws Exception {
+        RecordCipher v1Writer = new RecordCipher(EncryptedValue.VERSION_1);
+        RecordCipher.EncryptedRecord encrypted = v1Writer.encrypt("t", buf("k"), new RecordCipher.Plain(buf("old"), new Header[0]), key, wrapped, "kek", false);
+        assertThat(encrypted.value().get(0)).isEqualTo((byte) 1);
+        assertThat(string(cipher.decrypt("t", buf("k"), EncryptedValue.parse(encrypted.value()), encrypted.headers(), key).value())).isEqualTo("old");
+    }
+
+    private void assertTampered(byte[] original, Header[] headers, java.util.function.Consumer<byte[]> change) {
+        byte[] tampered = original.clone();
+        change.accept(tampered);
+        EncryptedValue parsed = EncryptedValue.parse(ByteBuffer.wrap(tampered));
+        assertThatThrownBy(() -> cipher.decrypt("t", buf("k"), parsed, headers, key)).isInstanceOf(AEADBadTagException.class);
+    }
+
+    private static SecretKey vectorKey() {
+        byte[] material = new byte[32];
+        for (int i = 0; i < material.length; i++) {
+            material[i] = (byte) i;
+        }
+        return new javax.crypto.spec.SecretKeySpec(material, "AES");
+    }
+
+    private static byte[] bytes(ByteBuffer b) {
+        byte[] out = new byte[b.remaining()];
+        b.duplicate().get(out);
+        return out;
+    }
+
     private static ByteBuffer buf(String s) {
         return ByteBuffer.wrap(bytes(s));
     }

@@ -1,7 +1,6 @@
 package io.sluice.filter.encryption;
 
 import java.nio.charset.StandardCharsets;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -9,22 +8,15 @@ import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.ExecutionException;
 
-import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.AdminClientConfig;
-import org.apache.kafka.clients.admin.NewTopic;
-import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.InvalidRecordException;
 import org.apache.kafka.common.KafkaException;
-import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.config.TopicConfig;
 import org.apache.kafka.common.header.internals.RecordHeader;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
@@ -68,20 +60,7 @@ class RecordEncryptionTest {
     }
 
     private static String config(boolean encryptHeaders) {
-        return """
-                filterDefinitions:
-                  - name: encrypt
-                    type: RecordEncryption
-                    config:
-                      topics: ["secure.*"]
-                      kek: "kek-$(topic)"
-                      unresolvedKek: REJECT
-                      encryptHeaders: %s
-                      kms: SwitchableKmsService
-                      kmsConfig:
-                        keys: [sluice-test]
-                defaultFilters: [encrypt]
-                """.formatted(encryptHeaders);
+        return EncryptedTopics.proxyConfig("unresolvedKek: REJECT\nencryptHeaders: " + encryptHeaders);
     }
 
     @ParameterizedTest
@@ -231,21 +210,8 @@ class RecordEncryptionTest {
     void afterKekRotationNewRecordsUseTheNewVersionAndOldOnesStillDecrypt() throws Exception {
         String topic = secureTopic(Map.of());
         // One record per data key, so the record after the rotation needs a new data key.
-        try (ProxyFixture oneRecordPerKey = ProxyFixture.start(cluster.getBootstrapServers(), "", """
-                filterDefinitions:
-                  - name: encrypt
-                    type: RecordEncryption
-                    config:
-                      topics: ["secure.*"]
-                      kek: "kek-$(topic)"
-                      kms: SwitchableKmsService
-                      kmsConfig:
-                        keys: [sluice-test]
-                      keyCache:
-                        dataKeys:
-                          maxRecords: 1
-                defaultFilters: [encrypt]
-                """);
+        try (ProxyFixture oneRecordPerKey = ProxyFixture.start(cluster.getBootstrapServers(), "",
+                EncryptedTopics.proxyConfig("keyCache:\n  dataKeys:\n    maxRecords: 1"));
              KafkaProducer<String, String> producer = producer(oneRecordPerKey, Map.of(ProducerConfig.LINGER_MS_CONFIG, 0))) {
             producer.send(new ProducerRecord<>(topic, "k", "old")).get();
             SwitchableKmsService.rotate("kek-" + topic);
@@ -262,16 +228,11 @@ class RecordEncryptionTest {
     // ---- helpers ----
 
     private static String secureTopic(Map<String, String> configs) throws Exception {
-        String topic = "secure." + UUID.randomUUID();
-        createTopic(topic, configs);
-        SwitchableKmsService.createKey("kek-" + topic);
-        return topic;
+        return new EncryptedTopics(cluster).secure(configs);
     }
 
     private static void createTopic(String topic, Map<String, String> configs) throws Exception {
-        try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, cluster.getBootstrapServers()))) {
-            admin.createTopics(List.of(new NewTopic(topic, 1, (short) 1).configs(configs))).all().get();
-        }
+        new EncryptedTopics(cluster).create(topic, configs);
     }
 
     private static KafkaProducer<String, String> producer(ProxyFixture through, Map<String, Object> extra) {
@@ -291,11 +252,10 @@ class RecordEncryptionTest {
     }
 
     private static List<ConsumerRecord<byte[], byte[]>> consumeDirect(String topic, int expected) {
-        return KafkaReads.fromStart(Map.of(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, cluster.getBootstrapServers()), topic, expected,
-                new ByteArrayDeserializer(), new ByteArrayDeserializer());
+        return new EncryptedTopics(cluster).readDirect(topic, expected);
     }
 
     private static long directEndOffset(String topic) throws Exception {
-        return KafkaReads.endOffset(cluster.getBootstrapServers(), topic);
+        return new EncryptedTopics(cluster).endOffset(topic);
     }
 }

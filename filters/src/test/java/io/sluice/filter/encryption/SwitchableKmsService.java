@@ -24,6 +24,18 @@ public final class SwitchableKmsService implements KmsService<InProcessKmsConfig
 
     private static final InProcessKms KMS = InProcessKms.generate(List.of());
     private static volatile boolean down;
+    private static final java.util.Map<String, java.util.concurrent.atomic.AtomicInteger> UNWRAPS = new java.util.concurrent.ConcurrentHashMap<>();
+
+    /** How often any proxy asked this KMS to unwrap that wrapped key. */
+    public static int unwrapCalls(byte[] wrappedCiphertext) {
+        var calls = UNWRAPS.get(new String(wrappedCiphertext, java.nio.charset.StandardCharsets.ISO_8859_1));
+        return calls == null ? 0 : calls.get();
+    }
+
+    /** A fresh data key under an existing KEK, as a proxy would get it, for tests that write envelopes themselves. */
+    public static DataKey dataKey(String kekName) {
+        return KMS.resolveKek(kekName).thenCompose(KMS::generateDataKey).toCompletableFuture().join();
+    }
 
     public static void createKey(String name) {
         KMS.createKey(name);
@@ -66,6 +78,8 @@ public final class SwitchableKmsService implements KmsService<InProcessKmsConfig
 
             @Override
             public CompletionStage<SecretKey> unwrap(WrappedKey wrapped) {
+                UNWRAPS.computeIfAbsent(new String(wrapped.ciphertext(), java.nio.charset.StandardCharsets.ISO_8859_1),
+                        k -> new java.util.concurrent.atomic.AtomicInteger()).incrementAndGet();
                 return down ? unavailable() : KMS.unwrap(wrapped);
             }
         };

@@ -7,7 +7,8 @@ import io.sluice.kms.metrics.MeteredKms;
 /**
  * One cache's meters: {@code sluice.kms.cache.requests{cache, result}} with result {@code hit} (served from the cache),
  * {@code stale} (served from the cache past its age while a replacement is fetched or the KMS is unavailable) or
- * {@code miss} (waited for the KMS); and {@code sluice.kms.cache.failures{cache, reason}} for requests that failed
+ * {@code miss} (waited for the KMS) or {@code refused} (answered with a refusal the KMS gave recently, without asking
+ * it again); and {@code sluice.kms.cache.failures{cache, reason}} for requests that failed
  * after retries.
  */
 final class CacheMeters {
@@ -20,6 +21,7 @@ final class CacheMeters {
     private final Counter hits;
     private final Counter stale;
     private final Counter misses;
+    private final Counter refused;
 
     CacheMeters(MeterRegistry registry, String cache) {
         this.registry = registry;
@@ -27,6 +29,7 @@ final class CacheMeters {
         this.hits = requests("hit");
         this.stale = requests("stale");
         this.misses = requests("miss");
+        this.refused = requests("refused");
     }
 
     private Counter requests(String result) {
@@ -44,6 +47,10 @@ final class CacheMeters {
 
     void miss() {
         misses.increment();
+    }
+
+    void refused() {
+        refused.increment();
     }
 
     void failure(Throwable failure) {

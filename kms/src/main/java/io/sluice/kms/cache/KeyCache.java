@@ -43,7 +43,9 @@ import io.sluice.kms.WrappedKey;
  * <p>Both methods are thread-safe, never block (call them from any event loop), and complete on whichever thread
  * delivered the key: at once for a cached key, otherwise on the KMS client's thread. Concurrent requests for the same
  * key share one KMS call. KMS calls that fail with {@link KmsUnavailableException} are retried with backoff
- * ({@link RetryPolicy}); other failures are not. Failures are never cached.
+ * ({@link RetryPolicy}); other failures are not. A refused unwrap is remembered for
+ * {@link UnwrappedKeyLimits#failureTtl()} (a bogus wrapped key must not cost a KMS call per fetch); nothing else
+ * that failed is.
  *
  * <p><b>Key ownership.</b> Keys handed out belong to the cache: do not destroy them. Use a key when its stage completes;
  * a key that leaves the cache stays usable for {@link KeyCacheConfig#retiredKeyLifetime()} and is then destroyed.
@@ -153,6 +155,10 @@ public final class KeyCache implements AutoCloseable {
         catch (RuntimeException e) {
             LOG.warn("KMS key cache sweep failed: {}", e.toString());
         }
+    }
+
+    int refusalsRemembered() {
+        return unwrappedKeys.refusalsRemembered();
     }
 
     int retiredKeysPending() {

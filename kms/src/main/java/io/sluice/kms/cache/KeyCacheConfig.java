@@ -7,7 +7,7 @@ import java.time.Duration;
  *
  * <pre>{@code
  * dataKeys:      {maxRecords: 1000000, maxAge: 1h}
- * unwrappedKeys: {maxEntries: 10000, expireAfter: 1h}
+ * unwrappedKeys: {maxEntries: 10000, expireAfter: 1h, failureTtl: 30s, maxFailures: 1000}
  * retry:         {maxAttempts: 5, initialBackoff: 100ms, maxBackoff: 2s, maxElapsed: 10s}
  * retiredKeyLifetime: 1m
  * }</pre>

@@ -1,5 +1,7 @@
 package io.sluice.kms.cache;
 
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
@@ -12,6 +14,7 @@ import javax.crypto.SecretKey;
 import io.sluice.kms.Kms;
 import io.sluice.kms.KmsException;
 import io.sluice.kms.KmsForbiddenException;
+import io.sluice.kms.KmsUnavailableException;
 import io.sluice.kms.UnknownKeyException;
 import io.sluice.kms.WrappedKey;
 
@@ -20,8 +23,13 @@ import io.sluice.kms.WrappedKey;
  *
  * <p>A key older than {@link UnwrappedKeyLimits#expireAfter()} is unwrapped again in the background on its next use
  * while the cached one keeps serving: decryption never waits for the KMS for a key it already has, and survives a KMS
- * outage. The KMS's answer still counts: an unknown or forbidden key is dropped. Failures are not cached, and
- * concurrent requests for one wrapped key share one KMS call.
+ * outage. The KMS's answer still counts: an unknown or forbidden key is dropped. Concurrent requests for one wrapped
+ * key share one KMS call.
+ *
+ * <p>A refusal (anything but {@link KmsUnavailableException}: unknown KEK, forbidden, not a ciphertext of that KEK) is
+ * remembered for {@link UnwrappedKeyLimits#failureTtl()}, at most {@link UnwrappedKeyLimits#maxFailures()} of them
+ * apart from the keys: anyone who can write a record can write a bogus wrapped key, and without this every consumer
+ * fetching that record would cost a KMS call. Outages are not remembered; {@link RetryingKms} paces those.</p>
  */
 final class UnwrappedKeyCache {
 
@@ -35,6 +43,7 @@ final class UnwrappedKeyCache {
     /** Entries in insertion order, for eviction; may hold entries already gone from the map. */
     private final ConcurrentLinkedQueue<Entry> order = new ConcurrentLinkedQueue<>();
     private final AtomicInteger queued = new AtomicInteger();
+    private final Refusals refusals;
 
     UnwrappedKeyCache(Kms kms, UnwrappedKeyLimits limits, LongSupplier nanoClock, KeyRetirement retirement, CacheMeters meters) {
         this.kms = kms;
@@ -43,11 +52,18 @@ final class UnwrappedKeyCache {
         this.nanoClock = nanoClock;
         this.retirement = retirement;
         this.meters = meters;
+        this.refusals = new Refusals(limits.maxFailures(), limits.failureTtl().toNanos());
     }
 
     CompletionStage<SecretKey> get(WrappedKey wrapped) {
         Entry entry = entries.get(wrapped);
         if (entry == null) {
+            Throwable refused = refusals.recent(wrapped, nanoClock.getAsLong());
+            if (refused != null) {
+                meters.refused();
+                meters.failure(refused);
+                return CompletableFuture.failedFuture(refused);
+            }
             Entry fresh = new Entry(wrapped);
             entry = entries.putIfAbsent(wrapped, fresh);
             if (entry == null) {
@@ -85,6 +101,10 @@ final class UnwrappedKeyCache {
         return entries.size();
     }
 
+    int refusalsRemembered() {
+        return refusals.size();
+    }
+
     /** Drops keys nobody has used for {@code expireAfter}, so that keys of old data do not stay in memory. */
     void sweep() {
         long now = nanoClock.getAsLong();
@@ -94,6 +114,7 @@ final class UnwrappedKeyCache {
             }
         });
         purgeQueue();
+        refusals.sweep(now);
     }
 
     void close() {
@@ -101,6 +122,7 @@ final class UnwrappedKeyCache {
         entries.clear();
         order.clear();
         queued.set(0);
+        refusals.clear();
     }
 
     private void evictOverflow() {
@@ -251,6 +273,9 @@ final class UnwrappedKeyCache {
                 }
             }
             retirement.retire(dropped);
+            if (!(cause instanceof KmsUnavailableException)) {
+                refusals.remember(wrapped, cause, nanoClock.getAsLong());
+            }
             removeIfEmpty(this);
             target.completeExceptionally(cause);
         }
@@ -283,6 +308,63 @@ final class UnwrappedKeyCache {
             if (dropped != null) {
                 KeyRetirement.destroy(dropped);
             }
+        }
+    }
+
+    /**
+     * Recent refusals by wrapped key, oldest first. A plain map under a lock: it is consulted only on a miss, never on
+     * the path of a cached key.
+     */
+    private static final class Refusals {
+        private final long ttlNanos;
+        private final Map<WrappedKey, Refusal> byKey;
+
+        Refusals(int max, long ttlNanos) {
+            this.ttlNanos = ttlNanos;
+            this.byKey = new LinkedHashMap<>(16, 0.75f, false) {
+                @Override
+                protected boolean removeEldestEntry(Map.Entry<WrappedKey, Refusal> eldest) {
+                    return size() > max;
+                }
+            };
+        }
+
+        synchronized void remember(WrappedKey wrapped, Throwable cause, long now) {
+            if (ttlNanos > 0) {
+                byKey.remove(wrapped);
+                byKey.put(wrapped, new Refusal(cause, now));
+            }
+        }
+
+        /** The refusal of {@code wrapped} if it is younger than the TTL. */
+        synchronized Throwable recent(WrappedKey wrapped, long now) {
+            if (byKey.isEmpty()) {
+                return null;
+            }
+            Refusal refusal = byKey.get(wrapped);
+            if (refusal == null) {
+                return null;
+            }
+            if (now - refusal.atNanos >= ttlNanos) {
+                byKey.remove(wrapped);
+                return null;
+            }
+            return refusal.cause;
+        }
+
+        synchronized void sweep(long now) {
+            byKey.values().removeIf(r -> now - r.atNanos >= ttlNanos);
+        }
+
+        synchronized int size() {
+            return byKey.size();
+        }
+
+        synchronized void clear() {
+            byKey.clear();
+        }
+
+        private record Refusal(Throwable cause, long atNanos) {
         }
     }
 }

@@ -280,6 +280,46 @@ class KeyCacheTest {
     }
 
     @Test
+    void aRefusedUnwrapIsRememberedForItsTtlAndBoundedApartFromTheKeys() {
+        KeyCache cache = cache();
+        WrappedKey bogus = new WrappedKey("kek-a", "in-process:v1:bm90LWEta2V5LWF0LWFsbC1qdXN0LWJ5dGVz".getBytes());
+        for (int retry = 0; retry < 20; retry++) {
+            assertThatThrownBy(() -> join(cache.decryptionKey(bogus))).hasCauseInstanceOf(io.sluice.kms.KmsException.class);
+        }
+        assertThat(kms.unwrapCalls).as("one KMS call, however often a consumer fetches the record").hasValue(1);
+        assertThat(requests("unwrapped", "refused")).isEqualTo(19);
+
+        clock.advance(UnwrappedKeyLimits.DEFAULT_FAILURE_TTL);
+        assertThatThrownBy(() -> join(cache.decryptionKey(bogus))).hasCauseInstanceOf(io.sluice.kms.KmsException.class);
+        assertThat(kms.unwrapCalls).as("asked again once the refusal is older than failureTtl").hasValue(2);
+
+        // Many bogus keys push out old refusals, never cached keys.
+        WrappedKey good = join(kms.real.generateDataKey(new io.sluice.kms.KekRef("kek-a", 1))).wrapped();
+        SecretKey goodKey = join(cache.decryptionKey(good));
+        for (int i = 0; i < UnwrappedKeyLimits.DEFAULT_MAX_FAILURES + 10; i++) {
+            WrappedKey other = new WrappedKey("kek-a", ("in-process:v1:" + i).getBytes());
+            assertThatThrownBy(() -> join(cache.decryptionKey(other))).isNotNull();
+        }
+        assertThat(cache.refusalsRemembered()).isEqualTo(UnwrappedKeyLimits.DEFAULT_MAX_FAILURES);
+        assertThat(join(cache.decryptionKey(good))).isSameAs(goodKey);
+    }
+
+    @Test
+    void anUnknownKekIsRememberedButAnOutageIsNot() {
+        KeyCache cache = cache();
+        WrappedKey gone = new WrappedKey("kek-gone", "in-process:v1:AAAA".getBytes());
+        assertThatThrownBy(() -> join(cache.decryptionKey(gone))).hasCauseInstanceOf(UnknownKeyException.class);
+        assertThatThrownBy(() -> join(cache.decryptionKey(gone))).hasCauseInstanceOf(UnknownKeyException.class);
+        assertThat(kms.unwrapCalls).hasValue(1);
+
+        WrappedKey wrapped = join(kms.real.generateDataKey(new io.sluice.kms.KekRef("kek-a", 1))).wrapped();
+        kms.failWith(() -> new KmsUnavailableException("down"));
+        assertThatThrownBy(() -> join(cache.decryptionKey(wrapped))).hasCauseInstanceOf(KmsUnavailableException.class);
+        kms.recover();
+        assertThat(join(cache.decryptionKey(wrapped))).isNotNull();
+    }
+
+    @Test
     void unknownKekFailsWithoutRetries() {
         KeyCache cache = cache();
         assertThatThrownBy(() -> join(cache.encryptionKey("nope", 1))).hasCauseInstanceOf(UnknownKeyException.class);
@@ -392,6 +432,8 @@ class KeyCacheTest {
         assertThat(defaults.dataKeys().maxAge()).isEqualTo(Duration.ofHours(1));
         assertThat(defaults.unwrappedKeys().maxEntries()).isEqualTo(10_000);
         assertThat(defaults.unwrappedKeys().expireAfter()).isEqualTo(Duration.ofHours(1));
+        assertThat(defaults.unwrappedKeys().failureTtl()).isEqualTo(Duration.ofSeconds(30));
+        assertThat(defaults.unwrappedKeys().maxFailures()).isEqualTo(1_000);
     }
 
     private static void await(CountDownLatch latch) {
