@@ -26,6 +26,9 @@ import io.sluice.adversarial.Mutation.Kind;
  */
 final class StructuralMutations {
 
+    /** The links elements of kafka-clients' implicit hash collections keep: not fields, and changing them loops iteration. */
+    private static final java.util.Set<String> COLLECTION_LINKS = java.util.Set.of("setNext", "setPrev");
+
     private record Decoded(RequestHeaderData header, short headerVersion, ApiMessage body) {
     }
 
@@ -157,7 +160,7 @@ final class StructuralMutations {
     private static void collectSlots(Message message, String path, List<Slot> out) {
         for (Method method : sortedMethods(message.getClass())) {
             if (method.getName().startsWith("set") && method.getParameterCount() == 1 && method.getName().length() > 3
-                    && settable(method.getParameterTypes()[0])) {
+                    && settable(method.getParameterTypes()[0]) && !COLLECTION_LINKS.contains(method.getName())) {
                 out.add(new Slot(message, method, path + "." + Character.toLowerCase(method.getName().charAt(3)) + method.getName().substring(4)));
             }
         }
