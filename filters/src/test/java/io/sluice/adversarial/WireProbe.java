@@ -39,7 +39,7 @@ final class WireProbe {
 
     enum Outcome {
         ANSWERED(false), CLOSED(false), NO_RESPONSE_EXPECTED(false), HELD_BY_BROKER(false),
-        NOT_ANSWERED(true), ANSWER_SKIPPED(true), UNEXPECTED_RESPONSE(true), WRONG_CORRELATION(true), MALFORMED_RESPONSE(true), NOT_CLOSED(true), SETUP_FAILED(true);
+        NOT_ANSWERED(true), ANSWER_SKIPPED(true), RESPONSES_REORDERED(true), UNEXPECTED_RESPONSE(true), WRONG_CORRELATION(true), MALFORMED_RESPONSE(true), NOT_CLOSED(true), SETUP_FAILED(true);
 
         final boolean failure;
 
@@ -179,11 +179,28 @@ final class WireProbe {
                 if (isProduceWithoutAcks(mutation)) {
                     return new Result(Outcome.NO_RESPONSE_EXPECTED, "acks=0");
                 }
-                return new Result(Outcome.ANSWER_SKIPPED, "the canary was answered but the request never was (correlation id " + correlation + ")");
+                return afterCanary(in, correlation);
             } else {
                 return new Result(Outcome.WRONG_CORRELATION, "a response with correlation id " + responseCorrelation + "; sent " + correlation
                         + " then the canary " + canary);
             }
+        }
+    }
+
+    /** The canary was answered first: the request's answer comes late (out of order) or never. */
+    private Result afterCanary(DataInputStream in, Integer correlation) throws IOException {
+        try {
+            byte[] late = readFrame(in);
+            if (late.length >= 4 && correlation != null && ByteBuffer.wrap(late).getInt(0) == correlation) {
+                return new Result(Outcome.RESPONSES_REORDERED, "the canary (sent second) was answered before the request (correlation id " + correlation + ")");
+            }
+            return new Result(Outcome.WRONG_CORRELATION, "after the canary, a response with correlation id " + ByteBuffer.wrap(late).getInt(0));
+        } catch (EOFException | SocketException e) {
+            return new Result(Outcome.ANSWER_SKIPPED, "the canary (sent second) was answered, the request (correlation id " + correlation
+                    + ") never was, then the connection closed");
+        } catch (SocketTimeoutException e) {
+            return new Result(Outcome.ANSWER_SKIPPED, "the canary (sent second) was answered, the request (correlation id " + correlation
+                    + ") never was (connection open)");
         }
     }
 
