@@ -99,6 +99,7 @@ final class FuzzTarget implements AutoCloseable {
                           issuer: %s
                           audience: %s
                           clockSkew: 0s
+                          allowHttpJwks: true
                       - name: routing
                         type: KeyRouting
                         config:
