@@ -12,7 +12,9 @@ import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.message.FetchResponseData;
+import org.apache.kafka.common.message.ProduceRequestData;
 import org.apache.kafka.common.message.ProduceResponseData;
+import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.record.CompressionType;
 import org.apache.kafka.common.record.MemoryRecords;
@@ -137,6 +139,23 @@ class JwtHostileRecordsTest {
             assertThat(read).containsExactlyElementsOf(expected);
             assertThat(consumer.position(partition)).isEqualTo(10);
         }
+    }
+
+    /** Found by the mutation fuzzer: the refusal quoted the id, and a message over 32,767 characters was never sent. */
+    @Test
+    void aRefusedTransactionalIdOfTheLongestLengthIsStillAnswered() throws Exception {
+        jwt.createTopics("jh-txn");
+        ProduceRequestData.TopicProduceDataCollection topics = new ProduceRequestData.TopicProduceDataCollection();
+        topics.add(new ProduceRequestData.TopicProduceData().setName("jh-txn").setPartitionData(List.of(new ProduceRequestData.PartitionProduceData()
+                .setIndex(0).setRecords(ForgedBatches.forge(CompressionType.NONE, 1, ForgedBatches.record(0, "live/1", "v"))))));
+        try (KafkaWire wire = authenticated()) {
+            ProduceResponseData response = wire.call(ApiKeys.PRODUCE, (short) 11, new ProduceRequestData().setAcks((short) -1).setTimeoutMs(10_000)
+                    .setTransactionalId("x".repeat(Short.MAX_VALUE)).setTopicData(topics));
+            ProduceResponseData.PartitionProduceResponse partition = response.responses().iterator().next().partitionResponses().get(0);
+            assertThat(Errors.forCode(partition.errorCode())).isEqualTo(Errors.TRANSACTIONAL_ID_AUTHORIZATION_FAILED);
+            assertThat(partition.errorMessage()).startsWith("not permitted to use transactional id xxx").hasSizeLessThanOrEqualTo(1000);
+        }
+        assertThat(KafkaReads.endOffset(cluster.getBootstrapServers(), "jh-txn")).isZero();
     }
 
     private static void refused(String topic, MemoryRecords records, Errors error, long maxAllocated) throws Exception {

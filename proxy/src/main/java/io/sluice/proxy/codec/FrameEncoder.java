@@ -9,6 +9,10 @@ import io.netty.channel.ChannelPromise;
 /**
  * Turns frames back into bytes on either side of the proxy: decoded messages are serialised, opaque ones
  * pass through as the buffers they already are.
+ *
+ * <p>A message that cannot be serialised (a filter set a field beyond what the protocol can carry) closes the
+ * connection: left to Netty, the write would fail quietly and the peer would wait for a response that never comes,
+ * with later responses arriving in its place.</p>
  */
 @ChannelHandler.Sharable
 public final class FrameEncoder extends ChannelOutboundHandlerAdapter {
@@ -18,8 +22,22 @@ public final class FrameEncoder extends ChannelOutboundHandlerAdapter {
     private FrameEncoder() {
     }
 
+    private static final io.sluice.proxy.logging.RateLimitedLog UNENCODABLE =
+            new io.sluice.proxy.logging.RateLimitedLog(org.slf4j.LoggerFactory.getLogger(FrameEncoder.class));
+
     @Override
     public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
+        try {
+            encode(ctx, msg, promise);
+        } catch (RuntimeException e) {
+            UNENCODABLE.warn("{}: closing the connection: a {} could not be serialised ({})", ctx.channel().remoteAddress(),
+                    msg.getClass().getSimpleName(), e.toString());
+            promise.tryFailure(e);
+            ctx.close();
+        }
+    }
+
+    private void encode(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
         if (msg instanceof OpaqueResponse response) {
             ctx.write(response.takeFrame(), promise);
         } else if (msg instanceof DecodedResponse response) {
