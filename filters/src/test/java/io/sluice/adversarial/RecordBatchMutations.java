@@ -207,10 +207,11 @@ final class RecordBatchMutations {
     private static void fixCrc(byte[] frame, int batch) {
         ByteBuffer buffer = ByteBuffer.wrap(frame);
         int length = buffer.getInt(batch + LENGTH_OFFSET);
-        int end = batch + LOG_OVERHEAD + length;
+        // In long: a mutated length near Integer.MAX_VALUE would overflow into a negative end and pass the check.
+        long end = (long) batch + LOG_OVERHEAD + length;
         if (length < RECORDS_OFFSET - LOG_OVERHEAD || end > frame.length) {
             return; // the length itself was the mutation: nothing sensible to checksum
         }
-        buffer.putInt(batch + CRC_OFFSET, (int) Crc32C.compute(frame, batch + ATTRIBUTES_OFFSET, end - batch - ATTRIBUTES_OFFSET));
+        buffer.putInt(batch + CRC_OFFSET, (int) Crc32C.compute(frame, batch + ATTRIBUTES_OFFSET, (int) end - batch - ATTRIBUTES_OFFSET));
     }
 }

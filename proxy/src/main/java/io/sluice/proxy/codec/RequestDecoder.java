@@ -3,6 +3,7 @@ package io.sluice.proxy.codec;
 import java.nio.ByteBuffer;
 
 import org.apache.kafka.common.message.ApiVersionsResponseData;
+import org.apache.kafka.common.message.ProduceRequestData;
 import org.apache.kafka.common.message.RequestHeaderData;
 import org.apache.kafka.common.message.ResponseHeaderData;
 import org.apache.kafka.common.protocol.ApiKeys;
@@ -79,7 +80,26 @@ public final class RequestDecoder extends ChannelInboundHandlerAdapter {
         }
         ApiMessage body = apiKey.messageType.newRequest();
         body.read(reader, version);
+        if (body instanceof ProduceRequestData produce) {
+            requireRecords(produce);
+        }
         return new DecodedRequest(header, body, hasResponse, null, frame);
+    }
+
+    /**
+     * The schema lets a Produce partition carry null records, but no client sends that and a broker (Kafka 4.2) fails
+     * on it while logging the request and then never answers that connection: the request is refused here, once, for
+     * every filter that decodes Produce, rather than forwarded to a connection that would hang.
+     */
+    private static void requireRecords(ProduceRequestData produce) {
+        for (ProduceRequestData.TopicProduceData topic : produce.topicData()) {
+            for (ProduceRequestData.PartitionProduceData partition : topic.partitionData()) {
+                if (partition.records() == null) {
+                    throw new ProtocolException(ProtocolException.Reason.MALFORMED, "Produce partition " + partition.index()
+                            + " of a topic carries no records (null)");
+                }
+            }
+        }
     }
 
     private static DecodedResponse unsupportedApiVersions(int correlationId) {

@@ -32,6 +32,11 @@ import io.sluice.proxy.config.ConfigException;
 import io.sluice.proxy.testing.KafkaReads;
 import io.sluice.proxy.testing.ProxyFixture;
 
+import org.apache.kafka.common.message.ProduceRequestData;
+import org.apache.kafka.common.protocol.ApiKeys;
+
+import io.sluice.proxy.testing.KafkaWire;
+
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -151,6 +156,32 @@ class FilterChainTest {
             assertThat(proxy.metric("sluice_filter_errors_total", "filter=\"stall\"")).isGreaterThanOrEqualTo(1);
             // Other connections, and requests the filter passes, are unaffected.
             produce(proxy, topic, "still-working");
+        }
+    }
+
+    /** Found by the mutation fuzzer: forwarded, such a request was never answered by the broker, nor the connection closed. */
+    @Test
+    void aProducePartitionWithNullRecordsClosesItsConnectionWhenAFilterDecodesProduce() throws Exception {
+        // RejectTopics decodes Produce but never reads records: what it passes on reaches the broker as it came.
+        try (ProxyFixture proxy = withFilters("""
+                filterDefinitions:
+                  - name: reject
+                    type: RejectTopics
+                    config:
+                      prefix: never-
+                defaultFilters: [reject]
+                """)) {
+            String topic = createTopic(proxy);
+            ProduceRequestData.TopicProduceDataCollection topics = new ProduceRequestData.TopicProduceDataCollection();
+            topics.add(new ProduceRequestData.TopicProduceData().setName(topic)
+                    .setPartitionData(List.of(new ProduceRequestData.PartitionProduceData().setIndex(0).setRecords(null))));
+            try (KafkaWire wire = new KafkaWire(proxy.bootstrapPort())) {
+                wire.socket().setSoTimeout(10_000);
+                wire.send(ApiKeys.PRODUCE, (short) 12, new ProduceRequestData().setAcks((short) -1).setTimeoutMs(5000).setTopicData(topics));
+                assertThat(wire.closedByPeer()).as("connection closed by the proxy").isTrue();
+            }
+            produce(proxy, topic, "still-working");
+            assertThat(consume(proxy, topic, 1)).extracting(ConsumerRecord::value).containsExactly("still-working");
         }
     }
 
