@@ -102,8 +102,8 @@ class LibrdkafkaJwtTest {
     void producingAKeyOutsideTheWriteRulesFailsWithTopicAuthorizationFailedAndIsNotWritten() throws Exception {
         JsonNode allowed = alice.produce(SCORES_WRITE, List.of(Map.entry("live/team-a/1", "mine"), Map.entry("live/team-a/2", "mine too")));
         assertThat(each(allowed, "deliveries", "error")).containsExactly(null, null);
-        // A producer of its own: librdkafka takes TOPIC_AUTHORIZATION_FAILED on Produce as a permanent error of the
-        // topic and refuses that producer's later records to it locally, until its metadata shows the topic again.
+        // A producer of its own: librdkafka (2.16) takes TOPIC_AUTHORIZATION_FAILED on Produce as a permanent error of
+        // the topic and then refuses that producer's later records to it locally, permitted keys included.
         JsonNode refused = alice.produce(SCORES_WRITE, List.of(Map.entry("live/team-b/1", "not mine")));
         assertThat(each(refused, "deliveries", "error")).containsExactly("TOPIC_AUTHORIZATION_FAILED");
         assertThat(refused.get("deliveries").get(0).has("local")).as("refused by the proxy, not by librdkafka").isFalse();

@@ -173,8 +173,9 @@ public final class PythonClients {
     /** @return why the packages cannot be had, or null once {@link #venv} is ready */
     private static String install() throws IOException, InterruptedException {
         String python = System.getenv().getOrDefault("SLUICE_PYTHON", "python3");
-        if (!python.contains(File.separator) && !onPath(python)) {
-            return "'" + python + "' is not on the PATH (apt-get install -y python3 python3-venv; .ci/run does this as root)";
+        if (python.contains(File.separator) ? !Files.isExecutable(Path.of(python)) : !onPath(python)) {
+            return "'" + python + "' is not " + (python.contains(File.separator) ? "an executable file" : "on the PATH")
+                    + " (apt-get install -y python3 python3-venv; .ci/run does this as root; SLUICE_PYTHON names another)";
         }
         Outcome version = exec(List.of(python, "--version"), Duration.ofSeconds(30));
         if (version.exitCode != 0) {
