@@ -44,7 +44,7 @@ public final class PythonClients {
     private static final Duration INSTALL_TIMEOUT = Duration.ofMinutes(5);
     private static final ObjectMapper JSON = new ObjectMapper();
 
-    private static Path venv;
+    private static volatile Path venv;
     private static String unavailable;
 
     private PythonClients() {
