@@ -101,7 +101,7 @@ class PythonWebsocketsTest {
     }
 
     @Test
-    void aSubscribeFloodIsRateLimitedAndTheAdvisedWaitIsEnough() throws Exception {
+    void aSubscribeFloodIsRateLimitedAndWaitingAsAdvisedSubscribesAgain() throws Exception {
         String topic = kafka.createTopic(1);
         try (BridgeFixture bridge = bridge(topic, "")) {
             JsonNode result = wsHostile(bridge, Map.of("TOKEN", TestAuthenticator.token("mallory", topic + "/*", "")),
@@ -114,6 +114,7 @@ class PythonWebsocketsTest {
             assertThat(rateLimited).isEqualTo(400 - subscribed);
             assertThat(result.get("retryAfterMs").asLong()).isBetween(1L, 20L);
             assertThat(result.get("afterWaiting").asText()).isEqualTo("subscribed");
+            assertThat(result.get("attempts").asInt()).as("rounds of waiting as advised").isBetween(1, 3);
             assertThat(bridge.metric("sluice_bridge_requests_refused_total", "reason=\"subscribe_rate\"")).isEqualTo(rateLimited);
             assertThat(result.get("unparseable")).isEmpty();
         }
