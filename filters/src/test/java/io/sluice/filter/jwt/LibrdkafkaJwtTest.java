@@ -15,7 +15,6 @@ import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
@@ -140,9 +139,6 @@ class LibrdkafkaJwtTest {
     }
 
     @Test
-    @Disabled("Bug in ProxyConnection.mayQueueRequest/UpstreamForwarder: with maxQueuedRequests 0 the first ApiVersions, which"
-            + " opens the broker connection and waits behind nothing, is counted as queued, so every client is closed in its"
-            + " first request (librdkafka: 'Disconnected ... in state APIVERSION_QUERY'); docs/configuration.md allows 0")
     void maxQueuedRequestsZeroStillLetsAClientThatNeverQueuesLogIn() throws Exception {
         loginAndRoundTrip("""
                 network:

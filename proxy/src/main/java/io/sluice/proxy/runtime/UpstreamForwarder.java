@@ -81,7 +81,9 @@ final class UpstreamForwarder extends ChannelInboundHandlerAdapter {
         }
         Channel backend = connection.backend();
         if (backend == null) {
-            if (!connection.mayQueueRequest(waitingForBroker.size())) {
+            // The request that starts the dial is the one in progress; only those after it queue behind it, so that
+            // maxQueuedRequests: 0 still lets a client that never pipelines reach the broker.
+            if (!waitingForBroker.isEmpty() && !connection.mayQueueRequest(waitingForBroker.size() - 1)) {
                 request.release();
                 return;
             }
