@@ -27,11 +27,13 @@ class RateLimitedLogTest {
     void attach() {
         appender.start();
         logger.addAppender(appender);
+        logger.setLevel(ch.qos.logback.classic.Level.INFO);
     }
 
     @AfterEach
     void detach() {
         logger.detachAppender(appender);
+        logger.setLevel(null);
     }
 
     @Test
