@@ -92,7 +92,8 @@ public final class BridgeMetrics {
 
     /** The {@code reason}s of {@link #refused}: which limit refused a request. */
     public static final java.util.List<String> REFUSALS = java.util.List.of(
-            "recovery_node_busy", "recovery_connection_busy", "refresh_in_flight", "subscribe_rate", "publishes_in_flight");
+            "recovery_node_busy", "recovery_connection_busy", "refresh_in_flight", "subscribe_rate", "publishes_in_flight",
+            "token_validation_busy");
 
     /** @param reason one of {@link #REFUSALS} */
     public void refused(String reason) {

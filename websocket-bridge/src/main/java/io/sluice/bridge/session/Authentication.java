@@ -16,10 +16,14 @@ import io.sluice.bridge.protocol.ServerMessages;
 
 /**
  * A session's token over its life: the deadline for {@code connect}, validation, the {@code expiring} warning, refresh
- * (same subject only), and the 4002 close when the token runs out. Event loop only; the authenticator's answers are
+ * (same subject only), and the 4002 close when the token runs out. A validation the node is too busy for
+ * ({@link AuthenticationException#busy}) closes a connecting client with 1013 and answers a refresh with {@code busy}. Event loop only; the authenticator's answers are
  * brought back onto it.
  */
 final class Authentication {
+
+    /** The refusal reason ({@link io.sluice.bridge.metrics.BridgeMetrics#REFUSALS}) of a validation the node was too busy for. */
+    private static final String BUSY = "token_validation_busy";
 
     private final Session session;
     private final SessionServices services;
@@ -55,6 +59,13 @@ final class Authentication {
             if (session.isClosing()) {
                 return;
             }
+            if (busy(error)) {
+                // Not the token's fault: the client reconnects with it after a backoff (1013), rather than asking for
+                // a new token as after 4001. Closing frees the connection slot of a node that is overloaded already.
+                Refusals.refused(services, BUSY, session.channel().remoteAddress());
+                session.close(CloseCodes.TRY_AGAIN_LATER, "the node is busy validating tokens; reconnect after a backoff");
+                return;
+            }
             if (error != null || expired(p)) {
                 services.metrics().authFailed();
                 session.close(CloseCodes.AUTHENTICATION_FAILED, error != null ? reason(error) : "token expired");
@@ -72,6 +83,12 @@ final class Authentication {
         services.authenticator().authenticate(refresh.token()).whenComplete((p, error) -> loop.execute(() -> {
             done.run();
             if (session.isClosing()) {
+                return;
+            }
+            if (busy(error)) {
+                // The old token stays in force; the same refresh can be sent again after a backoff.
+                Refusals.refused(services, BUSY, session.channel().remoteAddress());
+                session.error(refresh.id(), ErrorCodes.BUSY, "the node is busy validating tokens; send the refresh again after a backoff");
                 return;
             }
             if (error != null || expired(p)) {
@@ -123,8 +140,16 @@ final class Authentication {
         return instant == null ? null : instant.toEpochMilli();
     }
 
+    private static boolean busy(Throwable error) {
+        return error != null && cause(error) instanceof AuthenticationException e && e.busy();
+    }
+
+    private static Throwable cause(Throwable error) {
+        return error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
+    }
+
     private static String reason(Throwable error) {
-        Throwable cause = error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
+        Throwable cause = cause(error);
         // Only the authenticator's own messages are meant for clients; anything else may carry internals.
         return cause instanceof AuthenticationException ? cause.getMessage() : "authentication failed";
     }
