@@ -156,6 +156,17 @@ public final class BridgeMetrics {
                 .description("Connections or upgrades refused, by reason (docs/bridge.md)").register(registry).increment();
     }
 
+    /**
+     * A client message over the size limit in force closed the connection with 1009.
+     *
+     * @param stage {@code before_connect} (the small pre-connect limit) or {@code connected}
+     */
+    public void inboundTooLarge(String stage) {
+        Counter.builder("sluice.bridge.messages.too.large").tag("stage", stage)
+                .description("Connections closed with 1009: a client message over the limit, before connect or after (docs/bridge.md)")
+                .register(registry).increment();
+    }
+
     public void authFailed() {
         authFailures.increment();
     }

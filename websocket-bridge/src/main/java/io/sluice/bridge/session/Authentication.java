@@ -28,16 +28,18 @@ final class Authentication {
     private final Session session;
     private final SessionServices services;
     private final EventLoop loop;
+    private final Inbound inbound;
     private Principal principal;
     private boolean pending;
     private ScheduledFuture<?> connectDeadline;
     private ScheduledFuture<?> expiry;
     private ScheduledFuture<?> warning;
 
-    Authentication(Session session, SessionServices services, EventLoop loop) {
+    Authentication(Session session, SessionServices services, EventLoop loop, Inbound inbound) {
         this.session = session;
         this.services = services;
         this.loop = loop;
+        this.inbound = inbound;
     }
 
     Principal principal() {
@@ -54,6 +56,8 @@ final class Authentication {
             throw new ProtocolException(ErrorCodes.ALREADY_CONNECTED, "already connected", connect.id());
         }
         pending = true;
+        // Between two frames now: normal-sized messages from here on, but nothing more read until the token is accepted.
+        inbound.connecting();
         services.authenticator().authenticate(connect.token()).whenComplete((p, error) -> loop.execute(() -> {
             pending = false;
             if (session.isClosing()) {
@@ -73,6 +77,7 @@ final class Authentication {
             }
             principal = p;
             connectDeadline.cancel(false);
+            inbound.connected();
             scheduleExpiry();
             session.control(ServerMessages.connected(connect.id(), services.nodeName(), p.subject(), millis(p.expiresAt())));
         }));
