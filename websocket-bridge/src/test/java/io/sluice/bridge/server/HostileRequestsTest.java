@@ -404,7 +404,8 @@ class HostileRequestsTest {
             assertThat(client.expect("error").get("code").asText()).isEqualTo("malformed");
 
             try (WsClient fresh = WsClient.connect(bridge.port())) {
-                fresh.request("connect", m -> m.put("token", "x".repeat(17 * 1024)));
+                // Over maxTokenBytes (16 KiB) but within the message size allowed before connect (16 KiB + 1 KiB).
+                fresh.request("connect", m -> m.put("token", "x".repeat(16 * 1024 + 512)));
                 assertThat(fresh.expect("error").get("code").asText()).isEqualTo("malformed");
                 fresh.request("connect", m -> m.put("token", everything(topic)));
                 fresh.expect("connected");
