@@ -55,6 +55,10 @@ final class BridgeChannelInitializer extends ChannelInitializer<SocketChannel> {
     private final List<AddressBlock> trustedProxies;
     private final ConnectionGate gate;
     private final RefusalLog refusals = new RefusalLog();
+    // Frame decoding after connect, the smaller message size before it, and the handshake settings with the latter.
+    private final WebSocketDecoderConfig connectedDecoder;
+    private final int preConnectBytes;
+    private final WebSocketServerProtocolConfig websocket;
 
     /** @param tls the listener's TLS context, or null for plain ws:// */
     BridgeChannelInitializer(ServerConfig server, ConnectionsConfig limits, SslContext tls, SessionServices services,
@@ -67,6 +71,18 @@ final class BridgeChannelInitializer extends ChannelInitializer<SocketChannel> {
         this.services = services;
         this.channels = channels;
         this.content = content;
+        this.connectedDecoder = WebSocketDecoderConfig.newBuilder()
+                .maxFramePayloadLength(server.maxInboundMessageBytes())
+                .allowExtensions(false)
+                .closeOnProtocolViolation(true)
+                .build();
+        this.preConnectBytes = PreConnectLimit.bytes(services.requests().maxTokenBytes(), server.maxInboundMessageBytes());
+        this.websocket = WebSocketServerProtocolConfig.newBuilder()
+                .websocketPath(server.path())
+                .handleCloseFrames(true)
+                .dropPongFrames(true)
+                .decoderConfig(PreConnectLimit.beforeConnect(connectedDecoder, preConnectBytes))
+                .build();
     }
 
     @Override
@@ -77,19 +93,7 @@ final class BridgeChannelInitializer extends ChannelInitializer<SocketChannel> {
             return;
         }
         channels.add(ch);
-        WebSocketDecoderConfig normal = WebSocketDecoderConfig.newBuilder()
-                .maxFramePayloadLength(server.maxInboundMessageBytes())
-                .allowExtensions(false)
-                .closeOnProtocolViolation(true)
-                .build();
-        int preConnectBytes = PreConnectLimit.bytes(services.requests().maxTokenBytes(), server.maxInboundMessageBytes());
-        WebSocketServerProtocolConfig websocket = WebSocketServerProtocolConfig.newBuilder()
-                .websocketPath(server.path())
-                .handleCloseFrames(true)
-                .dropPongFrames(true)
-                .decoderConfig(PreConnectLimit.beforeConnect(normal, preConnectBytes))
-                .build();
-        PreConnectLimit limit = new PreConnectLimit(ch, normal, server.maxInboundMessageBytes(), metrics);
+        PreConnectLimit limit = new PreConnectLimit(ch, connectedDecoder, server.maxInboundMessageBytes(), metrics);
         ChannelPipeline p = ch.pipeline();
         if (tls != null) {
             p.addLast("tls", tls.newHandler(ch.alloc()));

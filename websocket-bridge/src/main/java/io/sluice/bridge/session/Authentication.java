@@ -17,7 +17,8 @@ import io.sluice.bridge.protocol.ServerMessages;
 /**
  * A session's token over its life: the deadline for {@code connect}, validation, the {@code expiring} warning, refresh
  * (same subject only), and the 4002 close when the token runs out. A validation the node is too busy for
- * ({@link AuthenticationException#busy}) closes a connecting client with 1013 and answers a refresh with {@code busy}. Event loop only; the authenticator's answers are
+ * ({@link AuthenticationException#busy}) closes a connecting client with 1013 and answers a refresh with {@code busy}.
+ * The {@link Inbound} limit is lifted by a connect being validated. Event loop only; the authenticator's answers are
  * brought back onto it.
  */
 final class Authentication {
