@@ -21,17 +21,13 @@ import org.slf4j.LoggerFactory;
  * authenticator's own small pool, because validating may wait for the JWKS URL; event loops must use it
  * rather than {@link #authenticate}. The pool's queue is bounded: a flood of authentication attempts (each
  * unauthenticated connection may send one) fails fast with {@link AuthenticatorBusyException} instead of
- * queueing without limit and making every later client wait behind it.</p>
+ * queueing without limit and making every later client wait behind it; its length is the config's
+ * {@code maxQueuedValidations}.</p>
  */
 public final class Authenticator implements AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(Authenticator.class);
     private static final AtomicInteger POOLS = new AtomicInteger();
-    /**
-     * Validations waiting for one of the pool's two threads. A validation without a JWKS fetch takes well under a
-     * millisecond, so a full queue is drained in a fraction of a second; more waiting than this means a flood.
-     */
-    public static final int DEFAULT_MAX_QUEUED_VALIDATIONS = 256;
 
     private final TokenValidator validator;
     private final JwtConfig config;
@@ -61,16 +57,10 @@ public final class Authenticator implements AutoCloseable {
         return create(config, Clock.systemUTC());
     }
 
+    /** Validations beyond the config's {@link JwtConfig#maxQueuedValidations} waiting for a thread are refused as busy. */
     public static Authenticator create(JwtConfig config, Clock clock) {
-        return create(config, clock, DEFAULT_MAX_QUEUED_VALIDATIONS);
-    }
-
-    /** @param maxQueuedValidations validations that may wait for a thread before more are refused (at least 1) */
-    public static Authenticator create(JwtConfig config, Clock clock, int maxQueuedValidations) {
-        if (maxQueuedValidations < 1) {
-            throw new IllegalArgumentException("maxQueuedValidations: must be at least 1");
-        }
-        return new Authenticator(new TokenValidator(config, clock), clock, maxQueuedValidations);
+        TokenValidator validator = new TokenValidator(config, clock);
+        return new Authenticator(validator, clock, validator.config().maxQueuedValidations());
     }
 
     public JwtConfig config() {

@@ -33,6 +33,10 @@ import com.fasterxml.jackson.annotation.JsonProperty;
  *                           re-authenticate (KIP-368) to go on
  * @param allowHttpJwks      accept a {@code jwks} URL over plain {@code http://}; off by default because whoever
  *                           can change the answer on the way can sign tokens the proxy accepts
+ * @param maxQueuedValidations token validations that may wait for one of the validation pool's two threads before
+ *                           more are refused as busy (the proxy answers SASL_AUTHENTICATION_FAILED saying so, the bridge
+ *                           closes with 1013 Try Again Later): every unauthenticated connection can ask for one, so
+ *                           the queue is bounded rather than letting a flood make every later client wait behind it
  */
 public record JwtConfig(String jwks,
                         String publicKeyFile,
@@ -47,7 +51,8 @@ public record JwtConfig(String jwks,
                         Duration jwksMinRefreshInterval,
                         Duration jwksTimeout,
                         Duration maxSessionLifetime,
-                        boolean allowHttpJwks) {
+                        boolean allowHttpJwks,
+                        int maxQueuedValidations) {
 
     public static final Duration DEFAULT_CLOCK_SKEW = Duration.ofSeconds(30);
     public static final String DEFAULT_PERMISSIONS_CLAIM = "sluice";
@@ -55,6 +60,11 @@ public record JwtConfig(String jwks,
     public static final Duration DEFAULT_JWKS_MIN_REFRESH_INTERVAL = Duration.ofSeconds(30);
     public static final Duration DEFAULT_JWKS_TIMEOUT = Duration.ofSeconds(5);
     public static final Duration DEFAULT_MAX_SESSION_LIFETIME = Duration.ofHours(1);
+    /**
+     * A validation without a JWKS fetch takes well under a millisecond, so a full queue is drained in a fraction of a
+     * second; more waiting than this means a flood (or a JWKS endpoint that stopped answering).
+     */
+    public static final int DEFAULT_MAX_QUEUED_VALIDATIONS = 256;
 
     /** Public-key algorithms offered by default. EdDSA is left out: nimbus needs an extra library to verify it. */
     static final List<String> PUBLIC_KEY_ALGORITHMS = List.of("RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "ES256", "ES384", "ES512");
@@ -75,7 +85,7 @@ public record JwtConfig(String jwks,
                      List<String> algorithms, Duration clockSkew, String permissionsClaim, Duration jwksRefresh,
                      Duration jwksMinRefreshInterval, Duration jwksTimeout) {
         this(jwks, publicKeyFile, hmacSecret, hmacSecretFile, issuer, audience, algorithms, clockSkew, permissionsClaim, jwksRefresh,
-                jwksMinRefreshInterval, jwksTimeout, null, false);
+                jwksMinRefreshInterval, jwksTimeout, null, false, DEFAULT_MAX_QUEUED_VALIDATIONS);
     }
 
     @JsonCreator
@@ -92,9 +102,11 @@ public record JwtConfig(String jwks,
                               @JsonProperty("jwksMinRefreshInterval") Duration jwksMinRefreshInterval,
                               @JsonProperty("jwksTimeout") Duration jwksTimeout,
                               @JsonProperty("maxSessionLifetime") Duration maxSessionLifetime,
-                              @JsonProperty("allowHttpJwks") Boolean allowHttpJwks) {
+                              @JsonProperty("allowHttpJwks") Boolean allowHttpJwks,
+                              @JsonProperty("maxQueuedValidations") Integer maxQueuedValidations) {
         return new JwtConfig(jwks, publicKeyFile, hmacSecret, hmacSecretFile, issuer, audience, algorithms, clockSkew,
-                permissionsClaim, jwksRefresh, jwksMinRefreshInterval, jwksTimeout, maxSessionLifetime, Boolean.TRUE.equals(allowHttpJwks));
+                permissionsClaim, jwksRefresh, jwksMinRefreshInterval, jwksTimeout, maxSessionLifetime, Boolean.TRUE.equals(allowHttpJwks),
+                maxQueuedValidations == null ? DEFAULT_MAX_QUEUED_VALIDATIONS : maxQueuedValidations);
     }
 
     /** A config with a JWKS source and defaults for the rest. */
@@ -105,43 +117,48 @@ public record JwtConfig(String jwks,
     /** This config with its key source replaced by a PEM public key file. */
     public JwtConfig withPublicKeyFile(String publicKeyFile) {
         return new JwtConfig(null, publicKeyFile, null, null, issuer, audience, algorithms, clockSkew,
-                permissionsClaim, jwksRefresh, jwksMinRefreshInterval, jwksTimeout, maxSessionLifetime, allowHttpJwks);
+                permissionsClaim, jwksRefresh, jwksMinRefreshInterval, jwksTimeout, maxSessionLifetime, allowHttpJwks, maxQueuedValidations);
     }
 
     /** This config with its key source replaced by an HMAC secret. */
     public JwtConfig withHmacSecret(String hmacSecret) {
         return new JwtConfig(null, null, hmacSecret, null, issuer, audience, algorithms, clockSkew,
-                permissionsClaim, jwksRefresh, jwksMinRefreshInterval, jwksTimeout, maxSessionLifetime, allowHttpJwks);
+                permissionsClaim, jwksRefresh, jwksMinRefreshInterval, jwksTimeout, maxSessionLifetime, allowHttpJwks, maxQueuedValidations);
     }
 
     public JwtConfig withAlgorithms(List<String> algorithms) {
         return new JwtConfig(jwks, publicKeyFile, hmacSecret, hmacSecretFile, issuer, audience, algorithms, clockSkew,
-                permissionsClaim, jwksRefresh, jwksMinRefreshInterval, jwksTimeout, maxSessionLifetime, allowHttpJwks);
+                permissionsClaim, jwksRefresh, jwksMinRefreshInterval, jwksTimeout, maxSessionLifetime, allowHttpJwks, maxQueuedValidations);
     }
 
     public JwtConfig withClockSkew(Duration clockSkew) {
         return new JwtConfig(jwks, publicKeyFile, hmacSecret, hmacSecretFile, issuer, audience, algorithms, clockSkew,
-                permissionsClaim, jwksRefresh, jwksMinRefreshInterval, jwksTimeout, maxSessionLifetime, allowHttpJwks);
+                permissionsClaim, jwksRefresh, jwksMinRefreshInterval, jwksTimeout, maxSessionLifetime, allowHttpJwks, maxQueuedValidations);
     }
 
     public JwtConfig withPermissionsClaim(String permissionsClaim) {
         return new JwtConfig(jwks, publicKeyFile, hmacSecret, hmacSecretFile, issuer, audience, algorithms, clockSkew,
-                permissionsClaim, jwksRefresh, jwksMinRefreshInterval, jwksTimeout, maxSessionLifetime, allowHttpJwks);
+                permissionsClaim, jwksRefresh, jwksMinRefreshInterval, jwksTimeout, maxSessionLifetime, allowHttpJwks, maxQueuedValidations);
     }
 
     public JwtConfig withMaxSessionLifetime(Duration maxSessionLifetime) {
         return new JwtConfig(jwks, publicKeyFile, hmacSecret, hmacSecretFile, issuer, audience, algorithms, clockSkew,
-                permissionsClaim, jwksRefresh, jwksMinRefreshInterval, jwksTimeout, maxSessionLifetime, allowHttpJwks);
+                permissionsClaim, jwksRefresh, jwksMinRefreshInterval, jwksTimeout, maxSessionLifetime, allowHttpJwks, maxQueuedValidations);
     }
 
     public JwtConfig withAllowHttpJwks(boolean allowHttpJwks) {
         return new JwtConfig(jwks, publicKeyFile, hmacSecret, hmacSecretFile, issuer, audience, algorithms, clockSkew,
-                permissionsClaim, jwksRefresh, jwksMinRefreshInterval, jwksTimeout, maxSessionLifetime, allowHttpJwks);
+                permissionsClaim, jwksRefresh, jwksMinRefreshInterval, jwksTimeout, maxSessionLifetime, allowHttpJwks, maxQueuedValidations);
+    }
+
+    public JwtConfig withMaxQueuedValidations(int maxQueuedValidations) {
+        return new JwtConfig(jwks, publicKeyFile, hmacSecret, hmacSecretFile, issuer, audience, algorithms, clockSkew,
+                permissionsClaim, jwksRefresh, jwksMinRefreshInterval, jwksTimeout, maxSessionLifetime, allowHttpJwks, maxQueuedValidations);
     }
 
     public JwtConfig withJwksTimeout(Duration jwksTimeout) {
         return new JwtConfig(jwks, publicKeyFile, hmacSecret, hmacSecretFile, issuer, audience, algorithms, clockSkew,
-                permissionsClaim, jwksRefresh, jwksMinRefreshInterval, jwksTimeout, maxSessionLifetime, allowHttpJwks);
+                permissionsClaim, jwksRefresh, jwksMinRefreshInterval, jwksTimeout, maxSessionLifetime, allowHttpJwks, maxQueuedValidations);
     }
 
     /** Whether {@link #jwks} names a URL rather than a file. */
@@ -221,6 +238,9 @@ public record JwtConfig(String jwks,
         if (maxSessionLifetime.isZero() || maxSessionLifetime.isNegative()) {
             problems.add("maxSessionLifetime: must be positive");
         }
+        if (maxQueuedValidations < 1) {
+            problems.add("maxQueuedValidations: must be at least 1, not " + maxQueuedValidations);
+        }
         return problems;
     }
 
@@ -240,6 +260,7 @@ public record JwtConfig(String jwks,
                 + ", hmacSecretFile=" + hmacSecretFile + ", issuer=" + issuer + ", audience=" + audience + ", algorithms=" + algorithms
                 + ", clockSkew=" + clockSkew + ", permissionsClaim=" + permissionsClaim + ", jwksRefresh=" + jwksRefresh
                 + ", jwksMinRefreshInterval=" + jwksMinRefreshInterval + ", jwksTimeout=" + jwksTimeout
-                + ", maxSessionLifetime=" + maxSessionLifetime + ", allowHttpJwks=" + allowHttpJwks + "]";
+                + ", maxSessionLifetime=" + maxSessionLifetime + ", allowHttpJwks=" + allowHttpJwks
+                + ", maxQueuedValidations=" + maxQueuedValidations + "]";
     }
 }

@@ -51,7 +51,7 @@ class AuthenticatorTest {
         };
         JwtConfig config = JwtConfig.withJwks(null, TestIssuer.ISSUER, TestIssuer.AUDIENCE).withHmacSecret(SECRET);
         String token = TestIssuer.hmac(SECRET).token("alice", Duration.ofMinutes(5), Map.of());
-        try (Authenticator authenticator = Authenticator.create(config, held, 1)) {
+        try (Authenticator authenticator = Authenticator.create(config.withMaxQueuedValidations(1), held)) {
             List<CompletableFuture<Grant>> admitted = new ArrayList<>();
             // Two run on the pool's two threads, one waits in the queue of one.
             for (int i = 0; i < 3; i++) {
@@ -74,6 +74,8 @@ class AuthenticatorTest {
     void aQueueOfLessThanOneIsRefused() {
         JwtConfig config = JwtConfig.withJwks(null, TestIssuer.ISSUER, TestIssuer.AUDIENCE).withHmacSecret(SECRET);
 
-        assertThatThrownBy(() -> Authenticator.create(config, Clock.systemUTC(), 0)).hasMessageContaining("maxQueuedValidations");
+        assertThatThrownBy(() -> Authenticator.create(config.withMaxQueuedValidations(0), Clock.systemUTC()))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("maxQueuedValidations: must be at least 1");
     }
 }

@@ -1,7 +1,7 @@
 package io.sluice.filter.jwt;
 
 import io.sluice.auth.Authenticator;
-import io.sluice.auth.JwtConfig;
+import io.sluice.filter.records.RecordReaders;
 import io.sluice.proxy.filter.Filter;
 import io.sluice.proxy.filter.FilterFactory;
 import io.sluice.proxy.filter.FilterFactoryContext;
@@ -19,9 +19,13 @@ import io.sluice.proxy.filter.FilterFactoryContext;
  *       jwks: https://idp.example.com/.well-known/jwks.json
  *       issuer: https://idp.example.com/
  *       audience: kafka
+ *       records:                 # optional: how much of the records it reads to check their keys
+ *         maxRecordBytes: 8388608
  * </pre>
+ *
+ * The config is {@link JwtAuthConfig}: the shared {@link io.sluice.auth.JwtConfig} fields plus {@code records}.
  */
-public final class JwtAuth implements FilterFactory<JwtConfig, JwtAuth.Shared> {
+public final class JwtAuth implements FilterFactory<JwtAuthConfig, JwtAuth.Shared> {
 
     /** {@link io.sluice.proxy.filter.AuthenticatedPrincipal} attribute: the {@link io.sluice.auth.Grant}. */
     public static final String GRANT_ATTRIBUTE = "grant";
@@ -31,18 +35,19 @@ public final class JwtAuth implements FilterFactory<JwtConfig, JwtAuth.Shared> {
     public static final String IDENTITY_ATTRIBUTE = "identity";
 
     /** What every connection of one filter definition shares. */
-    record Shared(Authenticator authenticator, AuthMetrics metrics) {
+    record Shared(Authenticator authenticator, AuthMetrics metrics, RecordReaders records) {
     }
 
     @Override
-    public Class<JwtConfig> configType() {
-        return JwtConfig.class;
+    public Class<JwtAuthConfig> configType() {
+        return JwtAuthConfig.class;
     }
 
     @Override
-    public Shared initialize(FilterFactoryContext context, JwtConfig config) {
-        Authenticator authenticator = Authenticator.create(config);
-        return new Shared(authenticator, new AuthMetrics(context.meterRegistry(), context.filterName()));
+    public Shared initialize(FilterFactoryContext context, JwtAuthConfig config) {
+        Authenticator authenticator = Authenticator.create(config.jwt());
+        return new Shared(authenticator, new AuthMetrics(context.meterRegistry(), context.filterName()),
+                new RecordReaders(config.records(), context.meterRegistry(), context.filterName()));
     }
 
     /** Until a client's token is accepted, the proxy holds its connection to the pre-authentication limits. */
@@ -53,7 +58,7 @@ public final class JwtAuth implements FilterFactory<JwtConfig, JwtAuth.Shared> {
 
     @Override
     public Filter createFilter(FilterFactoryContext context, Shared shared) {
-        return new JwtAuthFilter(shared.authenticator(), shared.metrics());
+        return new JwtAuthFilter(shared.authenticator(), shared.metrics(), shared.records());
     }
 
     @Override

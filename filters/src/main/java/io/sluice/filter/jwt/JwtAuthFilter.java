@@ -30,6 +30,7 @@ import io.sluice.filter.jwt.enforce.Access;
 import io.sluice.filter.jwt.enforce.Decision;
 import io.sluice.filter.jwt.enforce.RequestRules;
 import io.sluice.filter.jwt.sasl.OAuthBearerClientMessage;
+import io.sluice.filter.records.RecordReaders;
 import io.sluice.filter.rewrite.PendingRewrites;
 import io.sluice.proxy.filter.AuthenticatedPrincipal;
 import io.sluice.proxy.filter.FilterContext;
@@ -60,15 +61,17 @@ final class JwtAuthFilter implements RequestFilter, ResponseFilter {
 
     private final Authenticator authenticator;
     private final AuthMetrics metrics;
+    private final RecordReaders records;
     private final PendingRewrites rewrites = new PendingRewrites();
     private Stage stage = Stage.AWAITING_HANDSHAKE;
     private boolean reauthenticating;
     private Grant grant;
     private Access access;
 
-    JwtAuthFilter(Authenticator authenticator, AuthMetrics metrics) {
+    JwtAuthFilter(Authenticator authenticator, AuthMetrics metrics, RecordReaders records) {
         this.authenticator = authenticator;
         this.metrics = metrics;
+        this.records = records;
     }
 
     @Override
@@ -106,7 +109,7 @@ final class JwtAuthFilter implements RequestFilter, ResponseFilter {
         if (sessionEnded()) {
             return close(context, "session of " + grant.subject() + " ended at " + grant.validUntil() + " without re-authentication");
         }
-        return RequestRules.decide(apiKey, header.requestApiVersion(), request, access, context)
+        return RequestRules.decide(apiKey, header.requestApiVersion(), request, access, records, context)
                 .thenApply(decision -> apply(decision, correlationId, header, request, context));
     }
 

@@ -3,14 +3,13 @@ package io.sluice.filter.records;
 import java.util.EnumMap;
 import java.util.Locale;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.sluice.proxy.logging.RateLimitedLog;
 
 /**
  * One filter definition's {@link RecordReader}s: its {@link RecordLimits}, and a meter and a rate-limited log line
@@ -20,14 +19,12 @@ import io.micrometer.core.instrument.MeterRegistry;
 public final class RecordReaders {
 
     private static final Logger LOG = LoggerFactory.getLogger(RecordReaders.class);
-    private static final long LOG_INTERVAL_NANOS = TimeUnit.SECONDS.toNanos(10);
 
     private final RecordLimits limits;
     private final String filter;
     private final Map<UnreadableRecords.Reason, Counter> produced = new EnumMap<>(UnreadableRecords.Reason.class);
     private final Map<UnreadableRecords.Reason, Counter> fetched = new EnumMap<>(UnreadableRecords.Reason.class);
-    private final AtomicLong lastLogged = new AtomicLong(System.nanoTime() - LOG_INTERVAL_NANOS);
-    private final AtomicLong unlogged = new AtomicLong();
+    private final RateLimitedLog log = new RateLimitedLog(LOG);
 
     public RecordReaders(RecordLimits limits, MeterRegistry registry, String filter) {
         this.limits = limits;
@@ -54,16 +51,8 @@ public final class RecordReaders {
 
     private void refused(Map<UnreadableRecords.Reason, Counter> counters, String direction, UnreadableRecords e) {
         counters.get(e.reason()).increment();
-        long now = System.nanoTime();
-        long last = lastLogged.get();
-        if (now - last >= LOG_INTERVAL_NANOS && lastLogged.compareAndSet(last, now)) {
-            long more = unlogged.getAndSet(0);
-            // The message holds offsets, sizes and kafka-clients' reason, never record contents.
-            LOG.warn("{}: unreadable records in a {} ({}): {}{}", filter, direction, e.reason(), e.getMessage(),
-                    more == 0 ? "" : " (and " + more + " more since the last such line)");
-        } else {
-            unlogged.incrementAndGet();
-        }
+        // The message holds offsets, sizes and kafka-clients' reason, never record contents.
+        log.log("{}: unreadable records in a {} ({}): {}", filter, direction, e.reason(), e.getMessage());
     }
 
     private static Counter counter(MeterRegistry registry, String filter, String direction, UnreadableRecords.Reason reason) {

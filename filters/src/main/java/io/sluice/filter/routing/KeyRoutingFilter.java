@@ -1,9 +1,8 @@
 package io.sluice.filter.routing;
 
+import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
 
 import org.apache.kafka.common.errors.UnsupportedVersionException;
 import org.apache.kafka.common.message.AddPartitionsToTxnRequestData;
@@ -23,6 +22,7 @@ import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.ApiMessage;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.slf4j.event.Level;
 
 import io.sluice.filter.records.RecordReaders;
 import io.sluice.filter.rewrite.PendingRewrites;
@@ -31,6 +31,7 @@ import io.sluice.proxy.filter.RequestFilter;
 import io.sluice.proxy.filter.RequestFilterResult;
 import io.sluice.proxy.filter.ResponseFilter;
 import io.sluice.proxy.filter.ResponseFilterResult;
+import io.sluice.proxy.logging.RateLimitedLog;
 
 /**
  * One connection's routing: topic names in requests from virtual to real, in responses back, records of other
@@ -42,8 +43,7 @@ final class KeyRoutingFilter implements RequestFilter, ResponseFilter {
 
     private static final Logger LOG = LoggerFactory.getLogger(KeyRoutingFilter.class);
     /** Refusals are counted (sluice_routing_requests_refused_total) and logged at most once a second, all connections together. */
-    private static final long REFUSAL_LOG_INTERVAL_NANOS = TimeUnit.SECONDS.toNanos(1);
-    private static final AtomicLong NEXT_REFUSAL_LOG = new AtomicLong(System.nanoTime());
+    private static final RateLimitedLog REFUSALS = new RateLimitedLog(LOG, Level.INFO, Duration.ofSeconds(1));
 
     private final PendingRewrites rewrites = new PendingRewrites();
     private final RoutingMetrics metrics;
@@ -113,11 +113,7 @@ final class KeyRoutingFilter implements RequestFilter, ResponseFilter {
      */
     private CompletionStage<RequestFilterResult> refuse(ApiKeys apiKey, RequestHeaderData header, ApiMessage request, FilterContext context) {
         metrics.refused(apiKey);
-        long now = System.nanoTime();
-        long next = NEXT_REFUSAL_LOG.get();
-        if (now - next >= 0 && NEXT_REFUSAL_LOG.compareAndSet(next, now + REFUSAL_LOG_INTERVAL_NANOS)) {
-            LOG.info("{}: {} refused: KeyRouting does not route it and it names topics", context.channelDescriptor(), apiKey);
-        }
+        REFUSALS.log("{}: {} refused: KeyRouting does not route it and it names topics", context.channelDescriptor(), apiKey);
         try {
             return context.requestFilterResultBuilder()
                     .errorResponse(header, request, new UnsupportedVersionException(apiKey.name + " is not available through KeyRouting"))

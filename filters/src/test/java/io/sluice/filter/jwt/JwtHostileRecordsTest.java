@@ -11,6 +11,7 @@ import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.RecordTooLargeException;
 import org.apache.kafka.common.message.FetchResponseData;
 import org.apache.kafka.common.message.ProduceRequestData;
 import org.apache.kafka.common.message.ProduceResponseData;
@@ -33,6 +34,7 @@ import io.sluice.proxy.testing.KafkaReads;
 import io.sluice.proxy.testing.KafkaWire;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * JwtAuth's key permissions against hostile record batches (raw Produce requests from an authenticated client) and
@@ -156,6 +158,21 @@ class JwtHostileRecordsTest {
             assertThat(partition.errorMessage()).startsWith("not permitted to use transactional id xxx").hasSizeLessThanOrEqualTo(1000);
         }
         assertThat(KafkaReads.endOffset(cluster.getBootstrapServers(), "jh-txn")).isZero();
+    }
+
+    /** JwtAuth's own {@code records} limits, not the defaults, bound what it reads; what they refuse is counted. */
+    @Test
+    void aRecordOverTheConfiguredMaxRecordBytesIsRefusedAsTooLargeAndCounted() throws Exception {
+        try (JwtProxy small = JwtProxy.withConfig(cluster, "records:\n  maxRecordBytes: 1024\n")) {
+            small.createTopics("jh-limit");
+            try (KafkaProducer<String, String> producer = new KafkaProducer<>(small.clientConfig(token()), new StringSerializer(), new StringSerializer())) {
+                assertThatThrownBy(() -> producer.send(new ProducerRecord<>("jh-limit", "live/big", "x".repeat(4096))).get())
+                        .hasCauseInstanceOf(RecordTooLargeException.class);
+                producer.send(new ProducerRecord<>("jh-limit", "live/small", "fine")).get();
+            }
+            assertThat(small.metric("sluice_filter_records_unreadable_total", "reason=\"too_large\"")).isEqualTo(1);
+            assertThat(KafkaReads.endOffset(cluster.getBootstrapServers(), "jh-limit")).as("written to the broker").isEqualTo(1);
+        }
     }
 
     private static void refused(String topic, MemoryRecords records, Errors error, long maxAllocated) throws Exception {

@@ -49,9 +49,20 @@ public final class JwtProxy implements AutoCloseable {
 
     /** @param moreTopLevel more top-level YAML, {@code network:} say (written at column 0) */
     public static JwtProxy start(KafkaCluster cluster, String moreDefinitions, List<String> chain, String moreTopLevel) throws Exception {
+        return start(cluster, "", moreDefinitions, chain, moreTopLevel);
+    }
+
+    /** @param moreJwtConfig more fields of JwtAuth's own config, {@code records:} say (written at column 0) */
+    static JwtProxy withConfig(KafkaCluster cluster, String moreJwtConfig) throws Exception {
+        return start(cluster, moreJwtConfig, "", List.of("jwt"), "");
+    }
+
+    private static JwtProxy start(KafkaCluster cluster, String moreJwtConfig, String moreDefinitions, List<String> chain, String moreTopLevel)
+            throws Exception {
         JwksServer jwks = new JwksServer(new JWKSet(List.of(TestIssuer.rsa().key().toPublicJWK(), TestIssuer.ec().key().toPublicJWK())).toString());
         try {
             String more = moreDefinitions.lines().map(line -> "  " + line + "\n").collect(java.util.stream.Collectors.joining());
+            String jwtMore = moreJwtConfig.lines().map(line -> "      " + line + "\n").collect(java.util.stream.Collectors.joining());
             ProxyFixture proxy = ProxyFixture.start(cluster.getBootstrapServers(), "", """
                     filterDefinitions:
                       - name: jwt
@@ -62,8 +73,8 @@ public final class JwtProxy implements AutoCloseable {
                           audience: %s
                           clockSkew: 0s
                           allowHttpJwks: true
-                    %sdefaultFilters: [%s]
-                    %s""".formatted(jwks.url(), TestIssuer.ISSUER, TestIssuer.AUDIENCE, more, String.join(", ", chain), moreTopLevel));
+                    %s%sdefaultFilters: [%s]
+                    %s""".formatted(jwks.url(), TestIssuer.ISSUER, TestIssuer.AUDIENCE, jwtMore, more, String.join(", ", chain), moreTopLevel));
             return new JwtProxy(cluster, jwks, proxy);
         } catch (RuntimeException e) {
             jwks.close();

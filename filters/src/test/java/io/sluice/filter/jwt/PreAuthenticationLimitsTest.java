@@ -11,6 +11,7 @@ import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.message.ApiVersionsRequestData;
 import org.apache.kafka.common.message.SaslAuthenticateRequestData;
+import org.apache.kafka.common.message.SaslAuthenticateResponseData;
 import org.apache.kafka.common.message.SaslHandshakeRequestData;
 import org.apache.kafka.common.message.SaslHandshakeResponseData;
 import org.apache.kafka.common.protocol.ApiKeys;
@@ -195,5 +196,62 @@ class PreAuthenticationLimitsTest {
             }
         }
         return count;
+    }
+
+    /**
+     * JwtAuth's {@code maxQueuedValidations}: with the JWKS endpoint slow, the pool's two threads wait for it, one
+     * validation waits in the queue, and every SaslAuthenticate beyond that is refused at once as busy (not left
+     * waiting, not blamed on its token) and counted; once the keys are there, a later client authenticates.
+     */
+    @Test
+    void tokenValidationsBeyondTheQueueAreRefusedAsBusyAndCounted() throws Exception {
+        int clients = 6;
+        try (JwtProxy slow = JwtProxy.withConfig(cluster, "maxQueuedValidations: 1\njwksTimeout: 10s\n")) {
+            slow.jwks.delay(Duration.ofSeconds(3));
+            String token = JwtProxy.token("alice", Duration.ofMinutes(10), ORDERS);
+            List<KafkaWire> wires = new ArrayList<>();
+            java.util.concurrent.ExecutorService threads = java.util.concurrent.Executors.newFixedThreadPool(clients);
+            try {
+                for (int i = 0; i < clients; i++) {
+                    KafkaWire wire = new KafkaWire(slow.proxy.bootstrapPort());
+                    wires.add(wire);
+                    assertThat(wire.<SaslHandshakeResponseData>call(ApiKeys.SASL_HANDSHAKE, (short) 1,
+                            new SaslHandshakeRequestData().setMechanism("OAUTHBEARER")).errorCode()).isZero();
+                }
+                byte[] message = ("n,,\u0001auth=Bearer " + token + "\u0001\u0001").getBytes(java.nio.charset.StandardCharsets.UTF_8);
+                List<java.util.concurrent.Future<SaslAuthenticateResponseData>> answers = new ArrayList<>();
+                for (KafkaWire wire : wires) {
+                    answers.add(threads.submit(() -> wire.call(ApiKeys.SASL_AUTHENTICATE, (short) 2,
+                            new SaslAuthenticateRequestData().setAuthBytes(message))));
+                }
+                int accepted = 0;
+                List<String> busy = new ArrayList<>();
+                for (java.util.concurrent.Future<SaslAuthenticateResponseData> answer : answers) {
+                    SaslAuthenticateResponseData response = answer.get(30, java.util.concurrent.TimeUnit.SECONDS);
+                    if (response.errorCode() == 0) {
+                        accepted++;
+                    } else {
+                        assertThat(org.apache.kafka.common.protocol.Errors.forCode(response.errorCode()))
+                                .isEqualTo(org.apache.kafka.common.protocol.Errors.SASL_AUTHENTICATION_FAILED);
+                        busy.add(response.errorMessage());
+                    }
+                }
+
+                // Two on the pool's threads, one in the queue of one; the other three refused without waiting.
+                assertThat(accepted).isEqualTo(3);
+                assertThat(busy).hasSize(clients - 3).allSatisfy(m -> assertThat(m).contains("the proxy is busy"));
+                assertThat(slow.metric("sluice_jwt_authentications_total", "outcome=\"busy\"")).isEqualTo(clients - 3);
+            } finally {
+                threads.shutdownNow();
+                for (KafkaWire wire : wires) {
+                    wire.close();
+                }
+            }
+
+            try (KafkaWire later = new KafkaWire(slow.proxy.bootstrapPort())) {
+                assertThat(later.authenticate(token, (short) 2).errorCode()).isZero();
+            }
+            assertThat(slow.metric("sluice_jwt_authentications_total", "outcome=\"accepted\"")).isEqualTo(4);
+        }
     }
 }

@@ -78,7 +78,7 @@ public final class ConnectionLimiter {
 
     private void refuse(String reason, Channel channel, String why) {
         metrics.connectionRefused(reason);
-        refusals.warn("virtual cluster {}: refused connection from {}: {}", virtualCluster, channel.remoteAddress(), why);
+        refusals.log("virtual cluster {}: refused connection from {}: {}", virtualCluster, channel.remoteAddress(), why);
     }
 
     private static InetAddress address(SocketAddress remote) {

@@ -204,7 +204,7 @@ public final class ProxyConnection {
         if (cause instanceof ProtocolException pe) {
             metrics.connectionRejected(pe.reason().metricName());
             if (pe.reason().preAuthentication()) {
-                PRE_AUTHENTICATION_CLOSES.warn("{}: closing connection: {}", descriptor(), pe.getMessage());
+                PRE_AUTHENTICATION_CLOSES.log("{}: closing connection: {}", descriptor(), pe.getMessage());
             } else {
                 LOG.warn("{}: closing connection: {}", descriptor(), pe.getMessage());
             }

@@ -17,7 +17,9 @@ import io.sluice.auth.TokenRejectedException;
  * authenticator's own pool (it may fetch a JWKS), never on the event loop.
  *
  * <p>Clients see only {@link TokenRejectedException} messages, which say what is wrong and never contain the token;
- * a validation refused because the pool's queue is full says so (try again later); any other failure is logged here and reported to the client as a bare "authentication failed".</p>
+ * a validation refused because the pool's queue ({@code auth.jwt.maxQueuedValidations}) is full is a
+ * {@link AuthenticationException#busy} (try again later); any other failure is logged here and reported to the client
+ * as a bare "authentication failed".</p>
  */
 public final class JwtAuthenticator implements Authenticator, AutoCloseable {
 
@@ -29,7 +31,11 @@ public final class JwtAuthenticator implements Authenticator, AutoCloseable {
         this.tokens = tokens;
     }
 
-    /** @throws IllegalArgumentException when the config or its key source is unusable, naming the field */
+    /**
+     * Validations beyond the config's {@code maxQueuedValidations} waiting for a thread are refused as busy.
+     *
+     * @throws IllegalArgumentException when the config or its key source is unusable, naming the field
+     */
     public static JwtAuthenticator create(JwtConfig config) {
         return new JwtAuthenticator(io.sluice.auth.Authenticator.create(config));
     }
@@ -55,7 +61,7 @@ public final class JwtAuthenticator implements Authenticator, AutoCloseable {
         if (cause instanceof AuthenticatorBusyException busy) {
             // Load, not an error of ours or the client's: a WARN with a stack per refusal would flood the log
             // exactly when the node is busiest.
-            return new AuthenticationException(busy.getMessage());
+            return AuthenticationException.busy(busy.getMessage());
         }
         LOG.warn("token validation failed unexpectedly", cause);
         return new AuthenticationException("authentication failed");

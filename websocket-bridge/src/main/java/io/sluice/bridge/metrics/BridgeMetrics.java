@@ -92,7 +92,8 @@ public final class BridgeMetrics {
 
     /** The {@code reason}s of {@link #refused}: which limit refused a request. */
     public static final java.util.List<String> REFUSALS = java.util.List.of(
-            "recovery_node_busy", "recovery_connection_busy", "refresh_in_flight", "subscribe_rate", "publishes_in_flight");
+            "recovery_node_busy", "recovery_connection_busy", "refresh_in_flight", "subscribe_rate", "publishes_in_flight",
+            "token_validation_busy");
 
     /** @param reason one of {@link #REFUSALS} */
     public void refused(String reason) {
@@ -153,6 +154,17 @@ public final class BridgeMetrics {
     public void connectionRefused(String reason) {
         Counter.builder("sluice.bridge.connections.refused").tag("reason", reason)
                 .description("Connections or upgrades refused, by reason (docs/bridge.md)").register(registry).increment();
+    }
+
+    /**
+     * A client message over the size limit in force closed the connection with 1009.
+     *
+     * @param stage {@code before_connect} (the small pre-connect limit) or {@code connected}
+     */
+    public void inboundTooLarge(String stage) {
+        Counter.builder("sluice.bridge.messages.too.large").tag("stage", stage)
+                .description("Connections closed with 1009: a client message over the limit, before connect or after (docs/bridge.md)")
+                .register(registry).increment();
     }
 
     public void authFailed() {

@@ -34,7 +34,9 @@ import io.sluice.bridge.web.StaticFileHandler;
  * guard         UpgradeGuard: unreadable or oversized requests answered and closed; Origin policy and forwarded
  *               client limits for upgrades
  * websocket     the upgrade on the WebSocket path; then frames: ping/pong and close answered here, a frame over
- *               maxInboundMessageBytes closes with 1009. Requests for other paths go on to static
+ *               the limit closes with 1009 (decided on its header, before the payload is buffered): until connect,
+ *               one that fits a connect (PreConnectLimit), then maxInboundMessageBytes. Requests for other paths go
+ *               on to static
  * static        plain GET/HEAD of the client library and pages (StaticContent); 404 when there is none
  * fragments     continuation frames joined into one message, under the same size limit
  * session       JSON requests to the Session; messages out bypass the frame encoder as pre-encoded frames
@@ -53,6 +55,10 @@ final class BridgeChannelInitializer extends ChannelInitializer<SocketChannel> {
     private final List<AddressBlock> trustedProxies;
     private final ConnectionGate gate;
     private final RefusalLog refusals = new RefusalLog();
+    // Frame decoding after connect, the smaller message size before it, and the handshake settings with the latter.
+    private final WebSocketDecoderConfig connectedDecoder;
+    private final int preConnectBytes;
+    private final WebSocketServerProtocolConfig websocket;
 
     /** @param tls the listener's TLS context, or null for plain ws:// */
     BridgeChannelInitializer(ServerConfig server, ConnectionsConfig limits, SslContext tls, SessionServices services,
@@ -65,6 +71,18 @@ final class BridgeChannelInitializer extends ChannelInitializer<SocketChannel> {
         this.services = services;
         this.channels = channels;
         this.content = content;
+        this.connectedDecoder = WebSocketDecoderConfig.newBuilder()
+                .maxFramePayloadLength(server.maxInboundMessageBytes())
+                .allowExtensions(false)
+                .closeOnProtocolViolation(true)
+                .build();
+        this.preConnectBytes = PreConnectLimit.bytes(services.requests().maxTokenBytes(), server.maxInboundMessageBytes());
+        this.websocket = WebSocketServerProtocolConfig.newBuilder()
+                .websocketPath(server.path())
+                .handleCloseFrames(true)
+                .dropPongFrames(true)
+                .decoderConfig(PreConnectLimit.beforeConnect(connectedDecoder, preConnectBytes))
+                .build();
     }
 
     @Override
@@ -75,16 +93,7 @@ final class BridgeChannelInitializer extends ChannelInitializer<SocketChannel> {
             return;
         }
         channels.add(ch);
-        WebSocketServerProtocolConfig websocket = WebSocketServerProtocolConfig.newBuilder()
-                .websocketPath(server.path())
-                .handleCloseFrames(true)
-                .dropPongFrames(true)
-                .decoderConfig(WebSocketDecoderConfig.newBuilder()
-                        .maxFramePayloadLength(server.maxInboundMessageBytes())
-                        .allowExtensions(false)
-                        .closeOnProtocolViolation(true)
-                        .build())
-                .build();
+        PreConnectLimit limit = new PreConnectLimit(ch, connectedDecoder, server.maxInboundMessageBytes(), metrics);
         ChannelPipeline p = ch.pipeline();
         if (tls != null) {
             p.addLast("tls", tls.newHandler(ch.alloc()));
@@ -96,7 +105,7 @@ final class BridgeChannelInitializer extends ChannelInitializer<SocketChannel> {
         p.addLast("guard", new UpgradeGuard(admission, limits, trustedProxies, metrics, refusals));
         p.addLast("websocket", new WebSocketServerProtocolHandler(websocket));
         p.addLast("static", new StaticFileHandler(content));
-        p.addLast("fragments", new WebSocketFrameAggregator(server.maxInboundMessageBytes()));
-        p.addLast("session", new SessionHandler(services, admission::upgraded));
+        p.addLast(PreConnectLimit.AGGREGATOR, new WebSocketFrameAggregator(preConnectBytes));
+        p.addLast("session", new SessionHandler(services, admission::upgraded, limit));
     }
 }

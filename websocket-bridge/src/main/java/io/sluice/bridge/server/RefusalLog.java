@@ -1,33 +1,23 @@
 package io.sluice.bridge.server;
 
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
-
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import io.sluice.proxy.logging.RateLimitedLog;
+
 /**
- * Refused connections, logged at most once per interval: under a flood every refusal is counted in the metrics, and
- * the log gets one line with the latest refusal and how many others there were since the last line.
+ * Refused connections, logged at most once per {@link RateLimitedLog#DEFAULT_INTERVAL} at WARN: under a flood every
+ * refusal is counted in the metrics, and the log gets one line with the latest refusal and how many others there were
+ * since the last line. One per listener, shared by the admission at accept and the upgrade guard.
  */
 final class RefusalLog {
 
     private static final Logger LOG = LoggerFactory.getLogger(RefusalLog.class);
-    private static final long INTERVAL_NANOS = TimeUnit.SECONDS.toNanos(10);
 
-    private final AtomicLong nextLineAt = new AtomicLong(System.nanoTime());
-    private final AtomicLong unlogged = new AtomicLong();
+    private final RateLimitedLog log = new RateLimitedLog(LOG);
 
     /** @param address the client address as the bridge saw it (never a header's raw text) */
     void refused(String reason, Object address) {
-        long now = System.nanoTime();
-        long next = nextLineAt.get();
-        if (now - next < 0 || !nextLineAt.compareAndSet(next, now + INTERVAL_NANOS)) {
-            unlogged.incrementAndGet();
-            return;
-        }
-        long others = unlogged.getAndSet(0);
-        LOG.warn("Refused a connection from {}: {}{}", address, reason,
-                others == 0 ? "" : " (and " + others + " other refusals since the last such line; see sluice_bridge_connections_refused_total)");
+        log.log("Refused a connection from {}: {} (sluice_bridge_connections_refused_total counts them all)", address, reason);
     }
 }

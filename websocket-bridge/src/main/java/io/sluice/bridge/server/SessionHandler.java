@@ -3,9 +3,14 @@ package io.sluice.bridge.server;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.handler.codec.TooLongFrameException;
 import io.netty.handler.codec.http.websocketx.BinaryWebSocketFrame;
+import io.netty.handler.codec.http.websocketx.CloseWebSocketFrame;
+import io.netty.handler.codec.http.websocketx.CorruptedWebSocketFrameException;
+import io.netty.handler.codec.http.websocketx.WebSocketCloseStatus;
 import io.netty.handler.codec.http.websocketx.TextWebSocketFrame;
 import io.netty.handler.codec.http.websocketx.WebSocketServerProtocolHandler;
 import io.netty.util.ReferenceCountUtil;
@@ -22,19 +27,24 @@ final class SessionHandler extends ChannelInboundHandlerAdapter {
 
     private final SessionServices services;
     private final Runnable upgraded;
+    private final PreConnectLimit limit;
     private Session session;
 
-    /** @param upgraded told when the WebSocket handshake completes */
-    SessionHandler(SessionServices services, Runnable upgraded) {
+    /**
+     * @param upgraded told when the WebSocket handshake completes
+     * @param limit    the connection's message size limit, lifted by the session's connect
+     */
+    SessionHandler(SessionServices services, Runnable upgraded, PreConnectLimit limit) {
         this.services = services;
         this.upgraded = upgraded;
+        this.limit = limit;
     }
 
     @Override
     public void userEventTriggered(ChannelHandlerContext ctx, Object event) throws Exception {
         if (event instanceof WebSocketServerProtocolHandler.HandshakeComplete) {
             upgraded.run();
-            session = new Session(ctx.channel(), services);
+            session = new Session(ctx.channel(), services, limit);
             session.opened();
         }
         super.userEventTriggered(ctx, event);
@@ -82,6 +92,18 @@ final class SessionHandler extends ChannelInboundHandlerAdapter {
     @Override
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
         LOG.debug("{}: closing connection after {}", ctx.channel().remoteAddress(), cause.toString());
+        if (session != null && cause instanceof CorruptedWebSocketFrameException corrupt
+                && corrupt.closeStatus().code() == WebSocketCloseStatus.MESSAGE_TOO_BIG.code()) {
+            // A frame over the limit: the decoder refused it on its header and sent the 1009 itself.
+            limit.tooLarge();
+        }
+        else if (session != null && cause instanceof TooLongFrameException) {
+            // A fragmented message whose frames add up to more than the limit: the aggregator sends no close frame.
+            limit.tooLarge();
+            ctx.writeAndFlush(new CloseWebSocketFrame(WebSocketCloseStatus.MESSAGE_TOO_BIG, "message too big"))
+                    .addListener(ChannelFutureListener.CLOSE);
+            return;
+        }
         ctx.close();
     }
 }

@@ -16,24 +16,31 @@ import io.sluice.bridge.protocol.ServerMessages;
 
 /**
  * A session's token over its life: the deadline for {@code connect}, validation, the {@code expiring} warning, refresh
- * (same subject only), and the 4002 close when the token runs out. Event loop only; the authenticator's answers are
+ * (same subject only), and the 4002 close when the token runs out. A validation the node is too busy for
+ * ({@link AuthenticationException#busy}) closes a connecting client with 1013 and answers a refresh with {@code busy}.
+ * The {@link Inbound} limit is lifted by a connect being validated. Event loop only; the authenticator's answers are
  * brought back onto it.
  */
 final class Authentication {
 
+    /** The refusal reason ({@link io.sluice.bridge.metrics.BridgeMetrics#REFUSALS}) of a validation the node was too busy for. */
+    private static final String BUSY = "token_validation_busy";
+
     private final Session session;
     private final SessionServices services;
     private final EventLoop loop;
+    private final Inbound inbound;
     private Principal principal;
     private boolean pending;
     private ScheduledFuture<?> connectDeadline;
     private ScheduledFuture<?> expiry;
     private ScheduledFuture<?> warning;
 
-    Authentication(Session session, SessionServices services, EventLoop loop) {
+    Authentication(Session session, SessionServices services, EventLoop loop, Inbound inbound) {
         this.session = session;
         this.services = services;
         this.loop = loop;
+        this.inbound = inbound;
     }
 
     Principal principal() {
@@ -50,9 +57,18 @@ final class Authentication {
             throw new ProtocolException(ErrorCodes.ALREADY_CONNECTED, "already connected", connect.id());
         }
         pending = true;
+        // Between two frames now: normal-sized messages from here on, but nothing more read until the token is accepted.
+        inbound.connecting();
         services.authenticator().authenticate(connect.token()).whenComplete((p, error) -> loop.execute(() -> {
             pending = false;
             if (session.isClosing()) {
+                return;
+            }
+            if (busy(error)) {
+                // Not the token's fault: the client reconnects with it after a backoff (1013), rather than asking for
+                // a new token as after 4001. Closing frees the connection slot of a node that is overloaded already.
+                Refusals.refused(services, BUSY, session.channel().remoteAddress());
+                session.close(CloseCodes.TRY_AGAIN_LATER, "the node is busy validating tokens; reconnect after a backoff");
                 return;
             }
             if (error != null || expired(p)) {
@@ -62,6 +78,7 @@ final class Authentication {
             }
             principal = p;
             connectDeadline.cancel(false);
+            inbound.connected();
             scheduleExpiry();
             session.control(ServerMessages.connected(connect.id(), services.nodeName(), p.subject(), millis(p.expiresAt())));
         }));
@@ -72,6 +89,12 @@ final class Authentication {
         services.authenticator().authenticate(refresh.token()).whenComplete((p, error) -> loop.execute(() -> {
             done.run();
             if (session.isClosing()) {
+                return;
+            }
+            if (busy(error)) {
+                // The old token stays in force; the same refresh can be sent again after a backoff.
+                Refusals.refused(services, BUSY, session.channel().remoteAddress());
+                session.error(refresh.id(), ErrorCodes.BUSY, "the node is busy validating tokens; send the refresh again after a backoff");
                 return;
             }
             if (error != null || expired(p)) {
@@ -123,8 +146,16 @@ final class Authentication {
         return instant == null ? null : instant.toEpochMilli();
     }
 
+    private static boolean busy(Throwable error) {
+        return error != null && cause(error) instanceof AuthenticationException e && e.busy();
+    }
+
+    private static Throwable cause(Throwable error) {
+        return error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
+    }
+
     private static String reason(Throwable error) {
-        Throwable cause = error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
+        Throwable cause = cause(error);
         // Only the authenticator's own messages are meant for clients; anything else may carry internals.
         return cause instanceof AuthenticationException ? cause.getMessage() : "authentication failed";
     }

@@ -59,11 +59,12 @@ public final class Session extends Outlet {
     private ScheduledFuture<?> slowDeadline;
     private final Authentication authentication;
 
-    public Session(Channel channel, SessionServices services) {
+    /** @param inbound the connection's message size limit, which the connect lifts */
+    public Session(Channel channel, SessionServices services, Inbound inbound) {
         this.channel = channel;
         this.services = services;
         this.requests = new Requests(this, services);
-        this.authentication = new Authentication(this, services, channel.eventLoop());
+        this.authentication = new Authentication(this, services, channel.eventLoop(), inbound);
     }
 
     @Override

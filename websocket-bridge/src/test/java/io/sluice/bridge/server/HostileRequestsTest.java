@@ -60,6 +60,44 @@ class HostileRequestsTest {
         return m.toString();
     }
 
+    /**
+     * Before {@code connect} a client may send only a message that fits one (requests.maxTokenBytes plus the JSON
+     * around it): a 256 KiB frame is refused on its header with 1009, and so is a 256 KiB message in 16 KiB fragments,
+     * before the node buffers either. After {@code connect} the normal limit (server.maxInboundMessageBytes, 1 MiB)
+     * holds, also for frames the client sent along with its connect.
+     */
+    @Test
+    void beforeConnectOnlyAMessageThatFitsAConnectIsReadAndAfterItTheNormalSize() throws Exception {
+        String topic = kafka.createTopic(1);
+        String huge = frame("connect", 1, m -> m.put("token", "x".repeat(256 * 1024)));
+        try (BridgeFixture bridge = bridge("topics: " + topic)) {
+            try (WsClient oneFrame = WsClient.connect(bridge.port())) {
+                oneFrame.sendWithoutWaiting(huge);
+                assertThat(oneFrame.awaitClose()).isEqualTo(1009);
+            }
+            try (WsClient fragments = WsClient.connect(bridge.port())) {
+                fragments.sendFragments(huge, 16 * 1024);
+                assertThat(fragments.awaitClose()).isEqualTo(1009);
+            }
+            assertThat(bridge.metric("sluice_bridge_messages_too_large_total", "stage=\"before_connect\"")).isEqualTo(2);
+
+            try (WsClient client = WsClient.connect(bridge.port())) {
+                // Sent together: the subscribe reaches the node in the same read as the connect, before it is answered.
+                client.sendTogether(List.of(frame("connect", 1, m -> m.put("token", everything(topic))),
+                        frame("subscribe", 2, m -> m.put("endpoint", "/" + topic + "/early"))));
+                Map<String, JsonNode> answers = client.expectEach("connected", "error");
+                assertThat(answers.get("error").get("code").asText()).isEqualTo("not_connected");
+
+                String payload = "p".repeat(200 * 1024);
+                client.request("publish", m -> m.put("endpoint", "/" + topic + "/big").put("payload", payload));
+                client.expect("ack");
+                client.sendFragments(frame("publish", 4, m -> m.put("endpoint", "/" + topic + "/big").put("payload", payload)), 16 * 1024);
+                assertThat(client.expect("ack").get("id").asLong()).isEqualTo(4);
+            }
+            assertThat(bridge.metric("sluice_bridge_messages_too_large_total", "")).isEqualTo(2);
+        }
+    }
+
     @Test
     void aValueThatIsNotExactlyOneJsonValueCannotAddFieldsToTheMessageAroundIt() throws Exception {
         String topic = kafka.createTopic(1);
@@ -366,7 +404,8 @@ class HostileRequestsTest {
             assertThat(client.expect("error").get("code").asText()).isEqualTo("malformed");
 
             try (WsClient fresh = WsClient.connect(bridge.port())) {
-                fresh.request("connect", m -> m.put("token", "x".repeat(17 * 1024)));
+                // Over maxTokenBytes (16 KiB) but within the message size allowed before connect (16 KiB + 1 KiB).
+                fresh.request("connect", m -> m.put("token", "x".repeat(16 * 1024 + 512)));
                 assertThat(fresh.expect("error").get("code").asText()).isEqualTo("malformed");
                 fresh.request("connect", m -> m.put("token", everything(topic)));
                 fresh.expect("connected");

@@ -159,4 +159,59 @@ class JwtAuthenticationTest {
             assertThat(client.messages(1).get(0).get("seq").asLong()).isEqualTo(seq);
         }
     }
+
+    /**
+     * {@code auth.jwt.maxQueuedValidations}: with the JWKS endpoint slow, two validations wait for it on the pool's
+     * threads and one in the queue; every other {@code connect} is refused at once with 1013 (try again later, same
+     * token), not 4001, and counted. Once the keys are in, a later client connects with the same token.
+     */
+    @Test
+    void connectsBeyondTheValidationQueueCloseWith1013AndALaterClientConnects() throws Exception {
+        int clients = 6;
+        try (JwksServer slowJwks = new JwksServer(ISSUER.jwks());
+             BridgeFixture busy = BridgeFixture.start(cluster.getBootstrapServers(), "node-busy", "", """
+                     jwt:
+                       jwks: "%s"
+                       issuer: "%s"
+                       audience: "%s"
+                       allowHttpJwks: true
+                       jwksTimeout: 10s
+                       maxQueuedValidations: 1
+                     """.formatted(slowJwks.url(), TestIssuer.ISSUER, TestIssuer.AUDIENCE), "topics: " + topic)) {
+            slowJwks.delay(Duration.ofSeconds(3));
+            String token = token("alice", Duration.ofMinutes(5));
+            List<WsClient> connecting = new java.util.ArrayList<>();
+            try {
+                for (int i = 0; i < clients; i++) {
+                    connecting.add(WsClient.connect(busy.port()));
+                }
+                for (WsClient client : connecting) {
+                    client.request("connect", m -> m.put("token", token));
+                }
+                int connected = 0;
+                int retryLater = 0;
+                for (WsClient client : connecting) {
+                    JsonNode first = client.poll(Duration.ofSeconds(20));
+                    if (first != null && first.path("type").asText().equals("connected")) {
+                        connected++;
+                    } else {
+                        assertThat(client.awaitClose()).as("close code after %s", first).isEqualTo(CloseCodes.TRY_AGAIN_LATER);
+                        assertThat(client.closeReason()).contains("busy").doesNotContain(token);
+                        retryLater++;
+                    }
+                }
+
+                assertThat(connected).isEqualTo(3);
+                assertThat(retryLater).isEqualTo(clients - 3);
+                assertThat(busy.metric("sluice_bridge_requests_refused_total", "reason=\"token_validation_busy\"")).isEqualTo(clients - 3);
+                assertThat(busy.metric("sluice_bridge_auth_failures_total", "")).isZero();
+            } finally {
+                connecting.forEach(WsClient::close);
+            }
+
+            try (WsClient later = WsClient.connected(busy.port(), token)) {
+                assertThat(later.isOpen()).isTrue();
+            }
+        }
+    }
 }

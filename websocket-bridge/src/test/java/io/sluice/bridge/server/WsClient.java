@@ -192,6 +192,27 @@ final class WsClient implements AutoCloseable {
         channel.flush();
     }
 
+    /**
+     * Sends the text as one message of fragments of {@code fragmentBytes} (a text frame, then continuation frames),
+     * without waiting for the writes: the server may close the connection half way through.
+     */
+    void sendFragments(String text, int fragmentBytes) {
+        byte[] bytes = text.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        for (int from = 0; from < bytes.length; from += fragmentBytes) {
+            int to = Math.min(bytes.length, from + fragmentBytes);
+            io.netty.buffer.ByteBuf part = io.netty.buffer.Unpooled.copiedBuffer(bytes, from, to - from);
+            boolean last = to == bytes.length;
+            channel.write(from == 0 ? new TextWebSocketFrame(last, 0, part)
+                    : new io.netty.handler.codec.http.websocketx.ContinuationWebSocketFrame(last, 0, part));
+        }
+        channel.flush();
+    }
+
+    /** Sends the text as one frame without waiting for the write: the server may close the connection before it has read it. */
+    void sendWithoutWaiting(String text) {
+        channel.writeAndFlush(new TextWebSocketFrame(text));
+    }
+
     void sendFrame(WebSocketFrame frame) {
         channel.writeAndFlush(frame).syncUninterruptibly();
     }

@@ -5,7 +5,6 @@ import org.apache.kafka.common.record.MemoryRecords;
 
 import io.sluice.auth.KeyAccess;
 import io.sluice.filter.records.BatchRewriter;
-import io.sluice.filter.records.RecordLimits;
 import io.sluice.filter.records.RecordReader;
 import io.sluice.filter.records.UnreadableRecords;
 
@@ -40,12 +39,9 @@ public final class RecordKeyFilter {
         }
     }
 
-    /** The records {@code read} allows, within the default limits; {@code records} itself when it allows them all. */
-    public static MemoryRecords filter(MemoryRecords records, KeyAccess read) {
-        return filter(records, RecordReader.forFetch(RecordLimits.DEFAULTS), read);
-    }
-
     /**
+     * The records {@code read} allows, read within the reader's limits; {@code records} itself when it allows them all.
+     *
      * @throws UnreadableRecords when a batch cannot be read (its {@link UnreadableRecords#checked()} holds the filtered
      *                           batches before it)
      */

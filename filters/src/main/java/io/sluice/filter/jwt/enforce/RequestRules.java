@@ -31,6 +31,7 @@ import org.apache.kafka.common.message.TxnOffsetCommitRequestData;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.ApiMessage;
 
+import io.sluice.filter.records.RecordReaders;
 import io.sluice.proxy.filter.FilterContext;
 
 /**
@@ -69,8 +70,13 @@ public final class RequestRules {
         return RESPONSES_REWRITTEN.contains(api);
     }
 
-    /** Decides one request of an authenticated principal; completes on the connection's event loop. */
-    public static CompletionStage<Decision> decide(ApiKeys api, short version, ApiMessage request, Access access, FilterContext context) {
+    /**
+     * Decides one request of an authenticated principal; completes on the connection's event loop.
+     *
+     * @param records how the keys of produced and fetched records are read: the filter's limits, counted when refused
+     */
+    public static CompletionStage<Decision> decide(ApiKeys api, short version, ApiMessage request, Access access, RecordReaders records,
+                                                   FilterContext context) {
         if (api == ApiKeys.METADATA) {
             return done(TopicRules.metadata(version, (MetadataRequestData) request, access));
         }
@@ -78,8 +84,8 @@ public final class RequestRules {
             return done(Decision.FORWARD);
         }
         return switch (api) {
-            case PRODUCE -> TopicRules.produce((ProduceRequestData) request, access, context);
-            case FETCH -> done(TopicRules.fetch((FetchRequestData) request, access, context));
+            case PRODUCE -> TopicRules.produce((ProduceRequestData) request, access, records, context);
+            case FETCH -> done(TopicRules.fetch((FetchRequestData) request, access, records, context));
             case LIST_OFFSETS -> done(TopicRules.listOffsets(access));
             case OFFSET_FOR_LEADER_EPOCH -> done(TopicRules.offsetForLeaderEpoch((OffsetForLeaderEpochRequestData) request, access));
             case DESCRIBE_TOPIC_PARTITIONS -> done(TopicPartitionPages.describe(version, (DescribeTopicPartitionsRequestData) request, access, context));

@@ -25,8 +25,8 @@ import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.record.MemoryRecords;
 
 import io.sluice.auth.TopicAccess;
-import io.sluice.filter.records.RecordLimits;
 import io.sluice.filter.records.RecordReader;
+import io.sluice.filter.records.RecordReaders;
 import io.sluice.proxy.filter.FilterContext;
 
 /**
@@ -48,19 +48,19 @@ final class TopicRules {
     private record Refused(String name, Uuid topicId, int partition, Errors error) {
     }
 
-    static CompletionStage<Decision> produce(ProduceRequestData request, Access access, FilterContext context) {
+    /** @param records the filter definition's record limits and meters, for the keys of produced records */
+    static CompletionStage<Decision> produce(ProduceRequestData request, Access access, RecordReaders records, FilterContext context) {
         if (request.transactionalId() != null && !access.transactionalId(request.transactionalId())) {
             return CompletableFuture.completedFuture(Decision.deny(new TransactionalIdAuthorizationException(
                     "not permitted to use transactional id " + request.transactionalId())));
         }
         List<Uuid> ids = request.topicData().stream().map(ProduceRequestData.TopicProduceData::topicId).toList();
-        return TopicIds.names(context, ids).thenApply(names -> produce(request, access, names));
+        return TopicIds.names(context, ids).thenApply(names -> produce(request, access, records.forProduce(), names));
     }
 
-    private static Decision produce(ProduceRequestData request, Access access, Map<Uuid, String> names) {
+    private static Decision produce(ProduceRequestData request, Access access, RecordReader reader, Map<Uuid, String> names) {
         List<Refused> refused = new ArrayList<>();
         List<ProduceRequestData.TopicProduceData> emptied = new ArrayList<>();
-        RecordReader reader = RecordReader.forProduce(RecordLimits.DEFAULTS);
         for (ProduceRequestData.TopicProduceData topic : request.topicData()) {
             String name = TopicIds.name(topic.name(), topic.topicId(), names);
             TopicAccess topicAccess = name == null ? null : access.topic(name);
@@ -120,19 +120,19 @@ final class TopicRules {
 
     // ---- Fetch: per partition and per record, on the response ----
 
-    static Decision fetch(FetchRequestData request, Access access, FilterContext context) {
+    /** @param records the filter definition's record limits and meters, for the keys of fetched records */
+    static Decision fetch(FetchRequestData request, Access access, RecordReaders records, FilterContext context) {
         if (request.replicaId() >= 0 || request.replicaState().replicaId() >= 0) {
             return Decision.deny(new ClusterAuthorizationException("only brokers fetch as replicas"));
         }
         return Decision.forward(response -> {
             FetchResponseData fetch = (FetchResponseData) response;
             List<Uuid> ids = fetch.responses().stream().map(FetchResponseData.FetchableTopicResponse::topicId).toList();
-            return TopicIds.names(context, ids).thenAccept(names -> filterFetch(fetch, access, names));
+            return TopicIds.names(context, ids).thenAccept(names -> filterFetch(fetch, access, records.forFetch(), names));
         });
     }
 
-    private static void filterFetch(FetchResponseData response, Access access, Map<Uuid, String> names) {
-        RecordReader reader = RecordReader.forFetch(RecordLimits.DEFAULTS);
+    private static void filterFetch(FetchResponseData response, Access access, RecordReader reader, Map<Uuid, String> names) {
         for (FetchResponseData.FetchableTopicResponse topic : response.responses()) {
             String name = TopicIds.name(topic.topic(), topic.topicId(), names);
             TopicAccess topicAccess = name == null ? null : access.topic(name);

@@ -19,6 +19,8 @@ import org.apache.kafka.common.record.TimestampType;
 import org.junit.jupiter.api.Test;
 
 import io.sluice.auth.KeyAccess;
+import io.sluice.filter.records.RecordLimits;
+import io.sluice.filter.records.RecordReader;
 import io.sluice.auth.Permissions;
 
 import static io.sluice.filter.records.ForgedBatches.batches;
@@ -35,15 +37,15 @@ class RecordKeyFilterTest {
     void batchesWithNothingToRemoveAreReturnedAsTheyAre() {
         MemoryRecords records = concat(batch(0, Compression.NONE, false, "live/1", "live/2"));
 
-        assertThat(RecordKeyFilter.filter(records, LIVE)).isSameAs(records);
-        assertThat(RecordKeyFilter.filter(records, KeyAccess.ALL)).isSameAs(records);
+        assertThat(filter(records, LIVE)).isSameAs(records);
+        assertThat(filter(records, KeyAccess.ALL)).isSameAs(records);
     }
 
     @Test
     void mixedBatchKeepsItsOffsetsProducerStateAndCompression() {
         MemoryRecords records = concat(batch(10, Compression.gzip().build(), true, "live/1", "dead/1", "live/2", "dead/2"));
 
-        MemoryRecords filtered = RecordKeyFilter.filter(records, LIVE);
+        MemoryRecords filtered = filter(records, LIVE);
 
         List<RecordBatch> batches = batches(filtered);
         assertThat(batches).hasSize(1);
@@ -64,7 +66,7 @@ class RecordKeyFilterTest {
         MemoryRecords records = concat(batch(0, Compression.NONE, false, "live/1"), batch(1, Compression.NONE, false, "dead/1", "dead/2"),
                 batch(3, Compression.NONE, false, "live/2"));
 
-        MemoryRecords filtered = RecordKeyFilter.filter(records, LIVE);
+        MemoryRecords filtered = filter(records, LIVE);
 
         List<RecordBatch> batches = batches(filtered);
         assertThat(batches).extracting(RecordBatch::baseOffset).containsExactly(0L, 1L, 3L);
@@ -85,7 +87,7 @@ class RecordKeyFilterTest {
         MemoryRecords records = concat(batch(0, Compression.NONE, true, "dead/1", "dead/2", "dead/3", "dead/4", "dead/5"),
                 MemoryRecords.readableRecords(marker));
 
-        List<RecordBatch> batches = batches(RecordKeyFilter.filter(records, LIVE));
+        List<RecordBatch> batches = batches(filter(records, LIVE));
 
         assertThat(batches).hasSize(2);
         assertThat(batches.get(1).isControlBatch()).isTrue();
@@ -96,7 +98,7 @@ class RecordKeyFilterTest {
     void nullKeysAreTreatedAsEmptyKeys() {
         MemoryRecords records = concat(batch(0, Compression.NONE, false, "live/1", null));
 
-        assertThat(keysAndOffsets(RecordKeyFilter.filter(records, LIVE))).containsExactly("live/1@0");
+        assertThat(keysAndOffsets(filter(records, LIVE))).containsExactly("live/1@0");
     }
 
     // ---- helpers ----
@@ -122,5 +124,9 @@ class RecordKeyFilterTest {
             }
         }
         return out;
+    }
+
+    private static MemoryRecords filter(MemoryRecords records, KeyAccess read) {
+        return RecordKeyFilter.filter(records, RecordReader.forFetch(RecordLimits.DEFAULTS), read);
     }
 }
