@@ -30,7 +30,7 @@ public final class FrameEncoder extends ChannelOutboundHandlerAdapter {
         try {
             encode(ctx, msg, promise);
         } catch (RuntimeException e) {
-            UNENCODABLE.warn("{}: closing the connection: a {} could not be serialised ({})", ctx.channel().remoteAddress(),
+            UNENCODABLE.log("{}: closing the connection: a {} could not be serialised ({})", ctx.channel().remoteAddress(),
                     msg.getClass().getSimpleName(), e.toString());
             promise.tryFailure(e);
             ctx.close();
