@@ -290,7 +290,7 @@ final class RecordEncryptionFilter implements RequestFilter, ResponseFilter {
         List<PartitionDecryptor.Undecryptable> listed = decryptor.undecryptable();
         PartitionDecryptor.Undecryptable record = listed.size() > listedBefore ? listed.get(listed.size() - 1)
                 : new PartitionDecryptor.Undecryptable(PartitionDecryptor.Reason.MALFORMED, -1, why.getMessage());
-        undecryptable.record(LOG, context.channelDescriptor(), topic, partition.index(), record, false);
+        undecryptable.record(context.channelDescriptor(), topic, partition.index(), record, false);
         partition.fail(Errors.CORRUPT_MESSAGE);
     }
 
@@ -298,7 +298,7 @@ final class RecordEncryptionFilter implements RequestFilter, ResponseFilter {
                                FilterContext context) {
         List<PartitionDecryptor.Undecryptable> listed = decryptor.undecryptable();
         for (int i = listedBefore; i < listed.size(); i++) {
-            undecryptable.record(LOG, context.channelDescriptor(), topic, partition.index(), listed.get(i), true);
+            undecryptable.record(context.channelDescriptor(), topic, partition.index(), listed.get(i), true);
         }
     }
 
