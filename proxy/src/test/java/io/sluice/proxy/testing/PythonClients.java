@@ -173,7 +173,7 @@ public final class PythonClients {
     /** @return why the packages cannot be had, or null once {@link #venv} is ready */
     private static String install() throws IOException, InterruptedException {
         String python = System.getenv().getOrDefault("SLUICE_PYTHON", "python3");
-        if (python.contains(File.separator) ? !Files.isExecutable(Path.of(python)) : !onPath(python)) {
+        if (python.contains(File.separator) ? !Files.isExecutable(Path.of(python)) : !Executables.onPath(python)) {
             return "'" + python + "' is not " + (python.contains(File.separator) ? "an executable file" : "on the PATH")
                     + " (apt-get install -y python3 python3-venv; .ci/run does this as root; SLUICE_PYTHON names another)";
         }
@@ -259,15 +259,6 @@ public final class PythonClients {
                 Files.delete(p);
             }
         }
-    }
-
-    private static boolean onPath(String command) {
-        for (String dir : System.getenv().getOrDefault("PATH", "").split(File.pathSeparator)) {
-            if (!dir.isEmpty() && Files.isExecutable(Path.of(dir, command))) {
-                return true;
-            }
-        }
-        return false;
     }
 
     private record Outcome(int exitCode, String output) {

@@ -1,6 +1,5 @@
 package io.sluice.bridge.client;
 
-import java.io.File;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -8,6 +7,7 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
+import io.sluice.proxy.testing.Executables;
 import org.junit.jupiter.api.Assumptions;
 
 import static org.assertj.core.api.Assertions.fail;
@@ -29,13 +29,13 @@ public final class NodeTools {
     }
 
     public static void requireNode() {
-        require(onPath("node"), "Node.js ('node') is not on the PATH");
+        require(Executables.onPath("node"), "Node.js ('node') is not on the PATH");
     }
 
     /** Node, npm, Chromium and {@code node_modules}; the first call may run {@code npm ci}. */
     public static synchronized void requireBrowser() throws Exception {
         requireNode();
-        require(onPath("npm"), "npm is not on the PATH");
+        require(Executables.onPath("npm"), "npm is not on the PATH");
         require(Files.isExecutable(CHROMIUM), CHROMIUM + " is missing (apt-get install -y chromium; .ci/run does this as root)");
         if (!installed && !Files.isDirectory(CLIENT_JS.resolve("node_modules/playwright-core"))) {
             Process npm = new ProcessBuilder("npm", "ci", "--no-audit", "--no-fund").directory(CLIENT_JS.toFile())
@@ -57,15 +57,6 @@ public final class NodeTools {
         }
         System.out.println("Skipping the JavaScript client tests: " + problem);
         Assumptions.abort(problem);
-    }
-
-    static boolean onPath(String command) {
-        for (String dir : System.getenv().getOrDefault("PATH", "").split(File.pathSeparator)) {
-            if (!dir.isEmpty() && Files.isExecutable(Path.of(dir, command))) {
-                return true;
-            }
-        }
-        return false;
     }
 
     /** Runs a command in client-js and returns its exit code and output. */
