@@ -58,7 +58,7 @@ public final class BenchEncryptionCommand implements Command {
             targets.put("encryption", encryptionBootstrap);
             System.out.printf("broker pid %d, passthrough proxy pid %d, encryption proxy pid %d%n", kafka.pid(), passthrough.pid(), encryption.pid());
             // Only one proxy carries load at a time; the idle one costs next to nothing, so the sum is the busy one's CPU.
-            List<ProxyBenchmark.Phase> phases = new ProxyBenchmark(settings, targets,
+            List<ProxyBenchmark.Phase> phases = new ProxyBenchmark(settings, kafka.bootstrapServers(), targets,
                     () -> CpuSampler.processCpuNanos(passthrough.pid()) + CpuSampler.processCpuNanos(encryption.pid()), System.out).run();
             Map<String, List<ProxyBenchmark.Phase>> byTarget = phases.stream()
                     .collect(Collectors.groupingBy(ProxyBenchmark.Phase::target, LinkedHashMap::new, Collectors.toList()));

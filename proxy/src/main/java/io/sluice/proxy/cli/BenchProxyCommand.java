@@ -71,7 +71,7 @@ public final class BenchProxyCommand implements Command {
                 targets.put("direct", kafka.bootstrapServers());
                 targets.put("proxy", bootstrap);
                 System.out.printf("broker pid %d, proxy pid %d; proxy CPU is the proxy process's utime+stime from /proc%n", kafka.pid(), proxy.pid());
-                List<ProxyBenchmark.Phase> phases = new ProxyBenchmark(settings, targets,
+                List<ProxyBenchmark.Phase> phases = new ProxyBenchmark(settings, kafka.bootstrapServers(), targets,
                         () -> CpuSampler.processCpuNanos(proxy.pid()), System.out).run();
                 printSummary(settings, phases);
             }
@@ -113,7 +113,7 @@ public final class BenchProxyCommand implements Command {
                 System.out.printf("target %-12s proxy pid %d at %s%n", spec.name(), proxy.pid(), bootstrap);
             }
             // Only one target carries load at a time and idle proxies cost next to nothing, so the sum is the busy one's CPU.
-            List<ProxyBenchmark.Phase> phases = new ProxyBenchmark(settings, targets, credentials,
+            List<ProxyBenchmark.Phase> phases = new ProxyBenchmark(settings, kafka.bootstrapServers(), targets, credentials,
                     () -> proxies.stream().mapToLong(p -> CpuSampler.processCpuNanos(p.pid())).sum(), System.out).run();
             printSummary(settings, phases);
         } finally {

@@ -22,7 +22,7 @@ import io.sluice.proxy.bench.targets.TargetCredentials;
  * Credentials for benchmark targets that run JwtAuth: a fresh HMAC secret per run (given to the proxy as
  * {@code SLUICE_BENCH_JWT_SECRET}) and HS256 tokens signed with it. The producers' and consumers' token grants
  * read, write and describe on {@code bench-*} topics and nothing else, so every request goes through the ordinary
- * permission checks; only the admin client that creates the topics gets an admin token.
+ * permission checks. The benchmark creates its topics on the broker, so no token is an admin's.
  */
 public final class JwtBenchCredentials implements TargetCredentials {
 
@@ -42,8 +42,7 @@ public final class JwtBenchCredentials implements TargetCredentials {
         String secret = Base64.getUrlEncoder().withoutPadding().encodeToString(random);
         Map<String, Object> clientGrant = Map.of("topics", Map.of("bench-*", List.of("read", "write", "describe")));
         return new Issued(Map.of(SECRET_VARIABLE, secret),
-                clientConfig(mint(secret, "bench-client", clientGrant)),
-                clientConfig(mint(secret, "bench-admin", Map.of("admin", true))));
+                clientConfig(mint(secret, "bench-client", clientGrant)));
     }
 
     static String mint(String secret, String subject, Map<String, Object> grant) {

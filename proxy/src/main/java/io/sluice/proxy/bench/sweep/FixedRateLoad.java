@@ -73,10 +73,12 @@ public final class FixedRateLoad {
     /**
      * Creates {@code topic}, runs warm-up then the measured intervals, and stops.
      *
-     * @param windowStarts called once, when the measured window begins (to start counting a proxy's GC, say)
+     * @param brokerBootstrap the broker itself, where the topic is created (a proxy may rightly refuse CreateTopics)
+     * @param bootstrap       where the load goes
+     * @param windowStarts    called once, when the measured window begins (to start counting a proxy's GC, say)
      */
-    public Result run(String bootstrap, String topic, Runnable windowStarts) throws Exception {
-        try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap))) {
+    public Result run(String brokerBootstrap, String bootstrap, String topic, Runnable windowStarts) throws Exception {
+        try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, brokerBootstrap))) {
             admin.createTopics(List.of(new NewTopic(topic, 1, (short) 1))).all().get(60, TimeUnit.SECONDS);
         }
         KafkaConsumer<byte[], byte[]> consumer = consumer(bootstrap);

@@ -38,6 +38,9 @@ public final class RateSweep {
     private final Path out;
     private final PrintStream log;
 
+    /** Where topics are created: the broker, set by {@link #run}. */
+    private String brokerBootstrap;
+
     public RateSweep(Settings settings, Path out, PrintStream log) {
         this.settings = settings;
         this.out = out;
@@ -46,6 +49,7 @@ public final class RateSweep {
 
     /** Runs every rate against every target the build can run; returns the result files written. */
     public List<Path> run(String kafkaBootstrap, List<BenchTarget> targets) throws Exception {
+        brokerBootstrap = kafkaBootstrap;
         Map<String, Running> running = new LinkedHashMap<>();
         List<Path> written = new ArrayList<>();
         try {
@@ -99,7 +103,7 @@ public final class RateSweep {
         Duration duration = settings.warmup().multipliedBy(2);
         log.printf("%-12s warm-up at %.1f MB/s for %d s (not recorded)%n", target.spec.name(), rateMBps, duration.toSeconds());
         new FixedRateLoad(new FixedRateLoad.Settings(settings.messageBytes(), rateMBps * 1e6 / settings.messageBytes(), Duration.ZERO,
-                duration, duration)).run(target.bootstrap, "sweep-warmup-" + target.spec.name() + "-" + System.nanoTime(), () -> { });
+                duration, duration)).run(brokerBootstrap, target.bootstrap, "sweep-warmup-" + target.spec.name() + "-" + System.nanoTime(), () -> { });
     }
 
     private Path runOne(Running target, double rateMBps) throws Exception {
@@ -113,7 +117,7 @@ public final class RateSweep {
         FixedRateLoad.Result result;
         RunRecord.Proxy proxyUsage;
         try {
-            result = load.run(target.bootstrap, topic, probe == null ? () -> { } : probe::windowStarts);
+            result = load.run(brokerBootstrap, target.bootstrap, topic, probe == null ? () -> { } : probe::windowStarts);
             proxyUsage = probe == null ? null : probe.finish();
         } finally {
             if (probe != null) {

@@ -19,12 +19,12 @@ public interface TargetCredentials {
 
     /**
      * @param proxyEnvironment variables the proxy's configuration reads (a verification secret, say)
-     * @param clientConfig     properties for the producers and consumers, which may only produce and consume
-     * @param adminConfig      properties for the admin client that creates the benchmark's topics
+     * @param clientConfig     properties for the producers and consumers, which may only produce and consume (the
+     *                         benchmark creates its topics on the broker itself)
      */
-    record Issued(Map<String, String> proxyEnvironment, Map<String, Object> clientConfig, Map<String, Object> adminConfig) {
+    record Issued(Map<String, String> proxyEnvironment, Map<String, Object> clientConfig) {
 
-        public static final Issued NONE = new Issued(Map.of(), Map.of(), Map.of());
+        public static final Issued NONE = new Issued(Map.of(), Map.of());
     }
 
     /** Credentials for the target, from the provider of the first authenticating filter its configuration uses. */

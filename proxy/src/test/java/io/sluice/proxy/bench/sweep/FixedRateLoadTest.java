@@ -24,7 +24,7 @@ class FixedRateLoadTest {
         FixedRateLoad load = new FixedRateLoad(new FixedRateLoad.Settings(512, 400, Duration.ofSeconds(2), Duration.ofSeconds(6), Duration.ofSeconds(2)));
         AtomicInteger windowStarts = new AtomicInteger();
 
-        FixedRateLoad.Result result = load.run(cluster.getBootstrapServers(), "fixed-rate", windowStarts::incrementAndGet);
+        FixedRateLoad.Result result = load.run(cluster.getBootstrapServers(), cluster.getBootstrapServers(), "fixed-rate", windowStarts::incrementAndGet);
 
         assertThat(windowStarts).hasValue(1);
         assertThat(result.intervals()).hasSize(3);
