@@ -10,11 +10,12 @@ import java.time.Duration;
  * @param mutations   how many mutations to send (ignored when {@code duration} is set)
  * @param duration    run for this long instead ({@code sluice.fuzz.minutes}); null for a counted run
  * @param only        replay just this mutation index (a reproducer), or -1
- * @param timeoutMs   how long to wait for an answer or a close
+ * @param timeoutMs   how long to wait for an answer to a request the broker may hold (Fetch, JoinGroup, ...)
+ * @param graceMs     how much longer to wait for any other answer or close before calling it missing
  * @param heapBoundMiB how much the heap after GC may grow over the run
  * @param checkEvery  health check (round trip, new connection, threads, heap) every this many mutations
  */
-record FuzzSettings(long seed, int mutations, Duration duration, long only, int timeoutMs, int heapBoundMiB, int checkEvery) {
+record FuzzSettings(long seed, int mutations, Duration duration, long only, int timeoutMs, int graceMs, int heapBoundMiB, int checkEvery) {
 
     static FuzzSettings fromSystemProperties() {
         String seed = System.getProperty("sluice.fuzz.seed");
@@ -25,6 +26,7 @@ record FuzzSettings(long seed, int mutations, Duration duration, long only, int 
                 minutes != null && !minutes.isBlank() ? Duration.ofSeconds(Math.round(Double.parseDouble(minutes) * 60)) : null,
                 Long.getLong("sluice.fuzz.only", -1),
                 Integer.getInteger("sluice.fuzz.timeoutMs", 5000),
+                Integer.getInteger("sluice.fuzz.graceMs", 60000),
                 Integer.getInteger("sluice.fuzz.heapMiB", 128),
                 Integer.getInteger("sluice.fuzz.checkEvery", 250));
     }

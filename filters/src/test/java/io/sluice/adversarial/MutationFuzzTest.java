@@ -53,7 +53,7 @@ class MutationFuzzTest {
             System.out.printf("FUZZ corpus: %d recorded requests of %d API/version/stage kinds%n", groups.stream().mapToInt(List::size).sum(), groups.size());
 
             List<WireProbe> probes = target.clusters().stream()
-                    .map(c -> new WireProbe(c.proxyPort(), settings.timeoutMs(), FuzzTarget.adminToken(), FuzzTarget.restrictedToken())).toList();
+                    .map(c -> new WireProbe(c.proxyPort(), settings.timeoutMs(), settings.graceMs(), FuzzTarget.adminToken(), FuzzTarget.restrictedToken())).toList();
             Mutator mutator = new Mutator();
             try (HealthMonitor health = new HealthMonitor(target, probes, settings.heapBoundMiB() * 1024L * 1024L)) {
                 health.start();

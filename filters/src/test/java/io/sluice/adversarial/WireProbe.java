@@ -58,12 +58,20 @@ final class WireProbe {
 
     private final int port;
     private final int timeoutMs;
+    private final int graceMs;
     private final String adminToken;
     private final String restrictedToken;
 
-    WireProbe(int port, int timeoutMs, String adminToken, String restrictedToken) {
+    /**
+     * @param timeoutMs how long a request the broker may hold (Fetch, JoinGroup, ...) waits before it counts as held
+     * @param graceMs   how much longer any other answer or close is awaited before it counts as missing: the broker
+     *                  shares the test JVM and the machine's cores, and a request with 1,000 copies of an element can
+     *                  take seconds on a loaded box; a hang is what stays silent through the grace too
+     */
+    WireProbe(int port, int timeoutMs, int graceMs, String adminToken, String restrictedToken) {
         this.port = port;
         this.timeoutMs = timeoutMs;
+        this.graceMs = graceMs;
         this.adminToken = adminToken;
         this.restrictedToken = restrictedToken;
     }
@@ -81,13 +89,13 @@ final class WireProbe {
             socket.getOutputStream().write(mutation.frame());
             if (mutation.halfClose()) {
                 socket.shutdownOutput();
-                return drainUntilClosed(in);
+                return drainUntilClosed(socket, in);
             }
             Integer correlation = mutation.correlationId();
             int canary = correlation == null || correlation != 7 ? 7 : 8;
             socket.getOutputStream().write(frame(ApiKeys.API_VERSIONS, CANARY_VERSION, canary,
                     new ApiVersionsRequestData().setClientSoftwareName("fuzz-canary").setClientSoftwareVersion("1")));
-            return judge(in, mutation, canary);
+            return judge(socket, in, mutation, canary);
         } catch (IOException e) {
             return new Result(Outcome.SETUP_FAILED, "could not connect or write: " + e);
         }
@@ -135,22 +143,22 @@ final class WireProbe {
         return null;
     }
 
-    private Result judge(DataInputStream in, Mutation mutation, int canary) throws IOException {
+    private Result judge(Socket socket, DataInputStream in, Mutation mutation, int canary) throws IOException {
         Integer correlation = mutation.correlationId();
+        ApiKeys api = ApiKeys.hasId(mutation.apiKey()) ? ApiKeys.forId(mutation.apiKey()) : null;
         boolean answered = false;
         while (true) {
             byte[] body;
             try {
-                body = readFrame(in);
+                body = readFrame(socket, in, answered || api == null || !MAY_WAIT.contains(api));
             } catch (EOFException | SocketException e) {
                 return new Result(Outcome.CLOSED, answered ? "answered, then closed" : "closed");
             } catch (SocketTimeoutException e) {
-                ApiKeys api = ApiKeys.hasId(mutation.apiKey()) ? ApiKeys.forId(mutation.apiKey()) : null;
                 if (!answered && api != null && MAY_WAIT.contains(api)) {
                     return new Result(Outcome.HELD_BY_BROKER, api + " unanswered after " + timeoutMs + " ms");
                 }
                 return new Result(Outcome.NOT_ANSWERED, (answered ? "the canary ApiVersions" : "the request and the canary") + " unanswered after "
-                        + timeoutMs + " ms, connection open");
+                        + (timeoutMs + graceMs) + " ms, connection open");
             } catch (IOException e) {
                 return new Result(Outcome.MALFORMED_RESPONSE, e.getMessage());
             }
@@ -179,7 +187,7 @@ final class WireProbe {
                 if (isProduceWithoutAcks(mutation)) {
                     return new Result(Outcome.NO_RESPONSE_EXPECTED, "acks=0");
                 }
-                return afterCanary(in, correlation);
+                return afterCanary(socket, in, correlation);
             } else {
                 return new Result(Outcome.WRONG_CORRELATION, "a response with correlation id " + responseCorrelation + "; sent " + correlation
                         + " then the canary " + canary);
@@ -188,9 +196,9 @@ final class WireProbe {
     }
 
     /** The canary was answered first: the request's answer comes late (out of order) or never. */
-    private Result afterCanary(DataInputStream in, Integer correlation) throws IOException {
+    private Result afterCanary(Socket socket, DataInputStream in, Integer correlation) throws IOException {
         try {
-            byte[] late = readFrame(in);
+            byte[] late = readFrame(socket, in, true);
             if (late.length >= 4 && correlation != null && ByteBuffer.wrap(late).getInt(0) == correlation) {
                 return new Result(Outcome.RESPONSES_REORDERED, "the canary (sent second) was answered before the request (correlation id " + correlation + ")");
             }
@@ -204,15 +212,15 @@ final class WireProbe {
         }
     }
 
-    private Result drainUntilClosed(DataInputStream in) {
+    private Result drainUntilClosed(Socket socket, DataInputStream in) {
         try {
             while (true) {
-                readFrame(in);
+                readFrame(socket, in, true);
             }
         } catch (EOFException | SocketException e) {
             return new Result(Outcome.CLOSED, "closed after the stream ended");
         } catch (SocketTimeoutException e) {
-            return new Result(Outcome.NOT_CLOSED, "the stream ended mid-frame but the connection stayed open for " + timeoutMs + " ms");
+            return new Result(Outcome.NOT_CLOSED, "the stream ended mid-frame but the connection stayed open for " + (timeoutMs + graceMs) + " ms");
         } catch (IOException e) {
             return new Result(Outcome.MALFORMED_RESPONSE, e.getMessage());
         }
@@ -262,7 +270,30 @@ final class WireProbe {
     }
 
     private byte[] readFrame(DataInputStream in) throws IOException {
-        int size = in.readInt();
+        return readFrame(null, in, false);
+    }
+
+    /** @param graced whether a frame that has not begun after {@code timeoutMs} gets {@code graceMs} more */
+    private byte[] readFrame(Socket socket, DataInputStream in, boolean graced) throws IOException {
+        int first;
+        try {
+            first = in.read();
+        } catch (SocketTimeoutException e) {
+            if (!graced) {
+                throw e;
+            }
+            // Nothing of the frame was read yet, so waiting again loses no bytes.
+            socket.setSoTimeout(graceMs);
+            try {
+                first = in.read();
+            } finally {
+                socket.setSoTimeout(timeoutMs);
+            }
+        }
+        if (first < 0) {
+            throw new EOFException();
+        }
+        int size = first << 24 | in.readUnsignedByte() << 16 | in.readUnsignedShort();
         if (size < 0 || size > MAX_RESPONSE) {
             throw new IOException("a response frame of " + size + " bytes");
         }
