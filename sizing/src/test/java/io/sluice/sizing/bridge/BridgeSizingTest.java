@@ -82,6 +82,30 @@ class BridgeSizingTest {
     }
 
     @Test
+    void pointsWithoutRssAreReadWithTheirLatencyButMemoryIsNotSizedFromThem() throws Exception {
+        StringBuilder points = new StringBuilder();
+        long[] connections = { 1_000, 10_000, 19_000, 19_000 };
+        double[] rates = { 1, 1, 1, 2.63 };
+        for (int i = 0; i < connections.length; i++) {
+            double messages = connections[i] * rates[i];
+            points.append(i > 0 ? "," : "").append(String.format(Locale.ROOT, "{\"connections\": %d, \"targetMessagesPerSecond\": %.1f,"
+                    + " \"deliveredMessagesPerSecond\": %.1f, \"cpuMillicores\": %.1f, \"deliveryLatencyMeanMs\": %.1f,"
+                    + " \"deliveryLatencyP99Ms\": %.1f}", connections[i], messages, messages, 80 + connections[i] / 100.0 + messages / 50, 5.0 + i, 20.0 + i));
+        }
+        Files.writeString(runs.resolve("no-rss.bridge.json"), document("no-rss", points.toString()));
+
+        List<BridgePoint> read = BridgeResultReader.readAll(runs);
+
+        assertThat(read).hasSize(4).allSatisfy(p -> assertThat(p.rssBytes()).isEmpty());
+        assertThat(read.get(3).deliveryLatencyMeanMs()).contains(8.0);
+        assertThat(read.get(3).deliveryLatencyP99Ms()).contains(23.0);
+        assertThat(read.get(3).targetMessagesPerConnection()).isCloseTo(2.63, within(1e-9));
+        assertThatThrownBy(() -> BridgeFitter.fit("no-rss", read))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("4 of 4 healthy points have no rssBytes");
+    }
+
+    @Test
     void connectionsAndMessagesThatAlwaysRoseTogetherCannotBeSeparated() throws Exception {
         StringBuilder points = new StringBuilder();
         for (int i = 1; i <= 5; i++) {
