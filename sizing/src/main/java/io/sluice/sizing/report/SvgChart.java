@@ -46,25 +46,42 @@ public final class SvgChart {
      * checked against a regenerated one.
      */
     public static Optional<String> of(ScenarioSizing scenario) {
-        List<TrafficPoint> plotted = scenario.points().stream().filter(p -> p.cpuMillicores().isPresent()).toList();
-        if (plotted.isEmpty()) {
-            return Optional.empty();
-        }
-        double xMax = plotted.stream().mapToDouble(TrafficPoint::totalMBps).max().orElse(1);
-        // Show where the sized traffic falls, even when it lies beyond the measurements.
-        xMax = Math.max(xMax, scenario.plan().map(p -> p.trafficPerPodMBps()).orElse(0.0));
-        double yMax = plotted.stream().mapToDouble(p -> p.cpuMillicores().get()).max().orElse(1);
-        Optional<CpuFit> fit = scenario.fits().primary();
-        List<Integer> sizes = plotted.stream().map(TrafficPoint::messageBytes).distinct().sorted().toList();
-        xMax = nice(xMax * 1.1);
-        if (fit.isPresent()) {
-            for (int size : sizes) {
-                yMax = Math.max(yMax, fit.get().millicores(xMax, size).upper());
+        return Extent.of(scenario).map(extent -> {
+            SvgChart chart = new SvgChart(extent.xMax(), extent.yMax());
+            chart.draw(scenario, extent.plotted(), extent.fit(), extent.sizes());
+            return chart.svg.toString();
+        });
+    }
+
+    /**
+     * What a scenario's chart shows and the ends of its axes, shared by the SVG and the text summary's sketch so both
+     * draw the same picture.
+     *
+     * @param plotted the points with a CPU figure
+     * @param sizes   the message sizes measured, each with its own fit line
+     */
+    record Extent(List<TrafficPoint> plotted, double xMax, double yMax, Optional<CpuFit> fit, List<Integer> sizes) {
+
+        /** Empty when no point has a CPU figure to plot. */
+        static Optional<Extent> of(ScenarioSizing scenario) {
+            List<TrafficPoint> plotted = scenario.points().stream().filter(p -> p.cpuMillicores().isPresent()).toList();
+            if (plotted.isEmpty()) {
+                return Optional.empty();
             }
+            double xMax = plotted.stream().mapToDouble(TrafficPoint::totalMBps).max().orElse(1);
+            // Show where the sized traffic falls, even when it lies beyond the measurements.
+            xMax = Math.max(xMax, scenario.plan().map(p -> p.trafficPerPodMBps()).orElse(0.0));
+            double yMax = plotted.stream().mapToDouble(p -> p.cpuMillicores().get()).max().orElse(1);
+            Optional<CpuFit> fit = scenario.fits().primary();
+            List<Integer> sizes = plotted.stream().map(TrafficPoint::messageBytes).distinct().sorted().toList();
+            xMax = nice(xMax * 1.1);
+            if (fit.isPresent()) {
+                for (int size : sizes) {
+                    yMax = Math.max(yMax, fit.get().millicores(xMax, size).upper());
+                }
+            }
+            return Optional.of(new Extent(plotted, xMax, nice(yMax * 1.1), fit, sizes));
         }
-        SvgChart chart = new SvgChart(xMax, nice(yMax * 1.1));
-        chart.draw(scenario, plotted, fit, sizes);
-        return Optional.of(chart.svg.toString());
     }
 
     private void draw(ScenarioSizing scenario, List<TrafficPoint> plotted, Optional<CpuFit> fit, List<Integer> sizes) {

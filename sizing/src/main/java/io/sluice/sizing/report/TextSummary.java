@@ -62,6 +62,7 @@ public final class TextSummary {
         s.plan().ifPresent(plan -> plan(plan));
         if (SvgChart.of(s).isPresent()) {
             line("  chart: %s (and in %s)", reportDir.resolve(SvgChart.fileName(s.scenario())), reportDir.resolve(ReportFiles.HTML));
+            TextChart.of(s).forEach(sketch -> out.append("  ").append(sketch).append('\n'));
         }
         s.notes().forEach(note -> line("  note: %s", note));
         machineLoad(s);

@@ -34,5 +34,11 @@ class TextSummaryTest {
         assertThat(fit).as(text).isGreaterThan(chart);
         assertThat(runsLine).as(text).isGreaterThan(fit);
         assertThat(saturated).as(text).isGreaterThan(runsLine);
+        // The chart sketched in characters between the chart's name and the fit: the healthy runs, the saturated one, the fit.
+        String sketch = passthrough.substring(chart, fit);
+        assertThat(sketch).contains("proxy CPU against total traffic: * healthy run, o saturated run, . fit, | sized per pod");
+        String grid = sketch.substring(sketch.indexOf('\n', sketch.indexOf("proxy CPU against")) + 1, sketch.lastIndexOf("+"));
+        assertThat(grid).contains("*", "o", ".", "|");
+        assertThat(sketch).contains("~").contains(" MB/s");
     }
 }
