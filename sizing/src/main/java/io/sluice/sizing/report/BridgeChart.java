@@ -49,7 +49,7 @@ public final class BridgeChart {
 
     /** The name of a scenario's chart file in the report directory, e.g. {@code bridge-chart-fanout-512b.svg}. */
     public static String fileName(String scenario) {
-        return "bridge-chart-" + scenario.replaceAll("[^A-Za-z0-9_-]", "_") + ".svg";
+        return "bridge-chart-" + SvgChart.id(scenario) + ".svg";
     }
 
     /** The chart of one scenario's points (saturated ones included); empty when there are none. */

@@ -202,7 +202,8 @@ public final class SvgChart {
         return id(scenario.scenario());
     }
 
-    private static String id(String scenario) {
+    /** A scenario's name made safe for an element id or a file name. */
+    static String id(String scenario) {
         return scenario.replaceAll("[^A-Za-z0-9_-]", "_");
     }
 

@@ -9,6 +9,7 @@ import java.util.Random;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import io.sluice.sizing.report.BridgeReport;
 import io.sluice.sizing.results.MalformedResultException;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -56,6 +57,21 @@ class BridgeSizingTest {
         assertThat(plan.millicoresPerPod()).isLessThanOrEqualTo(4000);
         assertThat(plan.memoryBytesPerPod()).isLessThanOrEqualTo(8L << 30);
         assertThat(plan.warnings()).isEmpty();
+    }
+
+    @Test
+    void theBridgeReportShowsTheChartFirstThenTheSizingThenThePoints() throws Exception {
+        writeSweep(runs.resolve("fanout.bridge.json"), new Random(9));
+        BridgeFit fit = BridgeFitter.fit("fanout-1kb", BridgeResultReader.readAll(runs));
+        BridgePlan plan = BridgePlan.plan(fit, new AudienceSpec(1_000_000, 1, 1.3, 4000, 8L << 30));
+
+        String html = BridgeReport.html(List.of(fit), List.of(plan));
+
+        int chart = html.indexOf("<svg ");
+        assertThat(chart).isPositive().isLessThan(html.indexOf("one core serves")).isLessThan(html.indexOf("<table"));
+        // The healthy points (those fitted) each as a CPU mark; this sweep records no latency.
+        assertThat(html.split("class=\"point cpu\"", -1)).hasSize(12 + 1);
+        assertThat(html).doesNotContain("class=\"point latency-mean");
     }
 
     @Test
