@@ -7,6 +7,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.OptionalLong;
 import java.util.stream.Stream;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -77,8 +78,9 @@ public final class BridgeResultReader {
             if (failed > 0) {
                 reasons.add(failed + " connections failed");
             }
-            points.add(new BridgePoint(file, scenario, messageBytes, connections, target, delivered,
-                    f.number(p, at, "cpuMillicores"), f.whole(p, at, "rssBytes"), failed, reasons));
+            OptionalLong rss = f.optional(p, "rssBytes").isPresent() ? OptionalLong.of(f.whole(p, at, "rssBytes")) : OptionalLong.empty();
+            points.add(new BridgePoint(file, scenario, messageBytes, connections, target, delivered, f.number(p, at, "cpuMillicores"), rss, failed,
+                    f.optionalNumber(p, at, "deliveryLatencyMeanMs"), f.optionalNumber(p, at, "deliveryLatencyP99Ms"), reasons));
         }
         return points;
     }

@@ -17,6 +17,7 @@ import io.sluice.sizing.bridge.BridgePlan;
 import io.sluice.sizing.bridge.BridgePoint;
 import io.sluice.sizing.bridge.BridgeResultReader;
 import io.sluice.sizing.report.BridgeReport;
+import io.sluice.sizing.report.ReportFiles;
 import io.sluice.sizing.results.MalformedResultException;
 
 /**
@@ -66,6 +67,7 @@ public final class SizeBridgeCommand implements Command {
         List<BridgePlan> plans = new ArrayList<>();
         Path out = Path.of(o.get("out", runs.resolve("sizing-report").toString()));
         Files.createDirectories(out);
+        ReportFiles.writeBridgeCharts(byScenario, out);
         int status = 0;
         for (var entry : byScenario.entrySet()) {
             try {

@@ -10,7 +10,7 @@ import io.sluice.proxy.cli.UsageException;
 import io.sluice.sizing.plan.ScenarioSizing;
 import io.sluice.sizing.plan.Sizing;
 import io.sluice.sizing.plan.TrafficSpec;
-import io.sluice.sizing.report.HtmlReport;
+import io.sluice.sizing.report.ReportFiles;
 import io.sluice.sizing.report.ResourcesYaml;
 import io.sluice.sizing.report.TextSummary;
 import io.sluice.sizing.results.MalformedResultException;
@@ -66,10 +66,10 @@ public final class SizeCommand implements Command {
         Sizing sizing = Sizing.of(runs, results, traffic, !o.has("produce-mb-s"));
         Path out = Path.of(o.get("out", runs.resolve("sizing-report").toString()));
         Files.createDirectories(out);
-        String summary = TextSummary.of(sizing);
+        String summary = TextSummary.of(sizing, out);
         System.out.print(summary);
         Files.writeString(out.resolve("summary.txt"), summary);
-        Files.writeString(out.resolve("report.html"), HtmlReport.of(sizing));
+        ReportFiles.write(sizing, out);
         for (ScenarioSizing scenario : sizing.scenarios()) {
             if (scenario.plan().isPresent()) {
                 String yaml = ResourcesYaml.of(scenario.scenario(), scenario.plan().get(),

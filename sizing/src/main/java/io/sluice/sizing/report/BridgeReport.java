@@ -9,7 +9,10 @@ import io.sluice.sizing.bridge.BridgePoint;
 import io.sluice.sizing.fit.Estimate;
 import io.sluice.sizing.fit.LinearFit;
 
-/** The bridge's sizing as text, as Deployment YAML, and as a self-contained HTML page. */
+/**
+ * The bridge's sizing as text, as Deployment YAML, and as a self-contained HTML page (per scenario the chart, then the
+ * sizing and its YAML, then the points).
+ */
 public final class BridgeReport {
 
     private BridgeReport() {
@@ -70,15 +73,21 @@ public final class BridgeReport {
                 tr.saturated td{color:#cf222e}pre{background:#f6f8fa;padding:10px}</style></head><body>
                 <h1>Sluice bridge sizing</h1>
                 """);
+        if (fits.isEmpty()) {
+            html.append("<p>No scenario could be sized: <code>sluice size bridge</code> printed why. Each scenario's measurements are charted"
+                    + " beside this file, in <code>bridge-chart-SCENARIO.svg</code>.</p>\n");
+        }
         for (int i = 0; i < fits.size(); i++) {
             BridgeFit fit = fits.get(i);
-            html.append("<h2>").append(Html.escape(fit.scenario())).append("</h2>\n<pre>")
+            html.append("<h2>").append(Html.escape(fit.scenario())).append("</h2>\n");
+            BridgeChart.of(fit.scenario(), fit.points()).ifPresent(svg -> html.append(svg));
+            html.append("<pre>")
                     .append(Html.escape(text(fit, plans.get(i)))).append("</pre>\n<pre class=\"resources\">")
                     .append(Html.escape(yaml(fit, plans.get(i)))).append("</pre>\n");
             html.append("<table><tr><th>connections</th><th>target msg/s</th><th>delivered msg/s</th><th>CPU mc</th><th>RSS</th></tr>\n");
             for (BridgePoint p : fit.points()) {
                 html.append(String.format(Locale.ROOT, "<tr><td>%,d</td><td>%,.0f</td><td>%,.0f</td><td>%.0f</td><td>%s</td></tr>%n",
-                        p.connections(), p.targetMessagesPerSecond(), p.deliveredMessagesPerSecond(), p.cpuMillicores(), Figures.mib(p.rssBytes())));
+                        p.connections(), p.targetMessagesPerSecond(), p.deliveredMessagesPerSecond(), p.cpuMillicores(), p.rssBytes().isPresent() ? Figures.mib(p.rssBytes().getAsLong()) : "—"));
             }
             html.append("</table>\n");
         }

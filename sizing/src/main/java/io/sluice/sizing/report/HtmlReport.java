@@ -15,8 +15,8 @@ import io.sluice.sizing.points.TrafficPoint;
 
 /**
  * The sizing as one self-contained HTML file (inline SVG and CSS, no scripts, nothing fetched): per scenario the
- * chart, the coefficients with their intervals, the recommendation and its YAML, and every run with the tool that
- * produced it and why it was or was not used.
+ * chart, the recommendation and its YAML, and the coefficients with their intervals; below them every run with the
+ * tool that produced it and why it was or was not used.
  */
 public final class HtmlReport {
 
@@ -48,24 +48,50 @@ public final class HtmlReport {
                 Html.escape(sizing.runsDir().toString()), DateTimeFormatter.ISO_OFFSET_DATE_TIME.format(ZonedDateTime.now().withNano(0))));
         p("Sized for: <b>" + Html.escape(sizing.traffic().describe()) + "</b>"
                 + (sizing.exampleTraffic() ? " <span class=\"note\">(an example; pass <code>--produce-mb-s</code> and friends for yours)</span>" : ""));
+        // What a reader came for first: per scenario the chart and the pods; then the fit; the run tables last.
         for (ScenarioSizing scenario : sizing.scenarios()) {
-            scenario(scenario, sizing);
+            if (charted(scenario)) {
+                scenario(scenario, sizing);
+            }
+        }
+        raw("<h2 id=\"runs\">Runs</h2>");
+        for (ScenarioSizing scenario : sizing.scenarios()) {
+            runs(scenario);
         }
         method();
         raw("</body></html>\n");
     }
 
+    private static boolean charted(ScenarioSizing s) {
+        return s.plan().isPresent() || SvgChart.of(s).isPresent();
+    }
+
     private void scenario(ScenarioSizing s, Sizing sizing) {
         raw("<section class=\"scenario\" id=\"scenario-" + Html.escape(s.scenario()) + "\">");
         raw("<h2>" + Html.escape(s.scenario()) + "</h2>");
-        p(String.format(Locale.ROOT, "%d runs: %d healthy, %d saturated.", s.points().size(), s.healthy().size(), s.saturated().size()));
-        s.notes().forEach(n -> raw("<p class=\"note\">" + Html.escape(n) + "</p>"));
-        s.fits().notes().forEach(n -> raw("<p class=\"note\">" + Html.escape(n) + "</p>"));
+        p(String.format(Locale.ROOT, "%d runs: %d healthy, %d saturated (<a href=\"#runs-%s\">the runs</a>).", s.points().size(), s.healthy().size(),
+                s.saturated().size(), Html.escape(s.scenario())));
         SvgChart.of(s).ifPresent(this::raw);
-        s.fits().primary().ifPresent(fit -> fit(fit, s, sizing.traffic().messageBytes()));
         s.plan().ifPresent(plan -> plan(s.scenario(), plan, s));
+        notes(s);
+        s.fits().primary().ifPresent(fit -> fit(fit, s, sizing.traffic().messageBytes()));
+        raw("</section>");
+    }
+
+    private void runs(ScenarioSizing s) {
+        raw("<section class=\"runs\" id=\"runs-" + Html.escape(s.scenario()) + "\">");
+        raw(String.format(Locale.ROOT, "<h3>%s: %d runs, %d healthy, %d saturated</h3>", Html.escape(s.scenario()), s.points().size(),
+                s.healthy().size(), s.saturated().size()));
+        if (!charted(s)) {
+            notes(s);
+        }
         points(s.points());
         raw("</section>");
+    }
+
+    private void notes(ScenarioSizing s) {
+        s.notes().forEach(n -> raw("<p class=\"note\">" + Html.escape(n) + "</p>"));
+        s.fits().notes().forEach(n -> raw("<p class=\"note\">" + Html.escape(n) + "</p>"));
     }
 
     private void fit(CpuFit fit, ScenarioSizing s, int size) {
@@ -110,7 +136,7 @@ public final class HtmlReport {
     }
 
     private void points(List<TrafficPoint> points) {
-        raw("<h3>Runs</h3><table class=\"runs\"><tr><th class=\"l\">workload</th><th class=\"l\">tool</th><th>bytes</th><th>target msg/s</th>"
+        raw("<table class=\"runs\"><tr><th class=\"l\">workload</th><th class=\"l\">tool</th><th>bytes</th><th>target msg/s</th>"
                 + "<th>published msg/s</th><th>consumed msg/s</th><th>total MB/s</th><th>proxy mc</th><th>peak RSS</th><th class=\"l\">status</th></tr>");
         for (TrafficPoint p : points) {
             raw(String.format(Locale.ROOT, "<tr class=\"%s\"><td class=\"l\">%s</td><td class=\"l\">%s</td><td>%d</td><td>%,.0f</td><td>%,.0f</td><td>%,.0f</td>"

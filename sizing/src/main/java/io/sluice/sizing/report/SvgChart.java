@@ -35,32 +35,61 @@ public final class SvgChart {
         this.yMax = yMax;
     }
 
-    /** The chart, or empty when no point has a CPU figure to plot. */
+    /** The name of a scenario's chart file in the report directory, e.g. {@code chart-passthrough.svg}. */
+    public static String fileName(String scenario) {
+        return "chart-" + id(scenario) + ".svg";
+    }
+
+    /**
+     * The chart, or empty when no point has a CPU figure to plot. The text is the same for the same runs and traffic,
+     * on any machine (fixed decimals, {@link Locale#ROOT}, no time of day), so a chart committed to the docs can be
+     * checked against a regenerated one.
+     */
     public static Optional<String> of(ScenarioSizing scenario) {
-        List<TrafficPoint> plotted = scenario.points().stream().filter(p -> p.cpuMillicores().isPresent()).toList();
-        if (plotted.isEmpty()) {
-            return Optional.empty();
-        }
-        double xMax = plotted.stream().mapToDouble(TrafficPoint::totalMBps).max().orElse(1);
-        // Show where the sized traffic falls, even when it lies beyond the measurements.
-        xMax = Math.max(xMax, scenario.plan().map(p -> p.trafficPerPodMBps()).orElse(0.0));
-        double yMax = plotted.stream().mapToDouble(p -> p.cpuMillicores().get()).max().orElse(1);
-        Optional<CpuFit> fit = scenario.fits().primary();
-        List<Integer> sizes = plotted.stream().map(TrafficPoint::messageBytes).distinct().sorted().toList();
-        xMax = nice(xMax * 1.1);
-        if (fit.isPresent()) {
-            for (int size : sizes) {
-                yMax = Math.max(yMax, fit.get().millicores(xMax, size).upper());
+        return Extent.of(scenario).map(extent -> {
+            SvgChart chart = new SvgChart(extent.xMax(), extent.yMax());
+            chart.draw(scenario, extent.plotted(), extent.fit(), extent.sizes());
+            return chart.svg.toString();
+        });
+    }
+
+    /**
+     * What a scenario's chart shows and the ends of its axes, shared by the SVG and the text summary's sketch so both
+     * draw the same picture.
+     *
+     * @param plotted the points with a CPU figure
+     * @param sizes   the message sizes measured, each with its own fit line
+     */
+    record Extent(List<TrafficPoint> plotted, double xMax, double yMax, Optional<CpuFit> fit, List<Integer> sizes) {
+
+        /** Empty when no point has a CPU figure to plot. */
+        static Optional<Extent> of(ScenarioSizing scenario) {
+            List<TrafficPoint> plotted = scenario.points().stream().filter(p -> p.cpuMillicores().isPresent()).toList();
+            if (plotted.isEmpty()) {
+                return Optional.empty();
             }
+            double xMax = plotted.stream().mapToDouble(TrafficPoint::totalMBps).max().orElse(1);
+            // Show where the sized traffic falls, even when it lies beyond the measurements.
+            xMax = Math.max(xMax, scenario.plan().map(p -> p.trafficPerPodMBps()).orElse(0.0));
+            double yMax = plotted.stream().mapToDouble(p -> p.cpuMillicores().get()).max().orElse(1);
+            Optional<CpuFit> fit = scenario.fits().primary();
+            List<Integer> sizes = plotted.stream().map(TrafficPoint::messageBytes).distinct().sorted().toList();
+            xMax = nice(xMax * 1.1);
+            if (fit.isPresent()) {
+                for (int size : sizes) {
+                    yMax = Math.max(yMax, fit.get().millicores(xMax, size).upper());
+                }
+            }
+            return Optional.of(new Extent(plotted, xMax, nice(yMax * 1.1), fit, sizes));
         }
-        SvgChart chart = new SvgChart(xMax, nice(yMax * 1.1));
-        chart.draw(scenario, plotted, fit, sizes);
-        return Optional.of(chart.svg.toString());
     }
 
     private void draw(ScenarioSizing scenario, List<TrafficPoint> plotted, Optional<CpuFit> fit, List<Integer> sizes) {
         add("<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"sizing-chart\" viewBox=\"0 0 %d %d\" width=\"%d\" height=\"%d\" role=\"img\""
-                + " aria-label=\"%s: proxy CPU against total traffic\">", WIDTH, HEIGHT, WIDTH, HEIGHT, Html.escape(scenario.scenario()));
+                + " font-family=\"sans-serif\" aria-label=\"%s: proxy CPU against total traffic\">", WIDTH, HEIGHT, WIDTH, HEIGHT,
+                Html.escape(scenario.scenario()));
+        // Opaque, so the chart stays readable where it is shown on a dark page (a repository browser's dark theme).
+        add("<rect width=\"%d\" height=\"%d\" fill=\"#ffffff\"/>", WIDTH, HEIGHT);
         add("<defs><clipPath id=\"plot-%s\"><rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\"/></clipPath></defs>", id(scenario),
                 LEFT, TOP, WIDTH - LEFT - RIGHT, HEIGHT - TOP - BOTTOM);
         axes();
@@ -165,12 +194,17 @@ public final class SvgChart {
         return HEIGHT - BOTTOM - millicores / yMax * (HEIGHT - TOP - BOTTOM);
     }
 
-    private static String tick(double value) {
+    static String tick(double value) {
         return value >= 10 || value == 0 ? String.format(Locale.ROOT, "%,.0f", value) : String.format(Locale.ROOT, "%.1f", value);
     }
 
     private static String id(ScenarioSizing scenario) {
-        return scenario.scenario().replaceAll("[^A-Za-z0-9_-]", "_");
+        return id(scenario.scenario());
+    }
+
+    /** A scenario's name made safe for an element id or a file name. */
+    static String id(String scenario) {
+        return scenario.replaceAll("[^A-Za-z0-9_-]", "_");
     }
 
     /** The smallest of 1, 1.2, 1.5, 2, 2.5, 3, 4, 5, 6 or 8 times a power of ten at or above the value: round axis ends. */
@@ -178,7 +212,8 @@ public final class SvgChart {
         if (!(value > 0)) {
             return 1;
         }
-        double power = Math.pow(10, Math.floor(Math.log10(value)));
+        // StrictMath: the same axis on every JVM and CPU, since committed charts are compared byte for byte.
+        double power = StrictMath.pow(10, StrictMath.floor(StrictMath.log10(value)));
         for (double step : new double[] { 1, 1.2, 1.5, 2, 2.5, 3, 4, 5, 6, 8, 10 }) {
             if (step * power >= value) {
                 return step * power;

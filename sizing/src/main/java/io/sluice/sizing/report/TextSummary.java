@@ -1,5 +1,6 @@
 package io.sluice.sizing.report;
 
+import java.nio.file.Path;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -14,16 +15,25 @@ import io.sluice.sizing.plan.ScenarioSizing;
 import io.sluice.sizing.plan.Sizing;
 import io.sluice.sizing.points.TrafficPoint;
 
-/** The sizing for a terminal: per scenario the fit with its errors, what it means per MB/s and per core, and the pods. */
+/**
+ * The sizing for a terminal: per scenario the pods first, then the fit with its errors and what it means per MB/s and
+ * per core, then the runs that did not count.
+ */
 public final class TextSummary {
 
     private final StringBuilder out = new StringBuilder();
+    private final Path reportDir;
 
-    private TextSummary() {
+    private TextSummary(Path reportDir) {
+        this.reportDir = reportDir;
     }
 
-    public static String of(Sizing sizing) {
-        TextSummary summary = new TextSummary();
+    /**
+     * @param reportDir where {@link ReportFiles} writes the report and the charts, named in the summary. The text has no
+     *                  terminal escape sequences (no colours), so it reads the same in a file, a log and a pasted doc.
+     */
+    public static String of(Sizing sizing, Path reportDir) {
+        TextSummary summary = new TextSummary(reportDir);
         summary.write(sizing);
         return summary.out.toString();
     }
@@ -44,26 +54,31 @@ public final class TextSummary {
         }
     }
 
+    /** The answer first (the pods, then where the chart is), then the evidence: the fit, then the runs. */
     private void scenario(ScenarioSizing s, Sizing sizing) {
         List<TrafficPoint> healthy = s.healthy();
         List<TrafficPoint> saturated = s.saturated();
         line("== %s: %d runs, %d healthy, %d saturated ==", s.scenario(), s.points().size(), healthy.size(), saturated.size());
+        s.plan().ifPresent(plan -> plan(plan));
+        if (SvgChart.of(s).isPresent()) {
+            line("  chart: %s (and in %s)", reportDir.resolve(SvgChart.fileName(s.scenario())), reportDir.resolve(ReportFiles.HTML));
+            TextChart.of(s).forEach(sketch -> out.append("  ").append(sketch).append('\n'));
+        }
         s.notes().forEach(note -> line("  note: %s", note));
         machineLoad(s);
         s.fits().notes().forEach(note -> line("  note: %s", note));
+        s.fits().primary().ifPresent(fit -> fit(fit, s, sizing.traffic().messageBytes()));
         healthy.stream().mapToDouble(TrafficPoint::totalMBps).max().ifPresent(max ->
-                line("  healthy up to %.1f MB/s of total traffic%s", max, saturated.isEmpty() ? "; no run saturated"
+                line("  runs: healthy up to %.1f MB/s of total traffic%s", max, saturated.isEmpty() ? "; no run saturated"
                         : String.format(Locale.ROOT, "; saturated from a target of %.1f MB/s",
                                 saturated.stream().mapToDouble(TrafficPoint::targetTotalMBps).min().orElse(0))));
         for (TrafficPoint p : saturated) {
             line("  saturated: %s (%s, target %.1f MB/s total, achieved %.1f): %s", p.workload(), p.run().tool(), p.targetTotalMBps(),
                     p.totalMBps(), String.join("; ", p.reasons()));
         }
-        if (s.fits().primary().isEmpty()) {
-            return;
-        }
-        CpuFit fit = s.fits().primary().get();
-        int size = sizing.traffic().messageBytes();
+    }
+
+    private void fit(CpuFit fit, ScenarioSizing s, int size) {
         line("  fit: %s, least squares over %d healthy runs; R² %.3f, residual %.0f mc", fit.model().formula(), fit.fit().points(),
                 fit.fit().rSquared(), fit.fit().residualStdError());
         coefficients(fit.fit(), units(fit));
@@ -79,7 +94,6 @@ public final class TextSummary {
         line("  => one core (1000 mc) carries %s MB/s of total traffic (baseline %s mc included)%s", Figures.estimate(perCore),
                 Figures.estimate(fit.baselineMillicores()), perCore.value() > fit.maxMeasuredMBps()
                         ? String.format(Locale.ROOT, "; extrapolated: the runs went up to %.1f MB/s", fit.maxMeasuredMBps()) : "");
-        s.plan().ifPresent(plan -> plan(plan));
     }
 
     /** How busy the machine was: a load above the core count means the runs competed with something else. */

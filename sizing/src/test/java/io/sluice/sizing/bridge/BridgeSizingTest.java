@@ -9,6 +9,7 @@ import java.util.Random;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import io.sluice.sizing.report.BridgeReport;
 import io.sluice.sizing.results.MalformedResultException;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -59,6 +60,21 @@ class BridgeSizingTest {
     }
 
     @Test
+    void theBridgeReportShowsTheChartFirstThenTheSizingThenThePoints() throws Exception {
+        writeSweep(runs.resolve("fanout.bridge.json"), new Random(9));
+        BridgeFit fit = BridgeFitter.fit("fanout-1kb", BridgeResultReader.readAll(runs));
+        BridgePlan plan = BridgePlan.plan(fit, new AudienceSpec(1_000_000, 1, 1.3, 4000, 8L << 30));
+
+        String html = BridgeReport.html(List.of(fit), List.of(plan));
+
+        int chart = html.indexOf("<svg ");
+        assertThat(chart).isPositive().isLessThan(html.indexOf("one core serves")).isLessThan(html.indexOf("<table"));
+        // The healthy points (those fitted) each as a CPU mark; this sweep records no latency.
+        assertThat(html.split("class=\"point cpu\"", -1)).hasSize(12 + 1);
+        assertThat(html).doesNotContain("class=\"point latency-mean");
+    }
+
+    @Test
     void podsLargerThanAnythingMeasuredAreFlaggedAsExtrapolation() throws Exception {
         writeSweep(runs.resolve("fanout.bridge.json"), new Random(9));
         BridgeFit fit = BridgeFitter.fit("fanout-1kb", BridgeResultReader.readAll(runs));
@@ -79,6 +95,30 @@ class BridgeSizingTest {
         assertThatThrownBy(() -> BridgeResultReader.read(file))
                 .isInstanceOf(MalformedResultException.class)
                 .hasMessage(file + ": field 'points[0].cpuMillicores' is missing");
+    }
+
+    @Test
+    void pointsWithoutRssAreReadWithTheirLatencyButMemoryIsNotSizedFromThem() throws Exception {
+        StringBuilder points = new StringBuilder();
+        long[] connections = { 1_000, 10_000, 19_000, 19_000 };
+        double[] rates = { 1, 1, 1, 2.63 };
+        for (int i = 0; i < connections.length; i++) {
+            double messages = connections[i] * rates[i];
+            points.append(i > 0 ? "," : "").append(String.format(Locale.ROOT, "{\"connections\": %d, \"targetMessagesPerSecond\": %.1f,"
+                    + " \"deliveredMessagesPerSecond\": %.1f, \"cpuMillicores\": %.1f, \"deliveryLatencyMeanMs\": %.1f,"
+                    + " \"deliveryLatencyP99Ms\": %.1f}", connections[i], messages, messages, 80 + connections[i] / 100.0 + messages / 50, 5.0 + i, 20.0 + i));
+        }
+        Files.writeString(runs.resolve("no-rss.bridge.json"), document("no-rss", points.toString()));
+
+        List<BridgePoint> read = BridgeResultReader.readAll(runs);
+
+        assertThat(read).hasSize(4).allSatisfy(p -> assertThat(p.rssBytes()).isEmpty());
+        assertThat(read.get(3).deliveryLatencyMeanMs()).contains(8.0);
+        assertThat(read.get(3).deliveryLatencyP99Ms()).contains(23.0);
+        assertThat(read.get(3).targetMessagesPerConnection()).isCloseTo(2.63, within(1e-9));
+        assertThatThrownBy(() -> BridgeFitter.fit("no-rss", read))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("4 of 4 healthy points have no rssBytes");
     }
 
     @Test

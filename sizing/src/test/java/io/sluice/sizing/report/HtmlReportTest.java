@@ -33,6 +33,17 @@ class HtmlReportTest {
     }
 
     @Test
+    void theChartAndTheRecommendationComeBeforeEveryRunTable(@TempDir Path runs) throws Exception {
+        String html = report(runs);
+
+        int firstRunTable = html.indexOf("<table class=\"runs\"");
+        assertThat(html.indexOf("<svg ")).isPositive().isLessThan(firstRunTable);
+        assertThat(html.indexOf("<h3>Recommendation</h3>")).isPositive().isLessThan(firstRunTable);
+        // Both scenarios' runs are listed, the one without proxy CPU (direct) included.
+        assertThat(count(html.substring(firstRunTable), "<table class=\"runs\"")).isEqualTo(2);
+    }
+
+    @Test
     void textFromResultsIsEscaped() {
         assertThat(Html.escape("<b>\"x\" & 'y'</b>")).isEqualTo("&lt;b&gt;&quot;x&quot; &amp; &#39;y&#39;&lt;/b&gt;");
     }

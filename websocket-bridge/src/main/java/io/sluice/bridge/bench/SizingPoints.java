@@ -61,6 +61,7 @@ final class SizingPoints {
                 .put("rssBytes", Math.max(r.rssWithConnectionsBytes(), r.rssEndBytes()))
                 .put("failedConnections", r.connectFailures() + r.serverCloses());
         if (r.messagesDelivered() > 0) {
+            point.put("deliveryLatencyMeanMs", r.latencyMeanMs());
             point.put("deliveryLatencyP99Ms", r.latencyP99Ms());
         }
         JSON.writeValue(file.toFile(), root);

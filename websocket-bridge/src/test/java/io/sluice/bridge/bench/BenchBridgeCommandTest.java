@@ -51,7 +51,8 @@ class BenchBridgeCommandTest {
             assertThat(p.messageBytes()).isEqualTo(128);
             assertThat(p.targetMessagesPerSecond()).isEqualTo(50 * 20.0);
             assertThat(p.cpuMillicores()).isPositive();
-            assertThat(p.rssBytes()).isPositive();
+            assertThat(p.rssBytes().getAsLong()).isPositive();
+            assertThat(p.deliveryLatencyMeanMs()).hasValueSatisfying(ms -> assertThat(ms).isPositive());
         });
     }
 
