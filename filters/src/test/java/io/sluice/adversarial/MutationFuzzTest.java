@@ -68,7 +68,13 @@ class MutationFuzzTest {
                     WireProbe.Mode mode = mode(seed, random);
                     int cluster = random.nextInt(probes.size());
                     Mutation mutation = mutator.mutate(seed, random);
+                    long sentAt = System.nanoTime();
                     WireProbe.Result result = probes.get(cluster).send(mutation, mode);
+                    if (settings.only() >= 0) {
+                        System.out.printf("FUZZ replayed #%d: %s to the %s cluster over a %s connection: %s -> %s (%s) in %d ms%n", index, seed.name(),
+                                target.clusters().get(cluster).name(), mode, mutation.description(), result.outcome(), result.detail(),
+                                Duration.ofNanos(System.nanoTime() - sentAt).toMillis());
+                    }
                     report.record(seed.name() + (seed.beforeAuthentication() ? " (pre-auth)" : ""), target.clusters().get(cluster).name(), mode,
                             mutation, result, settings.seed(), index);
                     if (report.sent() % settings.checkEvery() == 0) {
