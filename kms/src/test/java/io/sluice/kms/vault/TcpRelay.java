@@ -71,8 +71,16 @@ final class TcpRelay implements AutoCloseable {
                     closeQuietly(client);
                     continue;
                 }
-                open.add(client);
-                open.add(upstream);
+                synchronized (this) {
+                    // stop() may have run between accept() and here: it could not close what was not yet in `open`.
+                    if (server != s) {
+                        closeQuietly(client);
+                        closeQuietly(upstream);
+                        return;
+                    }
+                    open.add(client);
+                    open.add(upstream);
+                }
                 pump(client, upstream);
                 pump(upstream, client);
             }
