@@ -135,6 +135,14 @@ class ShippedManifestsTest {
         env.put("VAULT_ADDR", "https://vault.example.com:8200");
         Set<Integer> servicePorts = new HashSet<>();
         find(base, "Service", "sluice-proxy").at("/spec/ports").forEach(p -> servicePorts.add(p.get("port").asInt()));
+        // The Service's ports reach the container's by name: the numbers behind those names must be the same ones.
+        Set<Integer> containerPorts = new HashSet<>();
+        find(base, "Deployment", "sluice-proxy").at("/spec/template/spec/containers/0/ports").forEach(p -> {
+            if (!p.get("name").asText().equals("management")) {
+                containerPorts.add(p.get("containerPort").asInt());
+            }
+        });
+        assertThat(containerPorts).isEqualTo(servicePorts);
 
         List<String> configs = List.of(find(base, "ConfigMap", "sluice-proxy").at("/data/proxy.yaml").asText(), Files.readString(EXAMPLE.resolve("proxy.yaml")));
         for (String yaml : configs) {
