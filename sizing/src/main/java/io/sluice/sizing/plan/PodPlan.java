@@ -32,7 +32,7 @@ public record PodPlan(TrafficSpec traffic,
     public String memoryExplained() {
         String measured = peakMeasuredRssBytes.isPresent()
                 ? String.format(Locale.ROOT, "; peak RSS measured %dMi x%.2f headroom = %dMi", peakMeasuredRssBytes.getAsLong() >> 20,
-                        traffic.headroom(), (long) Math.ceil(peakMeasuredRssBytes.getAsLong() * traffic.headroom()) >> 20)
+                        traffic.headroom(), ProxyPlanner.roundUp(peakMeasuredRssBytes.getAsLong() * traffic.headroom(), ProxyPlanner.ROUND_MEMORY_BYTES) >> 20)
                 : "; the runs recorded no RSS";
         return "the JVM's budget: " + jvm.formula() + measured + " => " + (memoryBytesPerPod >> 20) + "Mi per pod";
     }
