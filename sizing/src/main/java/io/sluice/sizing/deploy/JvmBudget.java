@@ -21,8 +21,9 @@ import java.util.regex.Pattern;
  * + 48 MiB for the rest (symbol tables, the class-data archive, malloc arenas)
  * </pre>
  *
- * rounded up to 64 MiB. A pool that reaches its cap fails inside the JVM ({@code OutOfMemoryError} naming the pool),
- * and {@code -XX:+ExitOnOutOfMemoryError} turns that into an exit Kubernetes restarts, instead of a process limping on.
+ * rounded up to 64 MiB. A pool that reaches its cap fails inside the JVM, with a message, instead of the kernel killing
+ * the pod: a full heap or metaspace is an {@code OutOfMemoryError} that {@code -XX:+ExitOnOutOfMemoryError} turns into
+ * an exit Kubernetes restarts; Netty refuses a direct allocation beyond its cap, failing only that connection.
  *
  * <p>The collector and the processor count are explicit too. The JVM picks its collector and sizes its thread pools
  * from what the container shows it: with a CPU limit under 2 cores or a memory limit under 1792 MB it treats the
