@@ -1,8 +1,10 @@
 package io.sluice.sizing.plan;
 
 import java.util.List;
+import java.util.Locale;
 import java.util.OptionalLong;
 
+import io.sluice.sizing.deploy.JvmBudget;
 import io.sluice.sizing.fit.Estimate;
 
 /**
@@ -10,7 +12,9 @@ import io.sluice.sizing.fit.Estimate;
  *
  * @param millicoresPerPod      CPU request and limit per pod (equal, so the throughput ceiling is fixed)
  * @param needPerPod            the fitted CPU one pod needs for its share, before headroom
- * @param memoryBytesPerPod     memory request and limit per pod; empty when no run recorded memory
+ * @param memoryBytesPerPod     memory request and limit per pod: the JVM's budget, or the peak RSS measured times the
+ *                              headroom if that is more
+ * @param jvm                   the JVM options the pod runs with, and the budget they add up to
  * @param warnings              what the reader should know before trusting the numbers
  */
 public record PodPlan(TrafficSpec traffic,
@@ -19,7 +23,17 @@ public record PodPlan(TrafficSpec traffic,
                       int millicoresPerPod,
                       Estimate needPerPod,
                       double trafficPerPodMBps,
-                      OptionalLong memoryBytesPerPod,
+                      long memoryBytesPerPod,
                       OptionalLong peakMeasuredRssBytes,
+                      JvmBudget jvm,
                       List<String> warnings) {
+
+    /** Where the memory figure comes from, in one line for the reports. */
+    public String memoryExplained() {
+        String measured = peakMeasuredRssBytes.isPresent()
+                ? String.format(Locale.ROOT, "; peak RSS measured %dMi x%.2f headroom = %dMi", peakMeasuredRssBytes.getAsLong() >> 20,
+                        traffic.headroom(), ProxyPlanner.roundUp(peakMeasuredRssBytes.getAsLong() * traffic.headroom(), ProxyPlanner.ROUND_MEMORY_BYTES) >> 20)
+                : "; the runs recorded no RSS";
+        return "the JVM's budget: " + jvm.formula() + measured + " => " + (memoryBytesPerPod >> 20) + "Mi per pod";
+    }
 }

@@ -4,6 +4,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.OptionalLong;
 
+import io.sluice.sizing.deploy.JvmBudget;
+import io.sluice.sizing.deploy.MeasuredJvm;
 import io.sluice.sizing.fit.CpuFit;
 import io.sluice.sizing.fit.Estimate;
 import io.sluice.sizing.points.TrafficPoint;
@@ -49,13 +51,18 @@ public final class ProxyPlanner {
                 .filter(p -> !p.saturated() && p.peakRssBytes().isPresent())
                 .mapToLong(p -> p.peakRssBytes().getAsLong())
                 .max();
-        OptionalLong memory = peakRss.isPresent()
-                ? OptionalLong.of(roundUp(peakRss.getAsLong() * traffic.headroom(), ROUND_MEMORY_BYTES))
-                : OptionalLong.empty();
-        if (memory.isEmpty()) {
-            warnings.add("no run recorded the proxy's memory: set memory from your own observation");
+        // The pod runs the JVM the fitted runs measured; its limit holds that JVM whole (JvmBudget), and is never below
+        // what the runs were seen to use, with headroom.
+        MeasuredJvm measuredJvm = MeasuredJvm.of(fit.points());
+        JvmBudget jvm = measuredJvm.budget(perPod);
+        warnings.addAll(measuredJvm.notes());
+        long memory = jvm.limitBytes();
+        if (peakRss.isPresent()) {
+            memory = Math.max(memory, roundUp(peakRss.getAsLong() * traffic.headroom(), ROUND_MEMORY_BYTES));
+        } else {
+            warnings.add("no run recorded the proxy's memory: the limit is the JVM's budget alone; check it against your own observation");
         }
-        return new PodPlan(traffic, pods, pods + 1, perPod, need, perPodTraffic, memory, peakRss, warnings);
+        return new PodPlan(traffic, pods, pods + 1, perPod, need, perPodTraffic, memory, peakRss, jvm, warnings);
     }
 
     static int roundUp(double millicores) {

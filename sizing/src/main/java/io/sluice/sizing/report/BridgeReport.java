@@ -6,6 +6,8 @@ import java.util.Locale;
 import io.sluice.sizing.bridge.BridgeFit;
 import io.sluice.sizing.bridge.BridgePlan;
 import io.sluice.sizing.bridge.BridgePoint;
+import io.sluice.sizing.deploy.DeploymentYaml;
+import io.sluice.sizing.deploy.Workload;
 import io.sluice.sizing.fit.Estimate;
 import io.sluice.sizing.fit.LinearFit;
 
@@ -39,29 +41,12 @@ public final class BridgeReport {
     }
 
     public static String yaml(BridgeFit fit, BridgePlan plan) {
-        String memory = Figures.mib(plan.memoryBytesPerPod());
-        return String.format(Locale.ROOT, """
-                # sluice size bridge, scenario %s: %,d users at %s msg/s each, headroom x%.2f
-                # %d pod(s) carry the audience; +1 so any one can fail (N+1)
-                apiVersion: apps/v1
-                kind: Deployment
-                metadata:
-                  name: sluice-bridge
-                spec:
-                  replicas: %d
-                  template:
-                    spec:
-                      containers:
-                        - name: sluice-bridge
-                          resources:
-                            requests:
-                              cpu: "%dm"
-                              memory: "%s"
-                            limits:
-                              cpu: "%dm"
-                              memory: "%s"
-                """, fit.scenario(), plan.audience().users(), Figures.number(plan.audience().messagesPerUser(), 2), plan.audience().headroom(),
-                plan.podsForLoad(), plan.replicas(), plan.millicoresPerPod(), memory, plan.millicoresPerPod(), memory);
+        List<String> header = List.of(
+                String.format(Locale.ROOT, "sluice size bridge, scenario %s: %,d users at %s msg/s each, headroom x%.2f", fit.scenario(),
+                        plan.audience().users(), Figures.number(plan.audience().messagesPerUser(), 2), plan.audience().headroom()),
+                plan.podsForLoad() + " pod(s) carry the audience; +1 so any one can fail (N+1)",
+                "memory: the fit's upper bound x headroom, holding the JVM's budget: " + plan.jvm().formula());
+        return DeploymentYaml.of(Workload.BRIDGE, header, plan.replicas(), plan.millicoresPerPod(), plan.memoryBytesPerPod(), plan.jvm());
     }
 
     public static String html(List<BridgeFit> fits, List<BridgePlan> plans) {

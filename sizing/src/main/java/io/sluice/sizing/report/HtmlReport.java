@@ -116,10 +116,7 @@ public final class HtmlReport {
                         + "<b>%dm CPU</b> per pod, requests = limits. Memory: %s. <b>Replicas: %d</b> (one more than the load needs, so any one can fail).",
                 plan.podsForLoad(), plan.traffic().totalMBps(), plan.trafficPerPodMBps(), Figures.estimate(plan.needPerPod()),
                 plan.needPerPod().upper(), plan.traffic().headroom(), plan.millicoresPerPod(),
-                plan.memoryBytesPerPod().isPresent()
-                        ? "peak RSS measured " + Figures.mib(plan.peakMeasuredRssBytes().getAsLong()) + " times headroom = <b>"
-                                + Figures.mib(plan.memoryBytesPerPod().getAsLong()) + "</b>"
-                        : "not measured",
+                Html.escape(plan.memoryExplained()),
                 plan.replicas()));
         plan.warnings().forEach(w -> raw("<p class=\"warn\">Warning: " + Html.escape(w) + "</p>"));
         raw("<pre class=\"resources\">" + Html.escape(ResourcesYaml.of(scenario, plan, s.healthy().size() + " healthy runs, see below")) + "</pre>");

@@ -1,12 +1,17 @@
 package io.sluice.sizing.report;
 
+import java.util.List;
 import java.util.Locale;
 
+import io.sluice.sizing.deploy.DeploymentYaml;
+import io.sluice.sizing.deploy.Workload;
 import io.sluice.sizing.plan.PodPlan;
 
 /**
- * The part of a Kubernetes Deployment a sizing decides: replicas, and CPU and memory with requests equal to limits
- * (Kroxylicious's advice: a fixed CPU budget makes the throughput ceiling deterministic).
+ * The proxy's Deployment for a sizing: complete and valid (selector, image, ports, probes, JVM options), with the
+ * replicas, CPU and memory the sizing decided and the JVM options that memory was budgeted for. It has the shape of
+ * {@code proxy/app/kubernetes/base/sluice-proxy-deployment.yaml}, which is this output for the traffic
+ * docs/kubernetes.md states.
  */
 public final class ResourcesYaml {
 
@@ -14,31 +19,11 @@ public final class ResourcesYaml {
     }
 
     public static String of(String scenario, PodPlan plan, String evidence) {
-        String traffic = plan.traffic().describe();
-        boolean measured = plan.memoryBytesPerPod().isPresent();
-        String memory = measured ? Figures.mib(plan.memoryBytesPerPod().getAsLong()) : "512Mi";
-        String memoryNote = measured ? "" : "  # not measured: set from your own observation";
-        return String.format(Locale.ROOT, """
-                # sluice size, scenario %s: %s
-                # %d pod(s) carry the load at %.1f MB/s each; +1 so any one can fail (N+1). Evidence: %s
-                apiVersion: apps/v1
-                kind: Deployment
-                metadata:
-                  name: sluice-proxy
-                spec:
-                  replicas: %d
-                  template:
-                    spec:
-                      containers:
-                        - name: sluice-proxy
-                          resources:
-                            requests:
-                              cpu: "%dm"
-                              memory: "%s"%s
-                            limits:
-                              cpu: "%dm"
-                              memory: "%s"%s
-                """, scenario, traffic, plan.podsForLoad(), plan.trafficPerPodMBps(), evidence, plan.replicas(),
-                plan.millicoresPerPod(), memory, memoryNote, plan.millicoresPerPod(), memory, memoryNote);
+        List<String> header = List.of(
+                "sluice size, scenario " + scenario + ": " + plan.traffic().describe(),
+                String.format(Locale.ROOT, "%d pod(s) carry the load at %.1f MB/s each; +1 so any one can fail (N+1). Evidence: %s",
+                        plan.podsForLoad(), plan.trafficPerPodMBps(), evidence),
+                "memory: " + plan.memoryExplained());
+        return DeploymentYaml.of(Workload.PROXY, header, plan.replicas(), plan.millicoresPerPod(), plan.memoryBytesPerPod(), plan.jvm());
     }
 }

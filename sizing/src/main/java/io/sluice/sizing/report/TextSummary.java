@@ -111,13 +111,9 @@ public final class TextSummary {
         line("  => for %.1f MB/s total: %d pod(s) at %.1f MB/s each need %s mc (upper %.0f) x%.2f headroom = %dm per pod",
                 plan.traffic().totalMBps(), plan.podsForLoad(), plan.trafficPerPodMBps(), Figures.estimate(plan.needPerPod()),
                 plan.needPerPod().upper(), plan.traffic().headroom(), plan.millicoresPerPod());
-        if (plan.memoryBytesPerPod().isPresent()) {
-            line("     memory: peak RSS measured %s x%.2f headroom = %s per pod", Figures.mib(plan.peakMeasuredRssBytes().getAsLong()),
-                    plan.traffic().headroom(), Figures.mib(plan.memoryBytesPerPod().getAsLong()));
-        }
+        line("     memory: %s", plan.memoryExplained());
         line("     replicas: %d (%d for the load + 1 so one can fail); requests = limits: cpu %dm, memory %s", plan.replicas(),
-                plan.podsForLoad(), plan.millicoresPerPod(),
-                plan.memoryBytesPerPod().isPresent() ? Figures.mib(plan.memoryBytesPerPod().getAsLong()) : "(not measured)");
+                plan.podsForLoad(), plan.millicoresPerPod(), Figures.mib(plan.memoryBytesPerPod()));
         plan.warnings().forEach(w -> line("     warning: %s", w));
     }
 

@@ -2,15 +2,22 @@ package io.sluice.sizing.bridge;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Random;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import io.sluice.sizing.cli.SizeBridgeCommand;
 import io.sluice.sizing.report.BridgeReport;
 import io.sluice.sizing.results.MalformedResultException;
+import io.sluice.sizing.testing.DeploymentChecks;
+import io.sluice.sizing.testing.KubernetesSchemas;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -134,6 +141,36 @@ class BridgeSizingTest {
     }
 
     /** 12 healthy points varying connections and message rate independently, and one saturated. */
+    /**
+     * {@code size bridge} writes a complete Deployment the Kubernetes API accepts, whose memory holds the JVM it
+     * configures: for a large audience the heap follows the fitted memory, for a small one the JVM's fixed pools raise
+     * the memory above what the fit asked.
+     */
+    @Test
+    void sizeBridgeWritesValidDeploymentsWhoseMemoryHoldsTheirJvm() throws Exception {
+        writeSweep(runs.resolve("fanout.bridge.json"), new Random(9));
+        List<Path> files = new ArrayList<>();
+        for (String users : List.of("1000000", "1000")) {
+            Path out = runs.resolve("out-" + users);
+            assertThat(new SizeBridgeCommand().run(List.of("--runs", runs.toString(), "--users", users, "--out", out.toString()))).isZero();
+            files.add(out.resolve("bridge-resources-fanout-1kb.yaml"));
+        }
+
+        KubernetesSchemas.assertValid(files.toArray(Path[]::new));
+        ObjectMapper yaml = new ObjectMapper(new YAMLFactory());
+        for (Path file : files) {
+            JsonNode deployment = yaml.readTree(file.toFile());
+            DeploymentChecks.assertConsistent(deployment);
+            assertThat(deployment.at("/metadata/name").asText()).isEqualTo("sluice-bridge");
+            assertThat(DeploymentChecks.jvmOptions(deployment)).containsKey("-XX:+UseParallelGC");
+        }
+        JsonNode large = yaml.readTree(files.get(0).toFile());
+        assertThat(large.at("/spec/replicas").asInt()).isGreaterThan(2);
+        assertThat(DeploymentChecks.jvmOptions(large).get("-Xmx")).isNotEqualTo("256m");
+        JsonNode small = yaml.readTree(files.get(1).toFile());
+        assertThat(DeploymentChecks.jvmOptions(small)).containsEntry("-Xmx", "256m");
+    }
+
     private static void writeSweep(Path file, Random random) throws Exception {
         Files.createDirectories(file.getParent());
         StringBuilder points = new StringBuilder();

@@ -42,9 +42,12 @@ class ProxyPlannerTest {
         assertThat(plan.podsForLoad()).isEqualTo(1);
         assertThat(plan.replicas()).isEqualTo(2);
         assertThat(plan.millicoresPerPod()).isEqualTo(600);
-        // Memory: 300 MiB x1.3 = 390 MiB, rounded up to 448 MiB (a multiple of 64).
-        assertThat(plan.memoryBytesPerPod()).hasValue(448L << 20);
-        assertThat(plan.warnings()).isEmpty();
+        // Memory: the JVM the runs recorded (-Xmx512m) with its other pools (JvmBudget), 1088 MiB, more than the
+        // 300 MiB x1.3 = 390 MiB measured.
+        assertThat(plan.jvm().heapBytes()).isEqualTo(512L << 20);
+        assertThat(plan.memoryBytesPerPod()).isEqualTo(plan.jvm().limitBytes()).isGreaterThan(448L << 20);
+        // SyntheticRuns record -Xmx512m and no collector, which the plan says.
+        assertThat(plan.warnings()).singleElement().asString().startsWith("no run named its collector");
     }
 
     @Test
