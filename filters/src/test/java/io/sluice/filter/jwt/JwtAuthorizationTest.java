@@ -35,6 +35,7 @@ import io.kroxylicious.testing.kafka.common.BrokerConfig;
 import io.kroxylicious.testing.kafka.junit5ext.KafkaClusterExtension;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /** What an authenticated principal may see and do, per its token's permissions, against a real broker. */
@@ -187,7 +188,8 @@ class JwtAuthorizationTest {
         Map<String, Object> root = jwt.clientConfig(JwtProxy.token("root", Duration.ofMinutes(5), Map.of("admin", true)));
         try (Admin admin = Admin.create(root)) {
             admin.createTopics(List.of(new NewTopic("az-new-by-root", 1, (short) 1))).all().get();
-            assertThat(admin.listTopics().names().get()).contains("az-new-by-root", SECRET);
+            // CreateTopics returns once the controller has the topic; the broker's metadata follows a moment later.
+            await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> assertThat(admin.listTopics().names().get()).contains("az-new-by-root", SECRET));
             admin.deleteTopics(List.of("az-new-by-root")).all().get();
         }
     }
