@@ -21,9 +21,9 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 
 import io.sluice.omb.workload.WorkloadCatalog;
 import io.sluice.omb.workload.WorkloadFile;
-import io.sluice.proxy.bench.results.ResultLayout;
-import io.sluice.proxy.bench.targets.BenchTargets;
-import io.sluice.proxy.embedded.LocalKafka;
+import io.sluice.bench.results.ResultLayout;
+import io.sluice.bench.targets.BenchTargets;
+import io.sluice.testkit.LocalKafka;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;

@@ -1,4 +1,4 @@
-package io.sluice.proxy.bench;
+package io.sluice.bench;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;

@@ -1,4 +1,4 @@
-package io.sluice.proxy.bench;
+package io.sluice.bench;
 
 import java.io.PrintStream;
 import java.nio.ByteBuffer;
@@ -25,7 +25,7 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 
-import io.sluice.proxy.bench.targets.TargetCredentials;
+import io.sluice.bench.targets.TargetCredentials;
 
 /**
  * The same producer+consumer load against several bootstrap addresses (the broker itself, the proxy in

@@ -1,4 +1,4 @@
-package io.sluice.proxy.bench;
+package io.sluice.bench;
 
 import java.io.IOException;
 import java.net.URI;

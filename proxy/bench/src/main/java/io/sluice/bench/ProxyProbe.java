@@ -1,9 +1,9 @@
-package io.sluice.proxy.bench;
+package io.sluice.bench;
 
 import java.time.Duration;
 import java.util.List;
 
-import io.sluice.proxy.bench.results.RunRecord;
+import io.sluice.bench.results.RunRecord;
 
 /**
  * Watches a proxy process through one benchmark run: its CPU and memory every second (through {@link CpuSampler},

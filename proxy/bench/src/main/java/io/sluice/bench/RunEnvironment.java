@@ -1,4 +1,4 @@
-package io.sluice.proxy.bench;
+package io.sluice.bench;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -8,7 +8,7 @@ import java.util.Map;
 
 import org.apache.kafka.common.utils.AppInfoParser;
 
-import io.sluice.proxy.bench.results.RunRecord;
+import io.sluice.bench.results.RunRecord;
 
 /** The machine and software versions a benchmark ran with, recorded beside its results. */
 public final class RunEnvironment {

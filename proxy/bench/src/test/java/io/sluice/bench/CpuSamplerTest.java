@@ -1,6 +1,6 @@
-package io.sluice.proxy.bench;
+package io.sluice.bench;
 
-import io.sluice.proxy.bench.CpuSampler.Sample;
+import io.sluice.bench.CpuSampler.Sample;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 

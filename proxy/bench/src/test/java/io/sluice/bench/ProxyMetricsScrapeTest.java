@@ -1,4 +1,4 @@
-package io.sluice.proxy.bench;
+package io.sluice.bench;
 
 import org.junit.jupiter.api.Test;
 

@@ -1,4 +1,4 @@
-package io.sluice.proxy.embedded;
+package io.sluice.testkit;
 
 import java.io.IOException;
 import java.net.InetSocketAddress;

@@ -1,4 +1,4 @@
-package io.sluice.proxy.embedded;
+package io.sluice.testkit;
 
 import java.nio.file.Files;
 import java.nio.file.Path;

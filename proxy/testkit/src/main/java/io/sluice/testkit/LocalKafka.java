@@ -1,4 +1,4 @@
-package io.sluice.proxy.embedded;
+package io.sluice.testkit;
 
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;

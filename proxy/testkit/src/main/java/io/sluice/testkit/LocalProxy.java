@@ -1,4 +1,4 @@
-package io.sluice.proxy.embedded;
+package io.sluice.testkit;
 
 import java.io.IOException;
 import java.net.URI;
@@ -50,7 +50,7 @@ public final class LocalProxy implements AutoCloseable {
         Path dir = Files.createTempDirectory("sluice-proxy-");
         Path config = Files.writeString(dir.resolve("proxy.yaml"), configYaml);
         Path log = dir.resolve("proxy.log");
-        ProcessBuilder builder = new ProcessBuilder(JavaCommand.of(jvmOptions, "io.sluice.proxy.cli.Main", List.of("proxy", "--config", config.toString())))
+        ProcessBuilder builder = new ProcessBuilder(JavaCommand.of(jvmOptions, "io.sluice.app.cli.Main", List.of("proxy", "--config", config.toString())))
                 .redirectErrorStream(true)
                 .redirectOutput(log.toFile());
         builder.environment().putAll(env);

@@ -1,4 +1,4 @@
-package io.sluice.proxy.embedded;
+package io.sluice.testkit;
 
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;

@@ -1,4 +1,4 @@
-package io.sluice.filter.encryption;
+package io.sluice.app.cli;
 
 import java.time.Duration;
 import java.util.LinkedHashMap;
@@ -6,13 +6,11 @@ import java.util.List;
 import java.util.Map;
 import java.util.stream.Collectors;
 
-import io.sluice.proxy.bench.CpuSampler;
-import io.sluice.proxy.bench.ProxyBenchmark;
-import io.sluice.proxy.cli.Command;
-import io.sluice.proxy.cli.Options;
-import io.sluice.proxy.embedded.FreePorts;
-import io.sluice.proxy.embedded.LocalKafka;
-import io.sluice.proxy.embedded.LocalProxy;
+import io.sluice.bench.CpuSampler;
+import io.sluice.bench.ProxyBenchmark;
+import io.sluice.testkit.FreePorts;
+import io.sluice.testkit.LocalKafka;
+import io.sluice.testkit.LocalProxy;
 
 /**
  * {@code sluice bench encryption}: one broker, two proxies in their own JVMs (passthrough, and

@@ -1,4 +1,4 @@
-package io.sluice.proxy.cli;
+package io.sluice.app.cli;
 
 import java.nio.file.Path;
 import java.time.Duration;
@@ -12,15 +12,16 @@ import java.util.Map;
 import java.util.function.Function;
 import java.util.stream.Collectors;
 
-import io.sluice.proxy.bench.CpuSampler;
-import io.sluice.proxy.bench.ProxyBenchmark;
-import io.sluice.proxy.bench.sweep.RateSweep;
-import io.sluice.proxy.bench.targets.BenchTarget;
-import io.sluice.proxy.bench.targets.TargetCredentials;
-import io.sluice.proxy.bench.targets.BenchTargets;
-import io.sluice.proxy.embedded.FreePorts;
-import io.sluice.proxy.embedded.LocalKafka;
-import io.sluice.proxy.embedded.LocalProxy;
+import io.sluice.app.demo.DemoCommand;
+import io.sluice.bench.CpuSampler;
+import io.sluice.bench.ProxyBenchmark;
+import io.sluice.bench.sweep.RateSweep;
+import io.sluice.bench.targets.BenchTarget;
+import io.sluice.bench.targets.TargetCredentials;
+import io.sluice.bench.targets.BenchTargets;
+import io.sluice.testkit.FreePorts;
+import io.sluice.testkit.LocalKafka;
+import io.sluice.testkit.LocalProxy;
 
 /**
  * {@code sluice bench proxy}: a broker and the proxy each in a child process (the proxy's CPU read from /proc),

@@ -1,4 +1,4 @@
-package io.sluice.bridge.server;
+package io.sluice.app.cli;
 
 import java.nio.file.Path;
 import java.util.List;
@@ -6,11 +6,8 @@ import java.util.List;
 import io.sluice.bridge.auth.JwtAuthenticator;
 import io.sluice.bridge.config.BridgeConfig;
 import io.sluice.bridge.config.BridgeConfigLoader;
+import io.sluice.bridge.server.BridgeServer;
 import io.sluice.bridge.web.StaticContent;
-import io.sluice.proxy.cli.Command;
-import io.sluice.proxy.cli.Options;
-import io.sluice.proxy.cli.UntilStopped;
-import io.sluice.proxy.config.ConfigException;
 
 /** {@code sluice bridge --config FILE}: runs a bridge node until interrupted. */
 public final class BridgeCommand implements Command {
@@ -29,7 +26,7 @@ public final class BridgeCommand implements Command {
     public int run(List<String> args) throws Exception {
         Options options = Options.parse(args, "config");
         BridgeConfig config = BridgeConfigLoader.load(Path.of(options.require("config")));
-        JwtAuthenticator authenticator = authenticator(config);
+        JwtAuthenticator authenticator = JwtAuthenticator.forBridge(config);
         BridgeServer server;
         try {
             server = BridgeServer.start(config, authenticator, StaticContent.fromClasspath(StaticContent.CLIENT_JS));
@@ -42,18 +39,5 @@ public final class BridgeCommand implements Command {
             authenticator.close();
         }, "sluice-bridge");
         return 0;
-    }
-
-    /** Every client authenticates with a JWT; a node without {@code auth.jwt} would serve anyone, so it does not start. */
-    static JwtAuthenticator authenticator(BridgeConfig config) {
-        if (config.auth().jwt() == null) {
-            throw new ConfigException("auth.jwt: is required (the bridge authenticates every client with a JWT)");
-        }
-        try {
-            return JwtAuthenticator.create(config.auth().jwt());
-        } catch (IllegalArgumentException e) {
-            // Key files are read here, after the config was validated; say which section they belong to.
-            throw new ConfigException("auth.jwt." + e.getMessage());
-        }
     }
 }

@@ -1,4 +1,4 @@
-package io.sluice.proxy.cli;
+package io.sluice.app.cli;
 
 import java.util.List;
 

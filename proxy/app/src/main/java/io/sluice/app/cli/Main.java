@@ -1,4 +1,4 @@
-package io.sluice.proxy.cli;
+package io.sluice.app.cli;
 
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -51,7 +51,10 @@ public final class Main {
 
     private static void usage(List<Command> commands) {
         System.out.println("usage: sluice <command> [options]\n");
-        System.out.println("  test" + " ".repeat(16) + "run the whole test suite (mvn -B verify)");
+        // Only the checkout's ./sluice (which sets SLUICE_CHECKOUT) can run the test suite; a distribution has no sources.
+        if (System.getenv("SLUICE_CHECKOUT") != null) {
+            System.out.println("  test" + " ".repeat(16) + "run the whole test suite (mvn -B verify)");
+        }
         for (Command c : commands) {
             System.out.printf("  %-19s %s%n", c.name(), c.summary());
         }

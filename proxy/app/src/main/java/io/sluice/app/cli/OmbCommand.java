@@ -1,4 +1,4 @@
-package io.sluice.omb.cli;
+package io.sluice.app.cli;
 
 import java.nio.file.Path;
 import java.time.Duration;
@@ -13,12 +13,9 @@ import io.sluice.omb.run.OmbInstallation;
 import io.sluice.omb.run.OmbRunner;
 import io.sluice.omb.workload.WorkloadCatalog;
 import io.sluice.omb.workload.WorkloadFile;
-import io.sluice.proxy.bench.targets.BenchTarget;
-import io.sluice.proxy.bench.targets.BenchTargets;
-import io.sluice.proxy.cli.Command;
-import io.sluice.proxy.cli.Options;
-import io.sluice.proxy.cli.UsageException;
-import io.sluice.proxy.embedded.LocalKafka;
+import io.sluice.bench.targets.BenchTarget;
+import io.sluice.bench.targets.BenchTargets;
+import io.sluice.testkit.LocalKafka;
 
 /**
  * {@code sluice omb}: OpenMessaging Benchmark workloads against the broker and the proxy's targets, results stored

@@ -1,4 +1,4 @@
-package io.sluice.sizing.cli;
+package io.sluice.app.cli;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -7,9 +7,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
-import io.sluice.proxy.cli.Command;
-import io.sluice.proxy.cli.Options;
-import io.sluice.proxy.cli.UsageException;
 import io.sluice.sizing.bridge.AudienceSpec;
 import io.sluice.sizing.bridge.BridgeFit;
 import io.sluice.sizing.bridge.BridgeFitter;

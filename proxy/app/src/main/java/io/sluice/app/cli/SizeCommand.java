@@ -1,12 +1,9 @@
-package io.sluice.sizing.cli;
+package io.sluice.app.cli;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 
-import io.sluice.proxy.cli.Command;
-import io.sluice.proxy.cli.Options;
-import io.sluice.proxy.cli.UsageException;
 import io.sluice.sizing.plan.ScenarioSizing;
 import io.sluice.sizing.plan.Sizing;
 import io.sluice.sizing.plan.TrafficSpec;

@@ -1,4 +1,4 @@
-package io.sluice.bridge.demo;
+package io.sluice.app.demo;
 
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -16,7 +16,6 @@ import io.sluice.bridge.config.BridgeConfig;
 import io.sluice.bridge.config.BridgeConfigLoader;
 import io.sluice.bridge.server.BridgeServer;
 import io.sluice.bridge.web.StaticContent;
-import io.sluice.proxy.cli.DemoPart;
 
 /**
  * The demo's bridge part: live scores produced into the topic {@code scores} through the demo proxy, a bridge node on
@@ -26,7 +25,7 @@ import io.sluice.proxy.cli.DemoPart;
  */
 public final class BridgeDemo implements DemoPart {
 
-    static final String PAGES = "io/sluice/bridge/demo";
+    static final String PAGES = "io/sluice/app/demo";
     private static final Duration TOKEN_LIFETIME = Duration.ofMinutes(2);
 
     private final String listen;

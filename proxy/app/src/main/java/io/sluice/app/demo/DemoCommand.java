@@ -1,4 +1,4 @@
-package io.sluice.proxy.cli;
+package io.sluice.app.demo;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -20,8 +20,10 @@ import org.apache.kafka.common.serialization.StringSerializer;
 
 import io.sluice.proxy.config.ConfigLoader;
 import io.sluice.proxy.config.ProxyConfig;
-import io.sluice.proxy.embedded.LocalKafka;
+import io.sluice.testkit.LocalKafka;
 import io.sluice.proxy.server.ProxyServer;
+import io.sluice.app.cli.Command;
+import io.sluice.app.cli.Options;
 
 /**
  * {@code sluice demo}: a real single-node KRaft broker in a child process, the proxy in front of it on
@@ -115,7 +117,7 @@ public final class DemoCommand implements Command {
     }
 
     /** The demo's proxy configuration: one virtual cluster, passthrough, one port-per-broker gateway. */
-    static String demoYaml(String kafkaBootstrap, String proxyBootstrap, int managementPort) {
+    public static String demoYaml(String kafkaBootstrap, String proxyBootstrap, int managementPort) {
         return """
                 management:
                   bindAddress: 127.0.0.1

@@ -1,4 +1,4 @@
-package io.sluice.proxy.cli;
+package io.sluice.app.demo;
 
 import java.io.PrintStream;
 import java.util.List;

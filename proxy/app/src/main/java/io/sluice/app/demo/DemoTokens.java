@@ -1,4 +1,4 @@
-package io.sluice.bridge.demo;
+package io.sluice.app.demo;
 
 import java.security.SecureRandom;
 import java.time.Duration;

@@ -1,4 +1,4 @@
-package io.sluice.filter.encryption;
+package io.sluice.app.demo;
 
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -19,8 +19,6 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.TopicExistsException;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
-
-import io.sluice.proxy.cli.DemoPart;
 
 /** The demo's encryption part: topics {@code secure.*} are encrypted with the in-process KMS; shows both views. */
 public final class EncryptionDemo implements DemoPart {

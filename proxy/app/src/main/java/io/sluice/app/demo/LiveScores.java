@@ -1,4 +1,4 @@
-package io.sluice.bridge.demo;
+package io.sluice.app.demo;
 
 import java.util.ArrayList;
 import java.util.LinkedHashMap;

@@ -1,4 +1,4 @@
-package io.sluice.sizing.cli;
+package io.sluice.app.cli;
 
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;

@@ -1,4 +1,4 @@
-package io.sluice.bridge.demo;
+package io.sluice.app.demo;
 
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
@@ -23,7 +23,6 @@ import io.kroxylicious.testing.kafka.api.KafkaCluster;
 import io.kroxylicious.testing.kafka.common.BrokerCluster;
 import io.kroxylicious.testing.kafka.junit5ext.KafkaClusterExtension;
 import io.sluice.bridge.client.HeadlessBrowser;
-import io.sluice.proxy.cli.DemoPart;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

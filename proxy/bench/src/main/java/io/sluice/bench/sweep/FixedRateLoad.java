@@ -1,4 +1,4 @@
-package io.sluice.proxy.bench.sweep;
+package io.sluice.bench.sweep;
 
 import java.nio.ByteBuffer;
 import java.time.Duration;
@@ -27,7 +27,7 @@ import org.apache.kafka.common.errors.WakeupException;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 
-import io.sluice.proxy.bench.results.OmbResultJson.Interval;
+import io.sluice.bench.results.OmbResultJson.Interval;
 
 /**
  * One producer sending to a one-partition topic at a fixed rate while one consumer reads it, measured the way

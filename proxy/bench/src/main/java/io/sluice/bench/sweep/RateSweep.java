@@ -1,4 +1,4 @@
-package io.sluice.proxy.bench.sweep;
+package io.sluice.bench.sweep;
 
 import java.io.PrintStream;
 import java.nio.file.Path;
@@ -10,15 +10,15 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
-import io.sluice.proxy.bench.ProxyProbe;
-import io.sluice.proxy.bench.RunEnvironment;
-import io.sluice.proxy.bench.results.OmbResultJson;
-import io.sluice.proxy.bench.results.ResultFiles;
-import io.sluice.proxy.bench.results.RunRecord;
-import io.sluice.proxy.bench.results.Workload;
-import io.sluice.proxy.bench.targets.BenchTarget;
-import io.sluice.proxy.embedded.FreePorts;
-import io.sluice.proxy.embedded.LocalProxy;
+import io.sluice.bench.ProxyProbe;
+import io.sluice.bench.RunEnvironment;
+import io.sluice.bench.results.OmbResultJson;
+import io.sluice.bench.results.ResultFiles;
+import io.sluice.bench.results.RunRecord;
+import io.sluice.bench.results.Workload;
+import io.sluice.bench.targets.BenchTarget;
+import io.sluice.testkit.FreePorts;
+import io.sluice.testkit.LocalProxy;
 
 /**
  * {@code sluice bench proxy --rates}: the 1 topic / 1 partition scenario at each of several fixed produce rates,

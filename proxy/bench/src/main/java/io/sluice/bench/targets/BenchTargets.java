@@ -1,4 +1,4 @@
-package io.sluice.proxy.bench.targets;
+package io.sluice.bench.targets;
 
 import java.io.IOException;
 import java.io.InputStream;

@@ -1,4 +1,4 @@
-package io.sluice.proxy.bench.results;
+package io.sluice.bench.results;
 
 import java.nio.file.Path;
 

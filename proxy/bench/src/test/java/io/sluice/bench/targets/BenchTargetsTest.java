@@ -1,4 +1,4 @@
-package io.sluice.proxy.bench.targets;
+package io.sluice.bench.targets;
 
 import java.nio.file.Files;
 import java.nio.file.Path;

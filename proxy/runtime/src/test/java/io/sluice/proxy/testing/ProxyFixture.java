@@ -54,7 +54,7 @@ public final class ProxyFixture implements AutoCloseable {
     }
 
     private static ProxyFixture start(String targetBootstrap, String clusterSection, String targetSection, String gatewaySection, String topLevel) {
-        int port = io.sluice.proxy.embedded.FreePorts.block(8);
+        int port = io.sluice.testkit.FreePorts.block(8);
         String yaml = """
                 management:
                   port: 0

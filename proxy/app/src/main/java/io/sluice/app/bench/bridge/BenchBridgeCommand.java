@@ -1,4 +1,4 @@
-package io.sluice.bridge.bench;
+package io.sluice.app.bench.bridge;
 
 import java.io.PrintStream;
 import java.net.URI;
@@ -16,11 +16,11 @@ import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.common.errors.TopicExistsException;
 
-import io.sluice.proxy.bench.CpuSampler;
-import io.sluice.proxy.cli.Command;
-import io.sluice.proxy.cli.Options;
-import io.sluice.proxy.cli.UsageException;
-import io.sluice.proxy.embedded.LocalKafka;
+import io.sluice.bench.CpuSampler;
+import io.sluice.app.cli.Command;
+import io.sluice.app.cli.Options;
+import io.sluice.app.cli.UsageException;
+import io.sluice.testkit.LocalKafka;
 
 /**
  * {@code sluice bench bridge}: benchpub and benchsub against a bridge. By default the bench starts its own Kafka and a

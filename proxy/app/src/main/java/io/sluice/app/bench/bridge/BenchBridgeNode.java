@@ -1,4 +1,4 @@
-package io.sluice.bridge.bench;
+package io.sluice.app.bench.bridge;
 
 import java.nio.file.Path;
 import java.time.Duration;
@@ -6,12 +6,12 @@ import java.time.Duration;
 import io.sluice.bridge.config.BridgeConfig;
 import io.sluice.bridge.config.BridgeConfigLoader;
 import io.sluice.bridge.server.BridgeServer;
-import io.sluice.proxy.cli.UntilStopped;
+import io.sluice.app.cli.UntilStopped;
 
 /**
  * The main class of the bridge child process that {@code sluice bench bridge} starts ({@link LocalBridge}): a normal
  * {@link BridgeServer} from a normal configuration file, authenticating with {@link BenchOnlyAuthenticator}. Not a
- * {@link io.sluice.proxy.cli.Command}, so the launcher cannot start it; the token comes in the environment, never on
+ * {@link io.sluice.app.cli.Command}, so the launcher cannot start it; the token comes in the environment, never on
  * the command line where {@code ps} would show it.
  */
 public final class BenchBridgeNode {

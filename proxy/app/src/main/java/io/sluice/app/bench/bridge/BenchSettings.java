@@ -1,4 +1,4 @@
-package io.sluice.bridge.bench;
+package io.sluice.app.bench.bridge;
 
 import java.time.Duration;
 
@@ -40,7 +40,7 @@ record BenchSettings(int connections, int endpoints, double rate, int payloadByt
 
     private static void require(boolean ok, String message) {
         if (!ok) {
-            throw new io.sluice.proxy.cli.UsageException(message);
+            throw new io.sluice.app.cli.UsageException(message);
         }
     }
 

@@ -1,4 +1,4 @@
-package io.sluice.bridge.bench;
+package io.sluice.app.bench.bridge;
 
 import java.io.IOException;
 import java.io.PrintStream;
@@ -12,7 +12,7 @@ import java.util.concurrent.TimeUnit;
 
 import org.HdrHistogram.Histogram;
 
-import io.sluice.proxy.bench.CpuSampler;
+import io.sluice.bench.CpuSampler;
 
 /**
  * One run against one bridge: memory before, connections (with progress), memory with them open, then traffic

@@ -1,4 +1,4 @@
-package io.sluice.bridge.bench;
+package io.sluice.app.bench.bridge;
 
 import java.io.IOException;
 import java.net.URI;
@@ -14,10 +14,10 @@ import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
-import io.sluice.proxy.bench.CpuSampler;
-import io.sluice.proxy.embedded.FreePorts;
-import io.sluice.proxy.embedded.JavaCommand;
-import io.sluice.proxy.embedded.LocalKafka;
+import io.sluice.bench.CpuSampler;
+import io.sluice.testkit.FreePorts;
+import io.sluice.testkit.JavaCommand;
+import io.sluice.testkit.LocalKafka;
 
 /**
  * A bridge node in a child JVM ({@link BenchBridgeNode}) on this JVM's class path, so that its CPU and memory can be

@@ -1,4 +1,4 @@
-package io.sluice.filter.jwt.bench;
+package io.sluice.app.bench.jwt;
 
 import java.nio.charset.StandardCharsets;
 import java.security.SecureRandom;
@@ -16,7 +16,7 @@ import com.nimbusds.jose.crypto.MACSigner;
 import com.nimbusds.jwt.JWTClaimsSet;
 import com.nimbusds.jwt.SignedJWT;
 
-import io.sluice.proxy.bench.targets.TargetCredentials;
+import io.sluice.bench.targets.TargetCredentials;
 
 /**
  * Credentials for benchmark targets that run JwtAuth: a fresh HMAC secret per run (given to the proxy as

@@ -1,4 +1,4 @@
-package io.sluice.filter.jwt.bench;
+package io.sluice.app.bench.jwt;
 
 import java.util.List;
 import java.util.Map;
@@ -9,6 +9,8 @@ import javax.security.auth.login.AppConfigurationEntry;
 
 import org.apache.kafka.common.security.auth.AuthenticateCallbackHandler;
 import org.apache.kafka.common.security.oauthbearer.OAuthBearerTokenCallback;
+
+import io.sluice.testkit.BearerToken;
 
 /**
  * The OAUTHBEARER login callback of the benchmark's clients ({@code sasl.login.callback.handler.class}): presents

@@ -1,4 +1,4 @@
-package io.sluice.bridge.bench;
+package io.sluice.app.bench.bridge;
 
 import org.junit.jupiter.api.Test;
 

@@ -1,4 +1,4 @@
-package io.sluice.filter.jwt.bench;
+package io.sluice.app.bench.jwt;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -7,8 +7,8 @@ import org.junit.jupiter.api.Test;
 import io.sluice.auth.Authenticator;
 import io.sluice.auth.Grant;
 import io.sluice.auth.JwtConfig;
-import io.sluice.proxy.bench.targets.BenchTargets;
-import io.sluice.proxy.bench.targets.TargetCredentials;
+import io.sluice.bench.targets.BenchTargets;
+import io.sluice.bench.targets.TargetCredentials;
 
 class JwtBenchCredentialsTest {
 

@@ -1,4 +1,4 @@
-package io.sluice.filter.jwt.bench;
+package io.sluice.testkit;
 
 import java.text.ParseException;
 import java.util.Set;
