@@ -17,7 +17,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The proxy as a child process ({@code sluice proxy --config FILE}) from this JVM's class path, so that a
- * benchmark can measure the proxy's own CPU and memory, apart from the load generator's.
+ * benchmark can measure the proxy's own CPU and memory, apart from the load generator's. The launcher is the app's
+ * ({@code io.sluice.app.cli.Main}), so sluice-app must be on the class path: benchmarks run from the app.
  */
 public final class LocalProxy implements AutoCloseable {
 
