@@ -62,8 +62,12 @@ class OmbRunnerTest {
         WorkloadFile workload = WorkloadCatalog.load().select("10topics-1partition-1kb-5k").get(0);
         ByteArrayOutputStream log = new ByteArrayOutputStream();
 
+        // The app has every filter, so the target this build cannot run names a filter type that no build has.
+        Path unavailable = Files.writeString(dir.resolve("unavailable.yaml"), BenchTargets.resolve("passthrough").proxyConfigTemplate()
+                .replace("filters: []", "filters: [missing]")
+                .replace("virtualClusters:", "filterDefinitions:\n  - name: missing\n    type: NoSuchFilter\nvirtualClusters:"));
         List<Path> written = runner(Map.of("FAKE_OMB_RESULT", realResult.toString()), log)
-                .run("127.0.0.1:9092", BenchTargets.resolve(List.of("direct", "encryption")), List.of(workload));
+                .run("127.0.0.1:9092", BenchTargets.resolve(List.of("direct", "unavailable=" + unavailable)), List.of(workload));
 
         Path result = ResultLayout.result(out, "direct", "10topics-1partition-1kb-5k");
         assertThat(written).containsExactly(result);
@@ -86,7 +90,7 @@ class OmbRunnerTest {
         assertThat(Files.readString(work.resolve("omb.log"))).contains("Starting benchmark traffic");
 
         // A target this build cannot run is skipped, and says why.
-        assertThat(log.toString(StandardCharsets.UTF_8)).contains("skipping target 'encryption'").contains("RecordEncryption");
+        assertThat(log.toString(StandardCharsets.UTF_8)).contains("skipping target 'unavailable'").contains("NoSuchFilter");
     }
 
     @Test
