@@ -134,6 +134,22 @@ class DistributionIT {
     }
 
     @Test
+    void refusesAJavaOlderThan17() throws Exception {
+        // A JAVA_HOME whose java reports version 11, as an old JDK prints it (to stderr).
+        Path oldJava = Files.createDirectories(work.resolve("old-jdk/bin"));
+        Path java = Files.writeString(oldJava.resolve("java"), "#!/bin/sh\necho 'openjdk version \"11.0.22\" 2024-01-16' >&2\n");
+        assertThat(java.toFile().setExecutable(true)).isTrue();
+        Path log = work.resolve("old-java.log");
+        ProcessBuilder builder = builder(List.of("help"), Map.of(), log);
+        builder.environment().put("JAVA_HOME", oldJava.getParent().toString());
+        Process process = builder.start();
+        started.add(process);
+        assertThat(process.waitFor(30, TimeUnit.SECONDS)).isTrue();
+        assertThat(process.exitValue()).isEqualTo(1);
+        assertThat(log).content().contains("Java 11.0.22", "Java 17 or newer is required");
+    }
+
+    @Test
     void proxyAndBridgeFromTheTarballServeARealBrokerAndStopOnSigterm() throws Exception {
         String topic = "scores";
         int proxyPort = FreePorts.block(3);
