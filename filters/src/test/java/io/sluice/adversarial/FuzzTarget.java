@@ -18,7 +18,7 @@ import io.sluice.auth.testing.JwksServer;
 import io.sluice.auth.testing.TestIssuer;
 import io.sluice.filter.jwt.TestTokenCallbackHandler;
 import io.sluice.proxy.config.ConfigLoader;
-import io.sluice.proxy.embedded.FreePorts;
+import io.sluice.testkit.FreePorts;
 import io.sluice.proxy.server.ProxyServer;
 
 /**

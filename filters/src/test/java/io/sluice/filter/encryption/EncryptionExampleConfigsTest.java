@@ -20,7 +20,7 @@ class EncryptionExampleConfigsTest {
     @ValueSource(strings = { "encryption.yaml", "encryption-inprocess.yaml" })
     void exampleStartsAProxy(String file) throws Exception {
         String yaml = Files.readString(Path.of("../config/examples", file));
-        int port = io.sluice.proxy.embedded.FreePorts.block(4);
+        int port = io.sluice.testkit.FreePorts.block(4);
         ProxyConfig config = ConfigLoader.parse(yaml.replace("port: 9190", "port: 0"), Map.of(
                 "KAFKA_BOOTSTRAP", "127.0.0.1:1",
                 "SLUICE_BOOTSTRAP", "127.0.0.1:" + port,

@@ -13,7 +13,7 @@ import javax.security.auth.login.AppConfigurationEntry;
 import org.apache.kafka.common.security.auth.AuthenticateCallbackHandler;
 import org.apache.kafka.common.security.oauthbearer.OAuthBearerTokenCallback;
 
-import io.sluice.filter.jwt.bench.BearerToken;
+import io.sluice.testkit.BearerToken;
 
 
 /**

@@ -13,15 +13,15 @@ import java.util.concurrent.TimeoutException;
 
 import io.sluice.omb.workload.DriverTemplates;
 import io.sluice.omb.workload.WorkloadFile;
-import io.sluice.proxy.bench.ProxyProbe;
-import io.sluice.proxy.bench.RunEnvironment;
-import io.sluice.proxy.bench.results.ResultFiles;
-import io.sluice.proxy.bench.results.ResultLayout;
-import io.sluice.proxy.bench.results.RunRecord;
-import io.sluice.proxy.bench.results.Workload;
-import io.sluice.proxy.bench.targets.BenchTarget;
-import io.sluice.proxy.embedded.FreePorts;
-import io.sluice.proxy.embedded.LocalProxy;
+import io.sluice.bench.ProxyProbe;
+import io.sluice.bench.RunEnvironment;
+import io.sluice.bench.results.ResultFiles;
+import io.sluice.bench.results.ResultLayout;
+import io.sluice.bench.results.RunRecord;
+import io.sluice.bench.results.Workload;
+import io.sluice.bench.targets.BenchTarget;
+import io.sluice.testkit.FreePorts;
+import io.sluice.testkit.LocalProxy;
 
 /**
  * Runs a workload × target matrix through a real OMB: per target, the proxy (if any) in its own process with the

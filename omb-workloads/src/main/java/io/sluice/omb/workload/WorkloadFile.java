@@ -7,7 +7,7 @@ import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 
-import io.sluice.proxy.bench.results.Workload;
+import io.sluice.bench.results.Workload;
 
 /**
  * An OMB workload file: its text exactly as OMB will read it, and the fields a runner needs from it.

@@ -8,7 +8,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 
-import io.sluice.proxy.bench.targets.BenchTargets;
+import io.sluice.bench.targets.BenchTargets;
 import io.sluice.proxy.config.ConfigException;
 
 import static org.assertj.core.api.Assertions.assertThat;

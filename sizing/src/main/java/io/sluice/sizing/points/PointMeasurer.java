@@ -4,7 +4,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.OptionalLong;
 
-import io.sluice.proxy.bench.results.RunRecord;
+import io.sluice.bench.results.RunRecord;
 import io.sluice.sizing.results.MeasuredRun;
 import io.sluice.sizing.results.RunInfo;
 

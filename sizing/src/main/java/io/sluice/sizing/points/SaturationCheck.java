@@ -3,7 +3,7 @@ package io.sluice.sizing.points;
 import java.util.ArrayList;
 import java.util.List;
 
-import io.sluice.proxy.bench.results.Workload;
+import io.sluice.bench.results.Workload;
 import io.sluice.sizing.results.OmbResult;
 
 /**

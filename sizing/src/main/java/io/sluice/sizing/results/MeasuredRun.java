@@ -3,8 +3,8 @@ package io.sluice.sizing.results;
 import java.nio.file.Path;
 import java.util.Optional;
 
-import io.sluice.proxy.bench.results.RunRecord;
-import io.sluice.proxy.bench.results.Workload;
+import io.sluice.bench.results.RunRecord;
+import io.sluice.bench.results.Workload;
 
 /**
  * One result file with what was stored beside it.

@@ -10,8 +10,8 @@ import java.util.List;
 import java.util.Optional;
 import java.util.stream.Stream;
 
-import io.sluice.proxy.bench.results.ResultLayout;
-import io.sluice.proxy.bench.results.Workload;
+import io.sluice.bench.results.ResultLayout;
+import io.sluice.bench.results.Workload;
 
 /**
  * Finds the results under a directory, at any depth, so several result sets (a bench sweep, an OMB matrix) can be

@@ -3,8 +3,8 @@ package io.sluice.sizing.results;
 import java.util.List;
 import java.util.Optional;
 
-import io.sluice.proxy.bench.results.RunRecord;
-import io.sluice.proxy.bench.results.Workload;
+import io.sluice.bench.results.RunRecord;
+import io.sluice.bench.results.Workload;
 
 /**
  * What a sizing needs from a {@code run.json}: who produced the run, against what, when it was measured, and the

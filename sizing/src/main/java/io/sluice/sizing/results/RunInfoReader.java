@@ -7,7 +7,7 @@ import java.util.Optional;
 
 import com.fasterxml.jackson.databind.JsonNode;
 
-import io.sluice.proxy.bench.results.RunRecord;
+import io.sluice.bench.results.RunRecord;
 
 /** Reads the {@code run.json} that {@code sluice bench} and {@code sluice omb} write beside each result. */
 public final class RunInfoReader {

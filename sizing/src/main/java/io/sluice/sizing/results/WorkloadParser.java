@@ -8,7 +8,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 
-import io.sluice.proxy.bench.results.Workload;
+import io.sluice.bench.results.Workload;
 
 /** OMB workload definitions, from a {@code .workload.yaml} or the copy inside a run.json. */
 public final class WorkloadParser {

@@ -6,7 +6,7 @@ import java.util.Optional;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import io.sluice.proxy.bench.results.Workload;
+import io.sluice.bench.results.Workload;
 import io.sluice.sizing.results.OmbResult;
 import io.sluice.sizing.results.ResultSetReader;
 import io.sluice.sizing.testing.SyntheticRuns;

@@ -8,10 +8,10 @@ import java.util.Map;
 
 import org.HdrHistogram.Histogram;
 
-import io.sluice.proxy.bench.results.OmbResultJson;
-import io.sluice.proxy.bench.results.ResultFiles;
-import io.sluice.proxy.bench.results.RunRecord;
-import io.sluice.proxy.bench.results.Workload;
+import io.sluice.bench.results.OmbResultJson;
+import io.sluice.bench.results.ResultFiles;
+import io.sluice.bench.results.RunRecord;
+import io.sluice.bench.results.Workload;
 
 /**
  * Writes result sets as the benchmarks do (through the proxy module's own writer), with traffic and proxy CPU

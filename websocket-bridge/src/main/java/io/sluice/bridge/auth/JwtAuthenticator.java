@@ -10,6 +10,8 @@ import org.slf4j.LoggerFactory;
 import io.sluice.auth.AuthenticatorBusyException;
 import io.sluice.auth.JwtConfig;
 import io.sluice.auth.TokenRejectedException;
+import io.sluice.bridge.config.BridgeConfig;
+import io.sluice.proxy.config.ConfigException;
 
 /**
  * The bridge's {@link Authenticator} over the shared {@link io.sluice.auth.Authenticator}: the same token validation
@@ -38,6 +40,19 @@ public final class JwtAuthenticator implements Authenticator, AutoCloseable {
      */
     public static JwtAuthenticator create(JwtConfig config) {
         return new JwtAuthenticator(io.sluice.auth.Authenticator.create(config));
+    }
+
+    /** Every client authenticates with a JWT; a node without {@code auth.jwt} would serve anyone, so it does not start. */
+    public static JwtAuthenticator forBridge(BridgeConfig config) {
+        if (config.auth().jwt() == null) {
+            throw new ConfigException("auth.jwt: is required (the bridge authenticates every client with a JWT)");
+        }
+        try {
+            return create(config.auth().jwt());
+        } catch (IllegalArgumentException e) {
+            // Key files are read here, after the config was validated; say which section they belong to.
+            throw new ConfigException("auth.jwt." + e.getMessage());
+        }
     }
 
     @Override

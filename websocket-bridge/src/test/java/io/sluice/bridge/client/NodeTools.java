@@ -20,7 +20,8 @@ import static org.assertj.core.api.Assertions.fail;
 public final class NodeTools {
 
     /** The client's folder; tests run with the module as working directory. */
-    static final Path CLIENT_JS = Path.of("client-js").toAbsolutePath();
+    /** The bridge's {@code client-js/}, from the bridge module's tests or another module's (the app's demo test). */
+    static final Path CLIENT_JS = clientJs();
     static final Path CHROMIUM = Path.of(System.getenv().getOrDefault("SLUICE_CHROMIUM", "/usr/bin/chromium"));
 
     private static boolean installed;
@@ -46,6 +47,17 @@ public final class NodeTools {
             }
         }
         installed = true;
+    }
+
+    private static Path clientJs() {
+        for (Path dir = Path.of("").toAbsolutePath(); dir != null; dir = dir.getParent()) {
+            for (Path candidate : List.of(dir.resolve("client-js"), dir.resolve("websocket-bridge/client-js"))) {
+                if (Files.isRegularFile(candidate.resolve("package.json"))) {
+                    return candidate;
+                }
+            }
+        }
+        return Path.of("client-js").toAbsolutePath();
     }
 
     private static void require(boolean present, String problem) {

@@ -99,7 +99,7 @@ public final class BridgeFixture implements AutoCloseable {
                     """.formatted(listen, node, serverExtra.stripIndent().indent(2), bootstrap, authExtra.stripIndent().indent(2),
                     sections.stripIndent());
             BridgeConfig config = BridgeConfigLoader.parse(yaml, Map.of());
-            JwtAuthenticator jwt = config.auth().jwt() == null ? null : BridgeCommand.authenticator(config);
+            JwtAuthenticator jwt = config.auth().jwt() == null ? null : JwtAuthenticator.forBridge(config);
             Authenticator authenticator = jwt == null ? new TestAuthenticator() : jwt;
             BridgeServer server = BridgeServer.start(config, authenticator, content);
             try {

@@ -4,10 +4,6 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.Map;
-import java.util.ServiceLoader;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -16,12 +12,8 @@ import io.kroxylicious.testing.kafka.api.KafkaCluster;
 import io.kroxylicious.testing.kafka.common.BrokerCluster;
 import io.kroxylicious.testing.kafka.junit5ext.KafkaClusterExtension;
 import io.sluice.bridge.auth.TestAuthenticator;
-import io.sluice.bridge.config.BridgeConfigLoader;
-import io.sluice.proxy.cli.Command;
-import io.sluice.proxy.config.ConfigException;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 @ExtendWith(KafkaClusterExtension.class)
 class ManagementAndCommandTest {
@@ -53,15 +45,5 @@ class ManagementAndCommandTest {
                 assertThat(bridge.metric("sluice_bridge_messages_out_total", "")).isEqualTo(1);
             }
         }
-    }
-
-    @Test
-    void bridgeCommandIsFoundByTheLauncherAndRefusesToRunWithoutJwt() {
-        List<String> names = new ArrayList<>();
-        ServiceLoader.load(Command.class).forEach(c -> names.add(c.name()));
-        assertThat(names).contains("bridge", "proxy");
-        var config = BridgeConfigLoader.parse("kafka:\n  bootstrapServers: b:9092\ntopics: a\n", Map.of());
-        assertThatThrownBy(() -> BridgeCommand.authenticator(config))
-                .isInstanceOf(ConfigException.class).hasMessageContaining("auth.jwt");
     }
 }

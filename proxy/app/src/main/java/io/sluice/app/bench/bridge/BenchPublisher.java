@@ -1,0 +1,100 @@
+package io.sluice.app.bench.bridge;
+
+import java.nio.charset.StandardCharsets;
+import java.util.Properties;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.concurrent.locks.LockSupport;
+
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+
+/**
+ * Benchpub: {@code keys} keys of one topic, each at {@code ratePerKey} messages/s, sent on an even schedule (message
+ * i at start + i / total rate, keys in turn, so every key is evenly spaced too). Each payload is stamped with its
+ * <em>scheduled</em> time, not the time it was actually handed to the producer: if this thread or the producer falls
+ * behind, the delay shows up as latency instead of being hidden (no coordinated omission).
+ */
+final class BenchPublisher implements AutoCloseable {
+
+    private final KafkaProducer<byte[], byte[]> producer;
+    private final String topic;
+    private final byte[][] keys;
+    private final double totalRate;
+    private final int payloadBytes;
+    private final Thread thread;
+    private final LongAdder sent = new LongAdder();
+    private final LongAdder failed = new LongAdder();
+    private final AtomicLong maxLagNanos = new AtomicLong();
+    private volatile boolean running = true;
+
+    BenchPublisher(String bootstrap, String topic, int keys, double ratePerKey, int payloadBytes) {
+        Properties props = new Properties();
+        props.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        props.put(ProducerConfig.ACKS_CONFIG, "1");
+        // Sent as soon as handed over: a linger would add its own delay to every latency sample.
+        props.put(ProducerConfig.LINGER_MS_CONFIG, "0");
+        props.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
+        props.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
+        this.producer = new KafkaProducer<>(props);
+        this.topic = topic;
+        this.keys = new byte[keys][];
+        for (int k = 0; k < keys; k++) {
+            this.keys[k] = BenchTopic.key(k).getBytes(StandardCharsets.UTF_8);
+        }
+        this.totalRate = keys * ratePerKey;
+        this.payloadBytes = payloadBytes;
+        this.thread = new Thread(this::run, "bench-publisher");
+        this.thread.setDaemon(true);
+    }
+
+    BenchPublisher start() {
+        thread.start();
+        return this;
+    }
+
+    long sent() {
+        return sent.sum();
+    }
+
+    long failed() {
+        return failed.sum();
+    }
+
+    /** How far behind its schedule the publisher has been at worst, in ms. */
+    double maxLagMillis() {
+        return maxLagNanos.get() / 1e6;
+    }
+
+    private void run() {
+        double periodNanos = 1e9 / totalRate;
+        long start = LatencyStamp.now();
+        long next = 0;
+        while (running) {
+            long scheduled = start + (long) (next * periodNanos);
+            long now = LatencyStamp.now();
+            if (scheduled > now) {
+                LockSupport.parkNanos(scheduled - now);
+                continue;
+            }
+            maxLagNanos.accumulateAndGet(now - scheduled, Math::max);
+            byte[] key = keys[(int) (next % keys.length)];
+            producer.send(new ProducerRecord<>(topic, key, LatencyStamp.payload(scheduled, payloadBytes)), (metadata, error) -> {
+                if (error != null) {
+                    failed.increment();
+                }
+            });
+            sent.increment();
+            next++;
+        }
+    }
+
+    @Override
+    public void close() throws InterruptedException {
+        running = false;
+        thread.join(5_000);
+        producer.close(java.time.Duration.ofSeconds(5));
+    }
+}

@@ -1,0 +1,50 @@
+package io.sluice.app.bench.bridge;
+
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.file.Path;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+
+/** The summary of a run in the table format of Kafkorama's published benchmark, plus the bridge's own costs. */
+final class BenchReport {
+
+    private BenchReport() {
+    }
+
+    static void print(BenchResult r, PrintStream out) {
+        out.println();
+        out.printf("== sluice bench bridge: %,.0f s measured, %d cores shared by Kafka, the bridge and the load; load average %s -> %s ==%n",
+                r.seconds(), Runtime.getRuntime().availableProcessors(), r.loadAverageStart(), r.loadAverageEnd());
+        out.println("| Metric | Value |");
+        out.println("|---|---|");
+        row(out, "Concurrent clients", "%,d (of %,d; %,d failed to connect, %,d closed by the bridge)".formatted(
+                r.connectionsSubscribed(), r.connectionsRequested(), r.connectFailures(), r.serverCloses()));
+        row(out, "Outgoing throughput", "%,.0f messages/s (expected %,.0f)".formatted(r.msgsPerSecondOut(), r.expectedMsgsPerSecondOut()));
+        row(out, "Outgoing network usage", "%.1f MB/s".formatted(r.mbPerSecondOut()));
+        row(out, "Latency mean", "%.2f ms".formatted(r.latencyMeanMs()));
+        row(out, "Latency 99th percentile", "%.1f ms".formatted(r.latencyP99Ms()));
+        row(out, "Latency max", "%.1f ms".formatted(r.latencyMaxMs()));
+        row(out, "Bridge CPU", Double.isNaN(r.bridgeCores()) ? "n/a" : "%.2f cores".formatted(r.bridgeCores()));
+        row(out, "Bridge CPU per million messages delivered", Double.isNaN(r.bridgeCpuSecondsPerMillion()) ? "n/a"
+                : "%.2f CPU-s".formatted(r.bridgeCpuSecondsPerMillion()));
+        row(out, "Bridge memory per connection", "%s RSS, %s heap after full GC".formatted(
+                BridgeBenchmark.kb(r.rssPerConnectionBytes()), BridgeBenchmark.kb(r.heapPerConnectionBytes())));
+        out.printf("%,d messages delivered (%,d without a readable stamp) from %,d produced; publisher at most %.1f ms behind its schedule%n",
+                r.messagesDelivered(), r.messagesUnstamped(), r.messagesProduced(), r.publisherMaxLagMs());
+        out.println("latency: scheduled send time in benchpub -> frame read in benchsub (same JVM clock); MB/s: WebSocket frame bytes "
+                + "received; CPU: bridge process utime+stime from /proc; memory: (with connections - before) / connections");
+        if (r.firstProblem() != null) {
+            out.println("first problem seen: " + r.firstProblem());
+        }
+    }
+
+    static void writeJson(BenchResult r, Path file) throws IOException {
+        new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValue(file.toFile(), r);
+    }
+
+    private static void row(PrintStream out, String metric, String value) {
+        out.printf("| %s | %s |%n", metric, value);
+    }
+}

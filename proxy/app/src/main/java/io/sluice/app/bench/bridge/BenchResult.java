@@ -1,0 +1,23 @@
+package io.sluice.app.bench.bridge;
+
+/**
+ * The figures of one run, as printed in the summary and written with {@code --json}. Memory figures are -1 and CPU
+ * figures NaN when the bridge's process could not be observed (an external bridge without {@code --bridge-pid}).
+ *
+ * @param connectionsSubscribed connections subscribed at the end of the run
+ * @param mbPerSecondOut        WebSocket frame bytes received by the subscribers (headers included), 10^6 bytes/s
+ * @param bridgeCpuSecondsPerMillion bridge CPU (user + system) over the measured window per million messages delivered
+ * @param rssEndBytes           bridge RSS at the end of the run (traffic included)
+ * @param rssPerConnectionBytes (bridge RSS with the connections open - before) / connections
+ * @param heapPerConnectionBytes (bridge heap used after a full GC with the connections open - before) / connections
+ */
+record BenchResult(int connectionsRequested, int connectionsSubscribed, int connectFailures, int serverCloses,
+                   int endpoints, double ratePerEndpoint, int payloadBytes, double seconds,
+                   long messagesProduced, long messagesDelivered, long messagesUnstamped, double expectedMsgsPerSecondOut,
+                   double msgsPerSecondOut, double mbPerSecondOut,
+                   double latencyMeanMs, double latencyP50Ms, double latencyP99Ms, double latencyMaxMs,
+                   double bridgeCpuSeconds, double bridgeCores, double bridgeCpuSecondsPerMillion,
+                   long rssBeforeBytes, long rssWithConnectionsBytes, long rssEndBytes, long heapBeforeBytes, long heapWithConnectionsBytes,
+                   double rssPerConnectionBytes, double heapPerConnectionBytes,
+                   double publisherMaxLagMs, String loadAverageStart, String loadAverageEnd, String firstProblem) {
+}

@@ -1,0 +1,52 @@
+package io.sluice.app.bench.bridge;
+
+import java.time.Duration;
+
+/**
+ * What one {@code sluice bench bridge} run does.
+ *
+ * @param connections  WebSocket connections, each subscribed to one random endpoint
+ * @param endpoints    keys of the bench topic, one endpoint each
+ * @param rate         messages/s produced per endpoint; 0 for the idle mode (connections only)
+ * @param payloadBytes size of each record value
+ * @param warmup       traffic before measuring (JIT, pools, caches)
+ * @param duration     measured traffic, or how long idle connections are held
+ * @param connectRate  new connections per second at most
+ * @param perAddress   connections per loopback source address
+ * @param clientThreads event loops of the subscribers
+ * @param seed         picks the endpoints, so a run can be repeated
+ */
+record BenchSettings(int connections, int endpoints, double rate, int payloadBytes, Duration warmup, Duration duration,
+                     int connectRate, int perAddress, int clientThreads, long seed) {
+
+    BenchSettings {
+        require(connections > 0, "--connections must be at least 1");
+        require(endpoints > 0, "--endpoints must be at least 1");
+        require(rate >= 0 && Double.isFinite(rate), "--rate must be 0 (idle) or more");
+        require(payloadBytes >= LatencyStamp.MIN_PAYLOAD, "--payload must be at least " + LatencyStamp.MIN_PAYLOAD + " bytes (the send stamp)");
+        require(connectRate > 0, "--connect-rate must be at least 1");
+        require(perAddress > 0 && perAddress <= 28_000, "--per-address must be 1..28000 (the ephemeral port range; 10000 keeps bind() fast)");
+        require(clientThreads > 0, "--client-threads must be at least 1");
+    }
+
+    boolean idle() {
+        return rate == 0;
+    }
+
+    /** Messages/s the subscribers should receive in all: each connection gets its endpoint's rate. */
+    double expectedOutRate(int subscribedConnections) {
+        return subscribedConnections * rate;
+    }
+
+    private static void require(boolean ok, String message) {
+        if (!ok) {
+            throw new io.sluice.app.cli.UsageException(message);
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "%,d connections, %,d endpoints, %s msgs/s per endpoint (%,.0f msgs/s produced, %,.0f msgs/s out expected), %d B payload, %d s warm-up + %d s"
+                .formatted(connections, endpoints, rate, endpoints * rate, connections * rate, payloadBytes, warmup.toSeconds(), duration.toSeconds());
+    }
+}

@@ -1,0 +1,57 @@
+package io.sluice.app.bench.bridge;
+
+import java.util.Arrays;
+
+import io.netty.buffer.ByteBuf;
+
+/**
+ * The send time that benchpub writes at the start of every payload and benchsub reads back: nanoseconds since this
+ * JVM's clock origin, as {@value #DIGITS} ASCII digits and a space, then filler. Publisher and subscribers run in the
+ * same JVM, so one monotonic clock ({@link System#nanoTime()}) serves both ends and needs no synchronisation; ASCII
+ * keeps the payload a {@code text} message, so a subscriber reads the stamp without decoding base64 or parsing JSON.
+ */
+final class LatencyStamp {
+
+    static final int DIGITS = 19;
+    /** The smallest payload that holds a stamp. */
+    static final int MIN_PAYLOAD = DIGITS + 1;
+
+    private static final long ORIGIN = System.nanoTime();
+
+    private LatencyStamp() {
+    }
+
+    /** Now on the shared clock; never negative. */
+    static long now() {
+        return System.nanoTime() - ORIGIN;
+    }
+
+    /** A payload of {@code size} bytes starting with {@code stamp}. */
+    static byte[] payload(long stamp, int size) {
+        byte[] payload = new byte[size];
+        Arrays.fill(payload, DIGITS, size, (byte) 'x');
+        payload[DIGITS] = ' ';
+        long rest = stamp;
+        for (int i = DIGITS - 1; i >= 0; i--) {
+            payload[i] = (byte) ('0' + rest % 10);
+            rest /= 10;
+        }
+        return payload;
+    }
+
+    /** The stamp written at {@code index}, or -1 if no stamp is there. */
+    static long read(ByteBuf buf, int index) {
+        if (buf.writerIndex() < index + DIGITS) {
+            return -1;
+        }
+        long value = 0;
+        for (int i = index; i < index + DIGITS; i++) {
+            int digit = buf.getByte(i) - '0';
+            if (digit < 0 || digit > 9) {
+                return -1;
+            }
+            value = value * 10 + digit;
+        }
+        return value;
+    }
+}

@@ -1,0 +1,178 @@
+package io.sluice.app.bench.bridge;
+
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Comparator;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import io.sluice.bench.CpuSampler;
+import io.sluice.testkit.FreePorts;
+import io.sluice.testkit.JavaCommand;
+import io.sluice.testkit.LocalKafka;
+
+/**
+ * A bridge node in a child JVM ({@link BenchBridgeNode}) on this JVM's class path, so that its CPU and memory can be
+ * read from /proc apart from the load generator's, and so its heap and GC are its own.
+ */
+final class LocalBridge implements AutoCloseable {
+
+    private static final Duration START_TIMEOUT = Duration.ofSeconds(90);
+    static final String PATH = "/ws";
+    // The listener check's detail in /readyz (BridgeServer).
+    private static final Pattern LISTENING = Pattern.compile("listening on port (\\d+)");
+
+    private final Process process;
+    private final Path dir;
+    private final int managementPort;
+    private int port;
+    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+
+    private LocalBridge(Process process, Path dir, int managementPort) {
+        this.process = process;
+        this.dir = dir;
+        this.managementPort = managementPort;
+    }
+
+    /** Starts a bridge reading {@code topic} (every key an endpoint) and waits until {@code /readyz} says ready. */
+    static LocalBridge start(String bootstrap, String topic, String token, int workerThreads, List<String> jvmOptions) throws IOException, InterruptedException {
+        int managementPort = FreePorts.block(1);
+        Path dir = Files.createTempDirectory("sluice-bench-bridge-");
+        // Port 0, read back from /readyz: a port picked here could be taken as an ephemeral port by the time the child
+        // binds it, which tens of thousands of connections make likely. The listener takes the whole loopback network so subscribers can come from 127.0.0.2, 127.0.0.3, ...; the
+        // connect timeout is long because tens of thousands of handshakes queue behind each other on two cores.
+        Path config = Files.writeString(dir.resolve("bridge.yaml"), """
+                server:
+                  listen: "0.0.0.0:0"
+                  path: %s
+                  workerThreads: %d
+                  nodeName: bench-bridge
+                kafka:
+                  bootstrapServers: "%s"
+                topics: %s
+                auth:
+                  connectTimeout: 120s
+                connections:
+                  # Every subscriber comes from a few loopback addresses, tens of thousands each, at --connect-rate:
+                  # the per-address limits that protect a public node would refuse the bench, so it lifts them here.
+                  handshakeTimeout: 120s
+                  maxConnections: 1000000
+                  maxConnectionsPerIp: 1000000
+                  maxHandshakes: 1000000
+                  maxHandshakesPerIp: 1000000
+                  connectionsPerSecondPerIp: 1000000
+                  connectionBurstPerIp: 1000000
+                management:
+                  bindAddress: 127.0.0.1
+                  port: %d
+                """.formatted(PATH, workerThreads, bootstrap, topic, managementPort));
+        Path log = dir.resolve("bridge.log");
+        ProcessBuilder builder = new ProcessBuilder(JavaCommand.of(jvmOptions, BenchBridgeNode.class.getName(), List.of(config.toString(), topic)))
+                .redirectErrorStream(true)
+                .redirectOutput(log.toFile());
+        builder.environment().put(BenchBridgeNode.TOKEN_ENV, token);
+        LocalBridge bridge = new LocalBridge(builder.start(), dir, managementPort);
+        Runtime.getRuntime().addShutdownHook(new Thread(bridge.process::destroyForcibly, "sluice-bench-bridge-reaper"));
+        long deadline = System.nanoTime() + START_TIMEOUT.toNanos();
+        while (System.nanoTime() < deadline) {
+            if (!bridge.process.isAlive()) {
+                String tail = LocalKafka.tail(log);
+                bridge.close();
+                throw new IOException("bench bridge exited with " + bridge.process.exitValue() + ":\n" + tail);
+            }
+            var ready = bridge.get("/readyz").filter(r -> r.statusCode() == 200);
+            if (ready.isPresent()) {
+                Matcher listening = LISTENING.matcher(ready.get().body());
+                if (!listening.find()) {
+                    bridge.close();
+                    throw new IOException("bench bridge ready but its port is not in /readyz: " + ready.get().body());
+                }
+                bridge.port = Integer.parseInt(listening.group(1));
+                return bridge;
+            }
+            Thread.sleep(200);
+        }
+        String tail = LocalKafka.tail(log);
+        bridge.close();
+        throw new IOException("bench bridge not ready within " + START_TIMEOUT.toSeconds() + " s:\n" + tail);
+    }
+
+    long pid() {
+        return process.pid();
+    }
+
+    String url() {
+        return "ws://127.0.0.1:" + port + PATH;
+    }
+
+    /**
+     * Heap in use right after a full collection, asked for with {@code jcmd GC.run} and read from the bridge's own
+     * {@code jvm_memory_used_bytes{area="heap"}}; -1 when either step fails.
+     */
+    long heapUsedAfterGc() throws InterruptedException {
+        try {
+            Process jcmd = new ProcessBuilder(jcmdBinary(), Long.toString(pid()), "GC.run").redirectErrorStream(true).start();
+            jcmd.getInputStream().readAllBytes();
+            if (!jcmd.waitFor(60, TimeUnit.SECONDS) || jcmd.exitValue() != 0) {
+                return -1;
+            }
+        } catch (IOException e) {
+            return -1;
+        }
+        return get("/metrics").map(r -> sum(r.body(), "jvm_memory_used_bytes{", "area=\"heap\"")).orElse(-1L);
+    }
+
+    long rssBytes() {
+        return CpuSampler.rssBytes(pid());
+    }
+
+    private static long sum(String prometheus, String prefix, String label) {
+        double total = 0;
+        for (String line : prometheus.split("\n")) {
+            if (line.startsWith(prefix) && line.contains(label)) {
+                total += Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));
+            }
+        }
+        return (long) total;
+    }
+
+    private java.util.Optional<HttpResponse<String>> get(String path) throws InterruptedException {
+        try {
+            return java.util.Optional.of(http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + managementPort + path))
+                    .timeout(Duration.ofSeconds(10)).build(), HttpResponse.BodyHandlers.ofString()));
+        } catch (IOException notListening) {
+            return java.util.Optional.empty();
+        }
+    }
+
+    private static String jcmdBinary() {
+        Path beside = Path.of(System.getProperty("java.home"), "bin", "jcmd");
+        return Files.isExecutable(beside) ? beside.toString() : "jcmd";
+    }
+
+    @Override
+    public void close() {
+        process.destroy();
+        try {
+            if (!process.waitFor(15, TimeUnit.SECONDS)) {
+                process.destroyForcibly().waitFor(5, TimeUnit.SECONDS);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            process.destroyForcibly();
+        }
+        try (var files = Files.walk(dir)) {
+            files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+        } catch (IOException e) {
+            // a temporary directory left behind
+        }
+    }
+}

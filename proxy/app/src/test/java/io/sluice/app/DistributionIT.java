@@ -1,0 +1,326 @@
+package io.sluice.app;
+
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.net.http.WebSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+
+import org.apache.kafka.clients.CommonClientConfigs;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.serialization.StringDeserializer;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+
+import io.kroxylicious.testing.kafka.api.KafkaCluster;
+import io.kroxylicious.testing.kafka.common.BrokerCluster;
+import io.kroxylicious.testing.kafka.junit5ext.KafkaClusterExtension;
+import io.sluice.auth.testing.TestIssuer;
+import io.sluice.testkit.FreePorts;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The distribution as a user gets it: the tarball {@code mvn package} built, unpacked in a temporary directory, run
+ * with a PATH that has Java's launcher script tools but no Maven, from a working directory outside the checkout. The
+ * proxy serves a real (in-VM KRaft) broker with the shipped passthrough example; the bridge, with the shipped bridge
+ * example, serves a record produced through that proxy to a JDK WebSocket client. Both stop on SIGTERM.
+ */
+@ExtendWith(KafkaClusterExtension.class)
+class DistributionIT {
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final Duration START = Duration.ofSeconds(60);
+    private static final String JVM = "-Xmx192m -XX:+UseSerialGC -XX:TieredStopAtLevel=1";
+
+    @BrokerCluster(numBrokers = 1)
+    static KafkaCluster cluster;
+
+    @TempDir
+    static Path work;
+
+    private static Path home;
+    private static Path toolsOnly;
+
+    private final List<Process> started = new ArrayList<>();
+
+    @BeforeAll
+    static void unpack() throws Exception {
+        Path tarball = Path.of(System.getProperty("sluice.distribution"));
+        assertThat(tarball).as("built by mvn package").isRegularFile();
+        Path into = Files.createDirectories(work.resolve("install"));
+        Process tar = new ProcessBuilder("tar", "-xzf", tarball.toString(), "-C", into.toString()).inheritIO().start();
+        assertThat(tar.waitFor()).isZero();
+        try (Stream<Path> top = Files.list(into)) {
+            home = top.collect(Collectors.toList()).get(0);
+        }
+        assertThat(home.getFileName().toString()).startsWith("sluice-");
+        // Only the tools bin/sluice uses (a POSIX shell and a few utilities): no Maven, no source tree.
+        toolsOnly = Files.createDirectories(work.resolve("path"));
+        for (String tool : List.of("sh", "dirname", "sed", "head", "cut", "ls")) {
+            Path found = Stream.of("/usr/bin", "/bin").map(d -> Path.of(d, tool)).filter(Files::isExecutable).findFirst()
+                    .orElseThrow(() -> new IllegalStateException(tool + " not found"));
+            Files.createSymbolicLink(toolsOnly.resolve(tool), found);
+        }
+    }
+
+    @AfterEach
+    void stopLeftovers() {
+        // Descendants first: should bin/sluice ever stop exec-ing the JVM, the JVM would outlive its shell.
+        started.forEach(p -> p.descendants().forEach(ProcessHandle::destroyForcibly));
+        started.forEach(Process::destroyForcibly);
+    }
+
+    @Test
+    void theTarballHoldsTheLauncherEveryRuntimeJarOnceTheExamplesAndTheLicence() throws IOException {
+        assertThat(home.resolve("bin/sluice")).isExecutable();
+        assertThat(home.resolve("LICENSE")).content().contains("Apache License", "Version 2.0");
+        assertThat(home.resolve("NOTICE")).content().contains("Logback", "Apache Kafka");
+        assertThat(home.resolve("config/examples/passthrough.yaml")).isRegularFile();
+        assertThat(home.resolve("config/examples/bridge.yaml")).isRegularFile();
+        List<String> jars;
+        try (Stream<Path> lib = Files.list(home.resolve("lib"))) {
+            jars = lib.map(p -> p.getFileName().toString()).sorted().collect(Collectors.toList());
+        }
+        assertThat(jars).anyMatch(j -> j.startsWith("io.sluice-sluice-app-"))
+                .anyMatch(j -> j.startsWith("io.sluice-sluice-proxy-"))
+                .anyMatch(j -> j.startsWith("io.sluice-sluice-websocket-bridge-"))
+                .anyMatch(j -> j.startsWith("ch.qos.logback-logback-classic-"))
+                .noneMatch(j -> j.contains("-tests") || j.contains("junit") || j.contains("assertj") || j.contains("kroxylicious"));
+        // One version of each artifact (group-artifact[-classifier]); the version is the part after the artifact.
+        Map<String, List<String>> byArtifact = jars.stream().collect(Collectors.groupingBy(
+                j -> j.replaceFirst("-\\d[^-]*(?=(-linux-[a-z0-9_]+)?\\.jar$)", "")));
+        assertThat(byArtifact).allSatisfy((artifact, versions) -> assertThat(versions).as(artifact).hasSize(1));
+    }
+
+    @Test
+    void helpAnswersWithoutMavenOrSources() throws Exception {
+        for (String help : List.of("help", "--help")) {
+            Run run = run(List.of(help));
+            assertThat(run.exitCode).as(help).isZero();
+            assertThat(run.output).contains("usage: sluice", "proxy", "bridge", "demo", "bench proxy", "size")
+                    .doesNotContain("mvn -B verify");
+        }
+        assertThat(run(List.of("no-such-command")).exitCode).isEqualTo(2);
+        assertThat(run(List.of("proxy", "--config", work.resolve("missing.yaml").toString())).exitCode).isEqualTo(2);
+    }
+
+    @Test
+    void refusesAJavaOlderThan17() throws Exception {
+        // A JAVA_HOME whose java reports version 11, as an old JDK prints it (to stderr).
+        Path oldJava = Files.createDirectories(work.resolve("old-jdk/bin"));
+        Path java = Files.writeString(oldJava.resolve("java"), "#!/bin/sh\necho 'openjdk version \"11.0.22\" 2024-01-16' >&2\n");
+        assertThat(java.toFile().setExecutable(true)).isTrue();
+        Path log = work.resolve("old-java.log");
+        ProcessBuilder builder = builder(List.of("help"), Map.of(), log);
+        builder.environment().put("JAVA_HOME", oldJava.getParent().toString());
+        Process process = builder.start();
+        started.add(process);
+        assertThat(process.waitFor(30, TimeUnit.SECONDS)).isTrue();
+        assertThat(process.exitValue()).isEqualTo(1);
+        assertThat(log).content().contains("Java 11.0.22", "Java 17 or newer is required");
+    }
+
+    @Test
+    void proxyAndBridgeFromTheTarballServeARealBrokerAndStopOnSigterm() throws Exception {
+        String topic = "scores";
+        int proxyPort = FreePorts.block(3);
+        int proxyManagement = FreePorts.block(1);
+        // The shipped example with only its fixed management port moved, so parallel runs on one machine do not collide.
+        String example = Files.readString(home.resolve("config/examples/passthrough.yaml"));
+        assertThat(example).contains("port: 9190");
+        Path proxyConfig = Files.writeString(work.resolve("passthrough.yaml"), example.replace("port: 9190", "port: " + proxyManagement));
+        String proxyBootstrap = "127.0.0.1:" + proxyPort;
+        Process proxy = start(List.of("proxy", "--config", proxyConfig.toString()),
+                Map.of("KAFKA_BOOTSTRAP", cluster.getBootstrapServers(), "SLUICE_BOOTSTRAP", proxyBootstrap), "proxy.log");
+        awaitReady(proxy, proxyManagement);
+
+        try (Admin admin = Admin.create(Map.of(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG, proxyBootstrap))) {
+            admin.createTopics(List.of(new NewTopic(topic, 1, (short) 1))).all().get(30, TimeUnit.SECONDS);
+        }
+        try (KafkaProducer<String, String> producer = producer(proxyBootstrap)) {
+            producer.send(new ProducerRecord<>(topic, "warm-up", "{\"n\":0}")).get(30, TimeUnit.SECONDS);
+        }
+        assertThat(consumeOne(proxyBootstrap, topic).value()).isEqualTo("{\"n\":0}");
+
+        Path jwks = Files.writeString(work.resolve("jwks.json"), TestIssuer.rsa().jwks());
+        int bridgePort = FreePorts.block(1);
+        int bridgeManagement = FreePorts.block(1);
+        Process bridge = start(List.of("bridge", "--config", home.resolve("config/examples/bridge.yaml").toString()), Map.of(
+                "KAFKA_BOOTSTRAP", proxyBootstrap,
+                "SLUICE_BRIDGE_LISTEN", "127.0.0.1:" + bridgePort,
+                "SLUICE_BRIDGE_TOPICS", topic,
+                "SLUICE_JWKS", jwks.toString(),
+                "SLUICE_JWT_ISSUER", TestIssuer.ISSUER,
+                "SLUICE_JWT_AUDIENCE", TestIssuer.AUDIENCE,
+                "SLUICE_BRIDGE_MANAGEMENT_PORT", Integer.toString(bridgeManagement)), "bridge.log");
+        awaitReady(bridge, bridgeManagement);
+
+        Browser browser = new Browser();
+        WebSocket ws = HttpClient.newHttpClient().newWebSocketBuilder()
+                .buildAsync(URI.create("ws://127.0.0.1:" + bridgePort + "/ws"), browser).get(10, TimeUnit.SECONDS);
+        String token = TestIssuer.rsa().token("fan", Duration.ofMinutes(5), Map.of("keys", Map.of(topic, Map.of("read", List.of("live/*")))));
+        ws.sendText(JSON.createObjectNode().put("type", "connect").put("id", 1).put("token", token).toString(), true).get(5, TimeUnit.SECONDS);
+        assertThat(browser.next().path("type").asText()).isEqualTo("connected");
+        ws.sendText(JSON.createObjectNode().put("type", "subscribe").put("id", 2).put("endpoint", "/" + topic + "/live/final").toString(), true)
+                .get(5, TimeUnit.SECONDS);
+        assertThat(browser.next().path("type").asText()).isEqualTo("subscribed");
+        try (KafkaProducer<String, String> producer = producer(proxyBootstrap)) {
+            producer.send(new ProducerRecord<>(topic, "live/final", "{\"home\":2}")).get(30, TimeUnit.SECONDS);
+        }
+        JsonNode message = browser.next();
+        assertThat(message.path("type").asText()).as("%s", message).isEqualTo("message");
+        assertThat(message.toString()).contains("\"home\":2");
+
+        // bin/sluice execs the JVM, so the signal reaches the server itself and the ports are released.
+        assertStopsOnSigterm(bridge, bridgeManagement);
+        assertStopsOnSigterm(proxy, proxyManagement);
+    }
+
+    private static KafkaProducer<String, String> producer(String bootstrap) {
+        return new KafkaProducer<>(Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap, ProducerConfig.ACKS_CONFIG, "all"),
+                new StringSerializer(), new StringSerializer());
+    }
+
+    private static ConsumerRecord<String, String> consumeOne(String bootstrap, String topic) {
+        Properties props = new Properties();
+        props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        props.put(ConsumerConfig.GROUP_ID_CONFIG, "distribution-it");
+        props.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+        try (KafkaConsumer<String, String> consumer = new KafkaConsumer<>(props, new StringDeserializer(), new StringDeserializer())) {
+            consumer.subscribe(List.of(topic));
+            long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+            while (System.nanoTime() < deadline) {
+                for (ConsumerRecord<String, String> record : consumer.poll(Duration.ofMillis(500))) {
+                    return record;
+                }
+            }
+        }
+        throw new AssertionError("no record consumed through the proxy within 30 s");
+    }
+
+    /** Runs {@code bin/sluice ARGS} to completion. */
+    private Run run(List<String> args) throws Exception {
+        Path log = Files.createTempFile(work, "run-", ".log");
+        Process process = builder(args, Map.of(), log).start();
+        started.add(process);
+        assertThat(process.waitFor(60, TimeUnit.SECONDS)).as("bin/sluice %s finished", args).isTrue();
+        return new Run(process.exitValue(), Files.readString(log));
+    }
+
+    private Process start(List<String> args, Map<String, String> env, String logName) throws IOException {
+        Process process = builder(args, env, work.resolve(logName)).start();
+        started.add(process);
+        return process;
+    }
+
+    private ProcessBuilder builder(List<String> args, Map<String, String> env, Path log) throws IOException {
+        List<String> command = new ArrayList<>();
+        command.add(home.resolve("bin/sluice").toString());
+        command.addAll(args);
+        Path cwd = Files.createDirectories(work.resolve("cwd"));
+        ProcessBuilder builder = new ProcessBuilder(command).directory(cwd.toFile()).redirectErrorStream(true).redirectOutput(log.toFile());
+        Map<String, String> environment = builder.environment();
+        environment.clear();
+        environment.put("PATH", toolsOnly.toString());
+        environment.put("HOME", cwd.toString());
+        environment.put("JAVA_HOME", System.getProperty("java.home"));
+        environment.put("SLUICE_JAVA_OPTS", JVM);
+        environment.putAll(env);
+        return builder;
+    }
+
+    private static void awaitReady(Process process, int managementPort) throws Exception {
+        HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(1)).build();
+        long deadline = System.nanoTime() + START.toNanos();
+        while (System.nanoTime() < deadline) {
+            assertThat(process.isAlive()).as("still running (exit code %s)", process.isAlive() ? null : process.exitValue()).isTrue();
+            try {
+                HttpResponse<String> ready = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + managementPort + "/readyz"))
+                        .timeout(Duration.ofSeconds(2)).build(), HttpResponse.BodyHandlers.ofString());
+                if (ready.statusCode() == 200) {
+                    return;
+                }
+            } catch (IOException notYet) {
+                // not listening yet
+            }
+            Thread.sleep(200);
+        }
+        throw new AssertionError("not ready within " + START);
+    }
+
+    private static void assertStopsOnSigterm(Process process, int managementPort) throws Exception {
+        process.destroy(); // SIGTERM
+        assertThat(process.waitFor(30, TimeUnit.SECONDS)).as("stopped within 30 s of SIGTERM").isTrue();
+        // A JVM ended by SIGTERM after its shutdown hooks exits with 128 + 15.
+        assertThat(process.exitValue()).isIn(0, 143);
+        HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(1)).build();
+        boolean refused;
+        try {
+            http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + managementPort + "/healthz")).build(), HttpResponse.BodyHandlers.ofString());
+            refused = false;
+        } catch (IOException e) {
+            refused = true;
+        }
+        assertThat(refused).as("management port %d closed once the process ended", managementPort).isTrue();
+        assertThat(process.descendants().count()).isZero();
+    }
+
+    private record Run(int exitCode, String output) {
+    }
+
+    /** A WebSocket client as a browser page is one: text messages in, parsed as the bridge's JSON protocol. */
+    private static final class Browser implements WebSocket.Listener {
+        private final BlockingQueue<JsonNode> received = new LinkedBlockingQueue<>();
+        private final StringBuilder partial = new StringBuilder();
+
+        @Override
+        public CompletionStage<?> onText(WebSocket webSocket, CharSequence data, boolean last) {
+            partial.append(data);
+            if (last) {
+                try {
+                    received.add(JSON.readTree(partial.toString()));
+                } catch (IOException e) {
+                    received.add(JSON.createObjectNode().put("type", "unparseable").put("text", partial.toString()));
+                }
+                partial.setLength(0);
+            }
+            webSocket.request(1);
+            return null;
+        }
+
+        JsonNode next() throws InterruptedException {
+            JsonNode m = received.poll(30, TimeUnit.SECONDS);
+            assertThat(m).as("a message from the bridge within 30 s").isNotNull();
+            return m;
+        }
+    }
+}

@@ -1,0 +1,63 @@
+package io.sluice.app.bench.bridge;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+
+import io.sluice.sizing.bridge.BridgePoint;
+import io.sluice.sizing.bridge.BridgeResultReader;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * A tiny run end to end: a real Kafka and a real bridge, each in its own JVM, as the command starts them. Asserts that
+ * messages arrive and the figures are reported, never how fast (speed is measured, not tested).
+ */
+class BenchBridgeCommandTest {
+
+    @Test
+    void tinyRunDeliversStampedMessagesPrintsTheTableAndWritesAPointSizingReads(@TempDir Path dir) throws Exception {
+        Path json = dir.resolve("result.json");
+        ByteArrayOutputStream captured = new ByteArrayOutputStream();
+        int exit = new BenchBridgeCommand(new PrintStream(captured, true, StandardCharsets.UTF_8)).run(List.of(
+                "--connections", "50", "--endpoints", "5", "--rate", "20", "--payload", "128",
+                "--warmup", "2", "--duration", "3", "--bridge-jvm", "-Xmx256m", "--json", json.toString(),
+                "--out", dir.resolve("runs").toString(), "--scenario", "tiny"));
+        String output = captured.toString(StandardCharsets.UTF_8);
+
+        assertThat(exit).as(output).isZero();
+        assertThat(output).contains("| Concurrent clients | 50 ", "| Outgoing throughput |", "| Latency 99th percentile |",
+                "| Bridge CPU per million messages delivered |", "| Bridge memory per connection |", "[   1s] warm-up");
+        JsonNode result = new ObjectMapper().readTree(Files.readString(json));
+        assertThat(result.get("connectionsSubscribed").asInt()).isEqualTo(50);
+        assertThat(result.get("messagesDelivered").asLong()).isPositive();
+        assertThat(result.get("messagesUnstamped").asLong()).isZero();
+        assertThat(result.get("latencyMaxMs").asDouble()).isPositive();
+        assertThat(result.get("bridgeCpuSeconds").asDouble()).isPositive();
+        assertThat(result.get("heapPerConnectionBytes").isNumber()).isTrue();
+        List<BridgePoint> points = BridgeResultReader.readAll(dir.resolve("runs"));
+        assertThat(points).singleElement().satisfies(p -> {
+            assertThat(p.scenario()).isEqualTo("tiny");
+            assertThat(p.connections()).isEqualTo(50);
+            assertThat(p.messageBytes()).isEqualTo(128);
+            assertThat(p.targetMessagesPerSecond()).isEqualTo(50 * 20.0);
+            assertThat(p.cpuMillicores()).isPositive();
+            assertThat(p.rssBytes().getAsLong()).isPositive();
+            assertThat(p.deliveryLatencyMeanMs()).hasValueSatisfying(ms -> assertThat(ms).isPositive());
+        });
+    }
+
+    @Test
+    void refusesMoreConnectionsThanOpenFilesAllow() {
+        assertThat(FdLimit.problem(Integer.MAX_VALUE - FdLimit.HEADROOM)).contains("ulimit -n");
+    }
+}

@@ -1,0 +1,28 @@
+package io.sluice.app.cli;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.ServiceLoader;
+
+import org.junit.jupiter.api.Test;
+
+import io.sluice.bridge.auth.JwtAuthenticator;
+import io.sluice.bridge.config.BridgeConfigLoader;
+import io.sluice.proxy.config.ConfigException;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+class BridgeCommandTest {
+
+    @Test
+    void bridgeCommandIsFoundByTheLauncherAndRefusesToRunWithoutJwt() {
+        List<String> names = new ArrayList<>();
+        ServiceLoader.load(Command.class).forEach(c -> names.add(c.name()));
+        assertThat(names).contains("bridge", "proxy");
+        var config = BridgeConfigLoader.parse("kafka:\n  bootstrapServers: b:9092\ntopics: a\n", Map.of());
+        assertThatThrownBy(() -> JwtAuthenticator.forBridge(config))
+                .isInstanceOf(ConfigException.class).hasMessageContaining("auth.jwt");
+    }
+}
