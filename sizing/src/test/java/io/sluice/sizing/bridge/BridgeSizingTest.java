@@ -1,5 +1,7 @@
 package io.sluice.sizing.bridge;
 
+import java.io.OutputStream;
+import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -13,8 +15,8 @@ import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import io.sluice.sizing.cli.SizeBridgeCommand;
 import io.sluice.sizing.report.BridgeReport;
+import io.sluice.sizing.report.SizingOutput;
 import io.sluice.sizing.results.MalformedResultException;
 import io.sluice.sizing.testing.DeploymentChecks;
 import io.sluice.sizing.testing.KubernetesSchemas;
@@ -24,6 +26,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.within;
 
 class BridgeSizingTest {
+
+    private static final PrintStream NOWHERE = new PrintStream(OutputStream.nullOutputStream());
 
     // The truth the synthetic runs follow: 80 mc idle, 6 mc per 1000 connections, 25 mc per 1000 msg/s delivered;
     // 200 MiB plus 40 MiB per 1000 connections.
@@ -152,7 +156,8 @@ class BridgeSizingTest {
         List<Path> files = new ArrayList<>();
         for (String users : List.of("1000000", "1000")) {
             Path out = runs.resolve("out-" + users);
-            assertThat(new SizeBridgeCommand().run(List.of("--runs", runs.toString(), "--users", users, "--out", out.toString()))).isZero();
+            AudienceSpec audience = new AudienceSpec(Long.parseLong(users), 1, 1.3, 4000, 8192L << 20); // `size bridge`'s defaults
+            assertThat(SizingOutput.writeBridge(BridgeResultReader.readAll(runs), audience, out, NOWHERE, System.err)).isZero();
             files.add(out.resolve("bridge-resources-fanout-1kb.yaml"));
         }
 

@@ -1,6 +1,8 @@
 package io.sluice.sizing.kubernetes;
 
 import java.io.IOException;
+import java.io.OutputStream;
+import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -25,10 +27,13 @@ import org.junit.jupiter.api.io.TempDir;
 import io.sluice.proxy.config.ConfigLoader;
 import io.sluice.proxy.config.ProxyConfig;
 import io.sluice.proxy.testing.Executables;
-import io.sluice.sizing.cli.SizeCommand;
 import io.sluice.sizing.deploy.DeploymentYaml;
 import io.sluice.sizing.deploy.JvmBudget;
 import io.sluice.sizing.deploy.Workload;
+import io.sluice.sizing.plan.Sizing;
+import io.sluice.sizing.plan.TrafficSpec;
+import io.sluice.sizing.report.SizingOutput;
+import io.sluice.sizing.results.ResultSetReader;
 import io.sluice.sizing.testing.KubernetesSchemas;
 import io.sluice.sizing.testing.KubernetesSchemas.Document;
 
@@ -166,8 +171,10 @@ class ShippedManifestsTest {
     @Test
     void theProxyDeploymentIsWhatSluiceSizeWritesForTheDocumentedTraffic() throws Exception {
         Path out = tmp.resolve("size");
-        assertThat(new SizeCommand().run(List.of("--runs", Path.of("..", "docs", "sizing-runs", "2026-11-22").toString(),
-                "--produce-mb-s", "50", "--consumer-groups", "1", "--out", out.toString()))).isZero();
+        Path runs = Path.of("..", "docs", "sizing-runs", "2026-11-22");
+        // `sluice size --runs docs/sizing-runs/2026-11-22 --produce-mb-s 50 --consumer-groups 1`: its other options at their defaults
+        SizingOutput.writeProxy(Sizing.of(runs, ResultSetReader.read(runs), new TrafficSpec(50, 1, 1024, 1.3, 2000), false), runs, out,
+                new PrintStream(OutputStream.nullOutputStream()));
 
         assertThat(YAML.readTree(BASE.resolve("sluice-proxy-deployment.yaml").toFile()))
                 .as("base/sluice-proxy-deployment.yaml against `sluice size` (regenerate it with the command at its top)")

@@ -1,9 +1,10 @@
 package io.sluice.sizing.report;
 
+import java.io.OutputStream;
+import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 
@@ -13,7 +14,9 @@ import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import io.sluice.sizing.cli.SizeCommand;
+import io.sluice.sizing.plan.Sizing;
+import io.sluice.sizing.plan.TrafficSpec;
+import io.sluice.sizing.results.ResultSetReader;
 import io.sluice.sizing.testing.KubernetesSchemas;
 import io.sluice.sizing.testing.SyntheticRuns;
 
@@ -32,6 +35,7 @@ class ResourcesYamlTest {
 
     /** The committed runs docs/sizing.md reports (-Xmx512m -XX:+UseParallelGC, 2 cores). */
     static final Path COMMITTED_RUNS = Path.of("..", "docs", "sizing-runs", "2026-11-22");
+    private static final PrintStream NOWHERE = new PrintStream(OutputStream.nullOutputStream());
     static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory());
 
     @TempDir
@@ -39,11 +43,11 @@ class ResourcesYamlTest {
 
     @Test
     void theDeploymentsWrittenForTheCommittedRunsAreValidAndHoldTheirJvm() throws Exception {
-        String[][] inputs = {
-                { "--produce-mb-s", "50", "--consumer-groups", "1" },        // docs/kubernetes.md's traffic: 300m, 2 replicas
-                { "--produce-mb-s", "2", "--consumer-groups", "0" },         // the least: the 100m floor, still 2 processors
-                { "--produce-mb-s", "400", "--consumer-groups", "2", "--pod-max-millicores", "300" }, // spread over several pods
-                { "--produce-mb-s", "5000", "--consumer-groups", "1", "--pod-max-millicores", "4000" }, // more CPUs than measured on
+        TrafficSpec[] inputs = {
+                traffic(50, 1, 2000),      // docs/kubernetes.md's traffic: 300m, 2 replicas
+                traffic(2, 0, 2000),       // the least: the 100m floor, still 2 processors
+                traffic(400, 2, 300),      // spread over several pods
+                traffic(5000, 1, 4000),    // more CPUs than measured on
         };
         List<Path> files = new ArrayList<>();
         for (int i = 0; i < inputs.length; i++) {
@@ -73,7 +77,7 @@ class ResourcesYamlTest {
         for (double produceMBps : new double[] { 10, 30, 60, 120 }) {
             SyntheticRuns.write(runs, "passthrough", "r" + (int) produceMBps, 1000, produceMBps * 1000, 1.0, 50 + 4 * produceMBps, 300L << 20);
         }
-        Path file = size(runs, "synthetic", "--produce-mb-s", "100").resolve("resources-passthrough.yaml");
+        Path file = size(runs, "synthetic", traffic(100, 1, 2000)).resolve("resources-passthrough.yaml");
 
         KubernetesSchemas.assertValid(file);
         JsonNode deployment = YAML.readTree(file.toFile());
@@ -82,11 +86,15 @@ class ResourcesYamlTest {
         assertConsistent(deployment);
     }
 
-    private Path size(Path runs, String name, String... traffic) throws Exception {
+    /** `sluice size`'s defaults besides the traffic: 1024-byte messages, headroom x1.3. */
+    private static TrafficSpec traffic(double produceMBps, int consumerGroups, int podMaxMillicores) {
+        return new TrafficSpec(produceMBps, consumerGroups, 1024, 1.3, podMaxMillicores);
+    }
+
+    /** What `sluice size --runs RUNS --out OUT/NAME` with this traffic writes. */
+    private Path size(Path runs, String name, TrafficSpec traffic) throws Exception {
         Path dir = out.resolve(name);
-        List<String> args = new ArrayList<>(List.of("--runs", runs.toString(), "--out", dir.toString()));
-        args.addAll(Arrays.asList(traffic));
-        assertThat(new SizeCommand().run(args)).isZero();
+        SizingOutput.writeProxy(Sizing.of(runs, ResultSetReader.read(runs), traffic, false), runs, dir, NOWHERE);
         return dir;
     }
 }

@@ -1,20 +1,12 @@
 package io.sluice.app.cli;
 
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 
 import io.sluice.sizing.bridge.AudienceSpec;
-import io.sluice.sizing.bridge.BridgeFit;
-import io.sluice.sizing.bridge.BridgeFitter;
-import io.sluice.sizing.bridge.BridgePlan;
 import io.sluice.sizing.bridge.BridgePoint;
 import io.sluice.sizing.bridge.BridgeResultReader;
-import io.sluice.sizing.report.BridgeReport;
-import io.sluice.sizing.report.ReportFiles;
+import io.sluice.sizing.report.SizingOutput;
 import io.sluice.sizing.results.MalformedResultException;
 
 /**
@@ -58,31 +50,6 @@ public final class SizeBridgeCommand implements Command {
             System.err.println("sluice size bridge: no *" + BridgeResultReader.SUFFIX + " under " + runs + " (see docs/sizing.md for the schema)");
             return 2;
         }
-        Map<String, List<BridgePoint>> byScenario = new LinkedHashMap<>();
-        points.forEach(p -> byScenario.computeIfAbsent(p.scenario(), s -> new ArrayList<>()).add(p));
-        List<BridgeFit> fits = new ArrayList<>();
-        List<BridgePlan> plans = new ArrayList<>();
-        Path out = Path.of(o.get("out", runs.resolve("sizing-report").toString()));
-        Files.createDirectories(out);
-        ReportFiles.writeBridgeCharts(byScenario, out);
-        int status = 0;
-        for (var entry : byScenario.entrySet()) {
-            try {
-                BridgeFit fit = BridgeFitter.fit(entry.getKey(), entry.getValue());
-                BridgePlan plan = BridgePlan.plan(fit, audience);
-                fits.add(fit);
-                plans.add(plan);
-                System.out.print(BridgeReport.text(fit, plan));
-                String yaml = BridgeReport.yaml(fit, plan);
-                System.out.print(yaml);
-                Files.writeString(out.resolve("bridge-resources-" + entry.getKey() + ".yaml"), yaml);
-            } catch (IllegalArgumentException e) {
-                System.err.println("sluice size bridge: " + e.getMessage());
-                status = 2;
-            }
-        }
-        Files.writeString(out.resolve("bridge-report.html"), BridgeReport.html(fits, plans));
-        System.out.println("wrote " + out.resolve("bridge-report.html"));
-        return status;
+        return SizingOutput.writeBridge(points, audience, Path.of(o.get("out", runs.resolve("sizing-report").toString())), System.out, System.err);
     }
 }

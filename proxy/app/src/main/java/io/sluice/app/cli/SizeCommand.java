@@ -1,15 +1,11 @@
 package io.sluice.app.cli;
 
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 
-import io.sluice.sizing.plan.ScenarioSizing;
 import io.sluice.sizing.plan.Sizing;
 import io.sluice.sizing.plan.TrafficSpec;
-import io.sluice.sizing.report.ReportFiles;
-import io.sluice.sizing.report.ResourcesYaml;
-import io.sluice.sizing.report.TextSummary;
+import io.sluice.sizing.report.SizingOutput;
 import io.sluice.sizing.results.MalformedResultException;
 import io.sluice.sizing.results.ResultSet;
 import io.sluice.sizing.results.ResultSetReader;
@@ -61,23 +57,7 @@ public final class SizeCommand implements Command {
             return 2;
         }
         Sizing sizing = Sizing.of(runs, results, traffic, !o.has("produce-mb-s"));
-        Path out = Path.of(o.get("out", runs.resolve("sizing-report").toString()));
-        Files.createDirectories(out);
-        String summary = TextSummary.of(sizing, out);
-        System.out.print(summary);
-        Files.writeString(out.resolve("summary.txt"), summary);
-        ReportFiles.write(sizing, out);
-        for (ScenarioSizing scenario : sizing.scenarios()) {
-            if (scenario.plan().isPresent()) {
-                String yaml = ResourcesYaml.of(scenario.scenario(), scenario.plan().get(),
-                        scenario.healthy().size() + " healthy runs under " + runs + ", report " + out.resolve("report.html"));
-                Files.writeString(out.resolve("resources-" + scenario.scenario() + ".yaml"), yaml);
-                System.out.println();
-                System.out.print(yaml);
-            }
-        }
-        System.out.println();
-        System.out.println("wrote " + out.resolve("summary.txt") + ", " + out.resolve("report.html") + " and resources-<scenario>.yaml");
+        SizingOutput.writeProxy(sizing, runs, Path.of(o.get("out", runs.resolve("sizing-report").toString())), System.out);
         return 0;
     }
 }
