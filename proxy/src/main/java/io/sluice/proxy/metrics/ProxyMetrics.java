@@ -8,6 +8,8 @@ import io.micrometer.core.instrument.binder.system.FileDescriptorMetrics;
 import io.micrometer.core.instrument.binder.system.ProcessorMetrics;
 import io.micrometer.core.instrument.binder.system.UptimeMetrics;
 
+import io.sluice.proxy.build.BuildInfo;
+
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
@@ -35,10 +37,11 @@ public final class ProxyMetrics {
     }
 
     /**
-     * Binds JVM and process meters. The returned handle unregisters the GC notification listeners; callers that
+     * Binds JVM and process meters, and {@code sluice_build_info}. The returned handle unregisters the GC notification listeners; callers that
      * bind once for the life of the process may ignore it.
      */
     public static AutoCloseable bindJvmMetrics(MeterRegistry registry) {
+        BuildInfo.current().register(registry);
         new JvmMemoryMetrics().bindTo(registry);
         new ProcessorMetrics().bindTo(registry);
         new JvmThreadMetrics().bindTo(registry);
