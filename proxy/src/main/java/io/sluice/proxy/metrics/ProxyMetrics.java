@@ -21,15 +21,24 @@ import java.util.concurrent.ConcurrentMap;
 public final class ProxyMetrics {
 
     private final MeterRegistry registry;
-    private final ConcurrentMap<String, VirtualClusterMetrics> byVirtualCluster = new ConcurrentHashMap<>();
+    /** The {@code node_id} of connections to a gateway's bootstrap port, which are not tied to one broker. */
+    public static final String BOOTSTRAP_NODE = "bootstrap";
+
+    private final ConcurrentMap<Port, VirtualClusterMetrics> byPort = new ConcurrentHashMap<>();
 
     public ProxyMetrics(MeterRegistry registry) {
         this.registry = Objects.requireNonNull(registry, "registry");
     }
 
-    public VirtualClusterMetrics forVirtualCluster(String virtualCluster) {
-        Objects.requireNonNull(virtualCluster, "virtualCluster");
-        return byVirtualCluster.computeIfAbsent(virtualCluster, name -> new VirtualClusterMetrics(registry, name));
+    /**
+     * The meters of one virtual cluster's connections through one kind of port.
+     *
+     * @param nodeId the broker node id of a node port, or {@link #BOOTSTRAP_NODE}. The values are bounded by the
+     *               ports the proxy binds, which only brokers (not clients) make it bind.
+     */
+    public VirtualClusterMetrics forNode(String virtualCluster, String nodeId) {
+        Port port = new Port(Objects.requireNonNull(virtualCluster, "virtualCluster"), Objects.requireNonNull(nodeId, "nodeId"));
+        return byPort.computeIfAbsent(port, p -> new VirtualClusterMetrics(registry, p.virtualCluster(), p.nodeId()));
     }
 
     public MeterRegistry registry() {
@@ -51,5 +60,8 @@ public final class ProxyMetrics {
         JvmGcMetrics gc = new JvmGcMetrics();
         gc.bindTo(registry);
         return gc;
+    }
+
+    private record Port(String virtualCluster, String nodeId) {
     }
 }

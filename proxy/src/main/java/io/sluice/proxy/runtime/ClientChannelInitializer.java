@@ -38,7 +38,7 @@ public final class ClientChannelInitializer extends ChannelInitializer<SocketCha
     @Override
     protected void initChannel(SocketChannel ch) {
         // Reads are off until the pipeline says otherwise, so a refused connection is closed unread.
-        if (!setup.limiter().tryAccept(ch)) {
+        if (!setup.limiter().tryAccept(ch, setup.metrics())) {
             ch.close();
             return;
         }

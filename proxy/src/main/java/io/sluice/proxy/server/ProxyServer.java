@@ -78,7 +78,7 @@ public final class ProxyServer implements AutoCloseable {
                 }
                 chain.add(def);
             }
-            VirtualClusterRuntime runtime = new VirtualClusterRuntime(vc, chain, metrics.forVirtualCluster(vc.name()), registry, group, transport, config.network());
+            VirtualClusterRuntime runtime = new VirtualClusterRuntime(vc, chain, metrics, registry, group, transport, config.network());
             clusters.add(runtime);
             for (Gateway gateway : runtime.gateways()) {
                 gateway.bindBootstrap();

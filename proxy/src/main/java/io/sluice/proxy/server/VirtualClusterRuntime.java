@@ -17,6 +17,7 @@ import io.sluice.proxy.config.HostPort;
 import io.sluice.proxy.config.NetworkConfig;
 import io.sluice.proxy.config.PreAuthenticationConfig;
 import io.sluice.proxy.config.VirtualClusterConfig;
+import io.sluice.proxy.metrics.ProxyMetrics;
 import io.sluice.proxy.metrics.VirtualClusterMetrics;
 import io.sluice.proxy.runtime.ConnectionLimiter;
 import io.sluice.proxy.runtime.NamedFilter;
@@ -28,7 +29,7 @@ import io.sluice.proxy.tls.SslContexts;
 final class VirtualClusterRuntime {
 
     private final VirtualClusterConfig config;
-    private final VirtualClusterMetrics metrics;
+    private final ProxyMetrics metrics;
     private final NodeRegistry registry;
     private final List<FilterDefinitions.Initialised> filters;
     private final MeterRegistry meterRegistry;
@@ -41,7 +42,7 @@ final class VirtualClusterRuntime {
     private final boolean authenticatesClients;
     private ClusterDiscovery discovery;
 
-    VirtualClusterRuntime(VirtualClusterConfig config, List<FilterDefinitions.Initialised> filters, VirtualClusterMetrics metrics,
+    VirtualClusterRuntime(VirtualClusterConfig config, List<FilterDefinitions.Initialised> filters, ProxyMetrics metrics,
                           MeterRegistry meterRegistry, EventLoopGroup group, Transport transport, NetworkConfig network) {
         this.config = config;
         this.filters = filters;
@@ -50,7 +51,7 @@ final class VirtualClusterRuntime {
         this.transport = transport;
         this.network = network;
         this.registry = new NodeRegistry(config.name());
-        this.limiter = new ConnectionLimiter(config.name(), config.connectionLimits(), metrics);
+        this.limiter = new ConnectionLimiter(config.name(), config.connectionLimits());
         this.authenticatesClients = filters.stream().anyMatch(f -> f.factory().authenticatesClients());
         this.upstreamSsl = config.targetCluster().tls() == null ? null : SslContexts.forClient(config.targetCluster().tls());
         List<HostPort> bootstrap = List.copyOf(config.targetCluster().bootstrapServers());
@@ -69,8 +70,9 @@ final class VirtualClusterRuntime {
         return config;
     }
 
-    VirtualClusterMetrics metrics() {
-        return metrics;
+    /** @param nodeId a broker node id, or {@link ProxyMetrics#BOOTSTRAP_NODE} */
+    VirtualClusterMetrics metrics(String nodeId) {
+        return metrics.forNode(config.name(), nodeId);
     }
 
     NodeRegistry registry() {
