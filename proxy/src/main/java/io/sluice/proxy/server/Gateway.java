@@ -30,6 +30,7 @@ import io.sluice.proxy.runtime.ClientChannelInitializer;
 import io.sluice.proxy.runtime.ConnectionSetup;
 import io.sluice.proxy.runtime.ConnectionLimiter;
 import io.sluice.proxy.runtime.NamedFilter;
+import io.sluice.proxy.runtime.OpenConnections;
 import io.sluice.proxy.runtime.ProxyConnection;
 import io.sluice.proxy.runtime.UpstreamDialer;
 
@@ -190,6 +191,11 @@ final class Gateway implements NodeAdvertiser {
         @Override
         public PreAuthenticationConfig preAuthentication() {
             return cluster.preAuthentication();
+        }
+
+        @Override
+        public OpenConnections openConnections() {
+            return cluster.openConnections();
         }
 
         @Override

@@ -21,6 +21,7 @@ import io.sluice.proxy.metrics.ProxyMetrics;
 import io.sluice.proxy.metrics.VirtualClusterMetrics;
 import io.sluice.proxy.runtime.ConnectionLimiter;
 import io.sluice.proxy.runtime.NamedFilter;
+import io.sluice.proxy.runtime.OpenConnections;
 import io.sluice.proxy.runtime.ProxyConnection;
 import io.sluice.proxy.runtime.UpstreamDialer;
 import io.sluice.proxy.tls.SslContexts;
@@ -40,16 +41,19 @@ final class VirtualClusterRuntime {
     private final SslContext upstreamSsl;
     private final ConnectionLimiter limiter;
     private final boolean authenticatesClients;
+    private final OpenConnections openConnections;
     private ClusterDiscovery discovery;
 
     VirtualClusterRuntime(VirtualClusterConfig config, List<FilterDefinitions.Initialised> filters, ProxyMetrics metrics,
-                          MeterRegistry meterRegistry, EventLoopGroup group, Transport transport, NetworkConfig network) {
+                          MeterRegistry meterRegistry, EventLoopGroup group, Transport transport, NetworkConfig network,
+                          OpenConnections openConnections) {
         this.config = config;
         this.filters = filters;
         this.metrics = metrics;
         this.meterRegistry = meterRegistry;
         this.transport = transport;
         this.network = network;
+        this.openConnections = openConnections;
         this.registry = new NodeRegistry(config.name());
         this.limiter = new ConnectionLimiter(config.name(), config.connectionLimits());
         this.authenticatesClients = filters.stream().anyMatch(f -> f.factory().authenticatesClients());
@@ -89,6 +93,10 @@ final class VirtualClusterRuntime {
 
     ClusterDiscovery discovery() {
         return discovery;
+    }
+
+    OpenConnections openConnections() {
+        return openConnections;
     }
 
     ConnectionLimiter limiter() {
