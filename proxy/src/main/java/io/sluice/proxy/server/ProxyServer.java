@@ -18,6 +18,7 @@ import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.netty.channel.Channel;
 import io.netty.channel.EventLoopGroup;
+import io.sluice.proxy.build.BuildInfo;
 import io.sluice.proxy.config.ConfigException;
 import io.sluice.proxy.config.HostPort;
 import io.sluice.proxy.config.ProxyConfig;
@@ -102,7 +103,7 @@ public final class ProxyServer implements AutoCloseable {
             }
             LOG.info("management endpoints on http://{}:{}/ (metrics, healthz, readyz)", config.management().bindAddress(), management.port());
         }
-        LOG.info("Sluice proxy started with {} transport, {} virtual cluster(s)", transport.name(), clusters.size());
+        LOG.info("Sluice proxy started ({}) with {} transport, {} virtual cluster(s)", BuildInfo.current(), transport.name(), clusters.size());
     }
 
     private Map<String, Supplier<Readiness>> readinessChecks() {

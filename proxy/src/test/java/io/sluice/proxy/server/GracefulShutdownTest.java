@@ -52,13 +52,7 @@ class GracefulShutdownTest {
             BuildInfo build = BuildInfo.current();
             assertThat(get(proxy, "/metrics").body())
                     .contains("sluice_build_info{commit=\"" + build.commit() + "\",version=\"" + build.version() + "\"} 1");
-            awaitLeader(wire, topic);
-
-            // An empty partition: the broker holds the Fetch for its whole max wait.
-            double fetches = proxy.metric("sluice_requests_total", "api_key=\"FETCH\"");
-            double toBroker = proxy.metric("sluice_bytes_total", "direction=\"to_broker\"");
-            wire.send(ApiKeys.FETCH, FETCH_VERSION, fetch(topic, 3_000));
-            awaitForwarded(proxy, fetches, toBroker);
+            sendHeldFetch(proxy, wire, topic, 3_000);
             long start = System.nanoTime();
             closing = CompletableFuture.runAsync(proxy::close);
 
@@ -85,19 +79,33 @@ class GracefulShutdownTest {
     void whatIsStillUnansweredAfterTheShutdownTimeoutIsCut(KafkaCluster cluster) throws Exception {
         String topic = createTopic(cluster);
         ProxyFixture proxy = ProxyFixture.start(cluster.getBootstrapServers(), "", "network:\n  shutdownTimeout: 1s");
+        boolean closed = false;
         try (KafkaWire wire = new KafkaWire(proxy.bootstrapPort())) {
-            awaitLeader(wire, topic);
-            double fetches = proxy.metric("sluice_requests_total", "api_key=\"FETCH\"");
-            double toBroker = proxy.metric("sluice_bytes_total", "direction=\"to_broker\"");
-            wire.send(ApiKeys.FETCH, FETCH_VERSION, fetch(topic, 30_000));
-            awaitForwarded(proxy, fetches, toBroker);
+            sendHeldFetch(proxy, wire, topic, 30_000);
 
             long start = System.nanoTime();
             proxy.close();
+            closed = true;
 
             assertThat(Duration.ofNanos(System.nanoTime() - start)).isBetween(Duration.ofMillis(900), Duration.ofSeconds(6));
             assertThat(wire.closedByPeer()).as("closed without the response").isTrue();
+        } finally {
+            if (!closed) {
+                proxy.close();
+            }
         }
+    }
+
+    /**
+     * Sends a Fetch on an empty partition, which the broker holds for its whole max wait, and returns once the proxy
+     * has forwarded it.
+     */
+    private static void sendHeldFetch(ProxyFixture proxy, KafkaWire wire, String topic, int maxWaitMs) throws Exception {
+        awaitLeader(wire, topic);
+        double fetches = proxy.metric("sluice_requests_total", "api_key=\"FETCH\"");
+        double toBroker = proxy.metric("sluice_bytes_total", "direction=\"to_broker\"");
+        wire.send(ApiKeys.FETCH, FETCH_VERSION, fetch(topic, maxWaitMs));
+        awaitForwarded(proxy, fetches, toBroker);
     }
 
     /** Until the new partition's leader serves fetches (an immediate error answer would not test waiting). */

@@ -38,6 +38,7 @@ import io.sluice.bridge.session.SessionServices;
 import io.sluice.bridge.subscription.EndpointTable;
 import io.sluice.bridge.subscription.Hub;
 import io.sluice.bridge.web.StaticContent;
+import io.sluice.proxy.build.BuildInfo;
 import io.sluice.proxy.management.ManagementServer;
 import io.sluice.proxy.management.ManagementServer.Readiness;
 import io.sluice.proxy.metrics.ProxyMetrics;
@@ -142,7 +143,7 @@ public final class BridgeServer implements AutoCloseable {
                         + config.management().bindAddress() + ":" + config.management().port() + ": " + e.getMessage(), e);
             }
         }
-        LOG.info("Sluice bridge {} listening on {}://{}:{}{} with {} transport, reading {}", config.server().nodeName(),
+        LOG.info("Sluice bridge {} ({}) listening on {}://{}:{}{} with {} transport, reading {}", config.server().nodeName(), BuildInfo.current(),
                 config.server().scheme(), config.server().listen().host(), port(), config.server().path(), transport.name(), config.readTopics());
     }
 
