@@ -106,6 +106,8 @@ class DistributionIT {
         assertThat(home.resolve("NOTICE")).content().contains("Logback", "Apache Kafka");
         assertThat(home.resolve("config/examples/passthrough.yaml")).isRegularFile();
         assertThat(home.resolve("config/examples/bridge.yaml")).isRegularFile();
+        assertThat(home.resolve("kubernetes/base/kustomization.yaml")).isRegularFile();
+        assertThat(home.resolve("kubernetes/base/sluice-proxy-deployment.yaml")).isRegularFile();
         List<String> jars;
         try (Stream<Path> lib = Files.list(home.resolve("lib"))) {
             jars = lib.map(p -> p.getFileName().toString()).sorted().collect(Collectors.toList());

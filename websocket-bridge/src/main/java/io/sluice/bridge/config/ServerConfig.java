@@ -1,5 +1,7 @@
 package io.sluice.bridge.config;
 
+import java.time.Duration;
+
 import com.fasterxml.jackson.annotation.JsonCreator;
 import com.fasterxml.jackson.annotation.JsonProperty;
 
@@ -20,31 +22,36 @@ import io.sluice.proxy.config.TlsServerConfig;
  *                               bounds what one connection can make the hub track
  * @param tls                    when set, the listener speaks TLS ({@code wss://}): the proxy gateways' section, same
  *                               fields and validation (docs/configuration.md)
+ * @param shutdownTimeout        on SIGTERM, how long clients get to answer the 1001 close before their connections are
+ *                               closed anyway; 0 closes them at once
  */
 public record ServerConfig(HostPort listen, String path, int workerThreads, int maxInboundMessageBytes,
                            int socketSendBufferBytes, String nodeName, int maxSubscriptionsPerConnection,
-                           TlsServerConfig tls) {
+                           TlsServerConfig tls, Duration shutdownTimeout) {
 
     public static final HostPort DEFAULT_LISTEN = new HostPort("127.0.0.1", 8080);
     public static final String DEFAULT_PATH = "/ws";
     public static final int DEFAULT_MAX_INBOUND_MESSAGE_BYTES = 1024 * 1024;
     public static final int DEFAULT_MAX_SUBSCRIPTIONS_PER_CONNECTION = 1000;
+    // A close handshake takes a round trip; the bound is for clients that stopped reading.
+    public static final Duration DEFAULT_SHUTDOWN_TIMEOUT = Duration.ofSeconds(10);
 
     public ServerConfig {
         listen = listen == null ? DEFAULT_LISTEN : listen;
         path = path == null ? DEFAULT_PATH : path;
         nodeName = nodeName == null || nodeName.isBlank() ? localHostName() : nodeName;
+        shutdownTimeout = shutdownTimeout == null ? DEFAULT_SHUTDOWN_TIMEOUT : shutdownTimeout;
     }
 
     public static ServerConfig defaults() {
-        return new ServerConfig(null, null, 0, DEFAULT_MAX_INBOUND_MESSAGE_BYTES, 0, null, DEFAULT_MAX_SUBSCRIPTIONS_PER_CONNECTION, null);
+        return new ServerConfig(null, null, 0, DEFAULT_MAX_INBOUND_MESSAGE_BYTES, 0, null, DEFAULT_MAX_SUBSCRIPTIONS_PER_CONNECTION, null, null);
     }
 
     /** Without TLS and with the default subscription limit. */
     public ServerConfig(HostPort listen, String path, int workerThreads, int maxInboundMessageBytes, int socketSendBufferBytes,
                         String nodeName) {
         this(listen, path, workerThreads, maxInboundMessageBytes, socketSendBufferBytes, nodeName,
-                DEFAULT_MAX_SUBSCRIPTIONS_PER_CONNECTION, null);
+                DEFAULT_MAX_SUBSCRIPTIONS_PER_CONNECTION, null, null);
     }
 
     /** The URL scheme clients use: {@code wss} with TLS, {@code ws} without. */
@@ -60,11 +67,13 @@ public record ServerConfig(HostPort listen, String path, int workerThreads, int 
                                  @JsonProperty("socketSendBufferBytes") Integer socketSendBufferBytes,
                                  @JsonProperty("nodeName") String nodeName,
                                  @JsonProperty("maxSubscriptionsPerConnection") Integer maxSubscriptionsPerConnection,
-                                 @JsonProperty("tls") TlsServerConfig tls) {
+                                 @JsonProperty("tls") TlsServerConfig tls,
+                                 @JsonProperty("shutdownTimeout") Duration shutdownTimeout) {
         return new ServerConfig(listen, path, workerThreads == null ? 0 : workerThreads,
                 maxInboundMessageBytes == null ? DEFAULT_MAX_INBOUND_MESSAGE_BYTES : maxInboundMessageBytes,
                 socketSendBufferBytes == null ? 0 : socketSendBufferBytes, nodeName,
-                maxSubscriptionsPerConnection == null ? DEFAULT_MAX_SUBSCRIPTIONS_PER_CONNECTION : maxSubscriptionsPerConnection, tls);
+                maxSubscriptionsPerConnection == null ? DEFAULT_MAX_SUBSCRIPTIONS_PER_CONNECTION : maxSubscriptionsPerConnection, tls,
+                shutdownTimeout);
     }
 
     private static String localHostName() {

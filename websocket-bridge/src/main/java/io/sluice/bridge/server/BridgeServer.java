@@ -38,6 +38,7 @@ import io.sluice.bridge.session.SessionServices;
 import io.sluice.bridge.subscription.EndpointTable;
 import io.sluice.bridge.subscription.Hub;
 import io.sluice.bridge.web.StaticContent;
+import io.sluice.proxy.build.BuildInfo;
 import io.sluice.proxy.management.ManagementServer;
 import io.sluice.proxy.management.ManagementServer.Readiness;
 import io.sluice.proxy.metrics.ProxyMetrics;
@@ -66,6 +67,7 @@ public final class BridgeServer implements AutoCloseable {
     private final ServerBootstrap bootstrap;
     private Channel listener;
     private ManagementServer management;
+    private volatile boolean stopping;
 
     private BridgeServer(BridgeConfig config, Authenticator authenticator, StaticContent content) {
         this.config = config;
@@ -141,12 +143,14 @@ public final class BridgeServer implements AutoCloseable {
                         + config.management().bindAddress() + ":" + config.management().port() + ": " + e.getMessage(), e);
             }
         }
-        LOG.info("Sluice bridge {} listening on {}://{}:{}{} with {} transport, reading {}", config.server().nodeName(),
+        LOG.info("Sluice bridge {} ({}) listening on {}://{}:{}{} with {} transport, reading {}", config.server().nodeName(), BuildInfo.current(),
                 config.server().scheme(), config.server().listen().host(), port(), config.server().path(), transport.name(), config.readTopics());
     }
 
     private Map<String, Supplier<Readiness>> readinessChecks() {
         Map<String, Supplier<Readiness>> checks = new LinkedHashMap<>();
+        // Fails first on SIGTERM, so that load balancers stop sending clients here while they are told to go.
+        checks.put("shutdown", () -> stopping ? Readiness.notReady("shutting down") : Readiness.ready("serving"));
         checks.put("listener", () -> listener != null && listener.isActive()
                 ? Readiness.ready("listening on port " + port())
                 : Readiness.notReady("not listening"));
@@ -181,14 +185,18 @@ public final class BridgeServer implements AutoCloseable {
         return registry;
     }
 
+    /**
+     * Stops gracefully: readiness turns false, the listener stops accepting, every client is sent close code 1001
+     * (going away) and given {@code server.shutdownTimeout} to answer it; then the rest is closed. The management
+     * endpoint answers (503 on /readyz) until then.
+     */
     @Override
     public void close() {
+        stopping = true;
         if (listener != null) {
             listener.close().awaitUninterruptibly();
         }
-        // Tell clients to go elsewhere; they reconnect to another node and recover from their positions.
-        channels.writeAndFlush(new CloseWebSocketFrame(CloseCodes.GOING_AWAY, "server shutting down")).awaitUninterruptibly(2_000);
-        channels.close().awaitUninterruptibly(2_000);
+        goAway();
         reader.close();
         logReader.close();
         publisher.close();
@@ -204,5 +212,28 @@ public final class BridgeServer implements AutoCloseable {
             LOG.debug("Closing JVM metrics: {}", e.toString());
         }
         registry.close();
+    }
+
+    /** Tells clients to go elsewhere; they reconnect to another node and recover from their positions. */
+    private void goAway() {
+        if (channels.isEmpty()) {
+            return;
+        }
+        Duration timeout = config.server().shutdownTimeout();
+        LOG.info("Shutting down: sending 1001 to {} connection(s), which get server.shutdownTimeout {} ms to close", channels.size(), timeout.toMillis());
+        for (Channel channel : channels) {
+            // A connection still in its HTTP upgrade cannot carry the frame: it is closed instead.
+            channel.writeAndFlush(new CloseWebSocketFrame(CloseCodes.GOING_AWAY, "server shutting down"))
+                    .addListener(f -> {
+                        if (!f.isSuccess()) {
+                            channel.close();
+                        }
+                    });
+        }
+        // A client answers with its own close frame or by closing; either way the connection leaves the group.
+        if (!channels.newCloseFuture().awaitUninterruptibly(timeout.toMillis())) {
+            LOG.warn("Shutting down: closing {} connection(s) that did not close within server.shutdownTimeout", channels.size());
+        }
+        channels.close().awaitUninterruptibly(2_000);
     }
 }

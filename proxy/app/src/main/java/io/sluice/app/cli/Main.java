@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.ServiceLoader;
 
 import io.sluice.proxy.config.ConfigException;
+import io.sluice.proxy.logging.LogSettings;
 
 /** The {@code sluice} launcher: picks the subcommand whose name matches the most leading arguments. */
 public final class Main {
@@ -15,6 +16,11 @@ public final class Main {
     }
 
     public static void main(String[] argv) {
+        List<String> logProblems = LogSettings.problems();
+        if (!logProblems.isEmpty()) {
+            logProblems.forEach(p -> System.err.println("sluice: " + p));
+            System.exit(2);
+        }
         List<String> args = Arrays.asList(argv);
         List<Command> commands = new ArrayList<>();
         ServiceLoader.load(Command.class).forEach(commands::add);

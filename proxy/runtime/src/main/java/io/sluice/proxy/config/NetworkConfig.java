@@ -15,6 +15,8 @@ import com.fasterxml.jackson.annotation.JsonProperty;
  * @param writeBufferHighWaterMark stop reading from the other side above this many queued bytes
  * @param writeBufferLowWaterMark resume reading below this many queued bytes
  * @param preAuthentication limits on connections not yet authenticated, where a filter authenticates clients
+ * @param shutdownTimeout on SIGTERM, how long requests already received may take to be answered before the remaining
+ *                        client connections are closed anyway; 0 closes them at once
  */
 public record NetworkConfig(int workerThreads,
                             int maxFrameBytes,
@@ -22,23 +24,27 @@ public record NetworkConfig(int workerThreads,
                             Duration connectTimeout,
                             int writeBufferHighWaterMark,
                             int writeBufferLowWaterMark,
-                            PreAuthenticationConfig preAuthentication) {
+                            PreAuthenticationConfig preAuthentication,
+                            Duration shutdownTimeout) {
 
     public static final int DEFAULT_MAX_FRAME_BYTES = 104_857_600;
     public static final Duration DEFAULT_FILTER_TIMEOUT = Duration.ofSeconds(20);
     public static final Duration DEFAULT_CONNECT_TIMEOUT = Duration.ofSeconds(10);
     public static final int DEFAULT_HIGH_WATER_MARK = 1024 * 1024;
     public static final int DEFAULT_LOW_WATER_MARK = 512 * 1024;
+    // Inside Kubernetes' default 30 s termination grace period, with room for the rest of the shutdown.
+    public static final Duration DEFAULT_SHUTDOWN_TIMEOUT = Duration.ofSeconds(15);
 
     public NetworkConfig {
         filterTimeout = filterTimeout == null ? DEFAULT_FILTER_TIMEOUT : filterTimeout;
         connectTimeout = connectTimeout == null ? DEFAULT_CONNECT_TIMEOUT : connectTimeout;
         preAuthentication = preAuthentication == null ? PreAuthenticationConfig.defaults() : preAuthentication;
+        shutdownTimeout = shutdownTimeout == null ? DEFAULT_SHUTDOWN_TIMEOUT : shutdownTimeout;
     }
 
     public static NetworkConfig defaults() {
         return new NetworkConfig(0, DEFAULT_MAX_FRAME_BYTES, DEFAULT_FILTER_TIMEOUT, DEFAULT_CONNECT_TIMEOUT,
-                DEFAULT_HIGH_WATER_MARK, DEFAULT_LOW_WATER_MARK, PreAuthenticationConfig.defaults());
+                DEFAULT_HIGH_WATER_MARK, DEFAULT_LOW_WATER_MARK, PreAuthenticationConfig.defaults(), DEFAULT_SHUTDOWN_TIMEOUT);
     }
 
     @JsonCreator
@@ -48,7 +54,8 @@ public record NetworkConfig(int workerThreads,
                                   @JsonProperty("connectTimeout") Duration connectTimeout,
                                   @JsonProperty("writeBufferHighWaterMark") Integer writeBufferHighWaterMark,
                                   @JsonProperty("writeBufferLowWaterMark") Integer writeBufferLowWaterMark,
-                                  @JsonProperty("preAuthentication") PreAuthenticationConfig preAuthentication) {
+                                  @JsonProperty("preAuthentication") PreAuthenticationConfig preAuthentication,
+                                  @JsonProperty("shutdownTimeout") Duration shutdownTimeout) {
         return new NetworkConfig(
                 workerThreads == null ? 0 : workerThreads,
                 maxFrameBytes == null ? DEFAULT_MAX_FRAME_BYTES : maxFrameBytes,
@@ -56,6 +63,7 @@ public record NetworkConfig(int workerThreads,
                 connectTimeout,
                 writeBufferHighWaterMark == null ? DEFAULT_HIGH_WATER_MARK : writeBufferHighWaterMark,
                 writeBufferLowWaterMark == null ? DEFAULT_LOW_WATER_MARK : writeBufferLowWaterMark,
-                preAuthentication);
+                preAuthentication,
+                shutdownTimeout);
     }
 }

@@ -14,12 +14,15 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 
 /**
- * Meters of one virtual cluster. Methods are called from Netty event loops per read and per request, so every
+ * Meters of one virtual cluster's client connections through one port: labelled {@code virtual_cluster} and
+ * {@code node_id} (the broker node the port stands for, or {@code bootstrap}), so a hot or failing broker shows
+ * in every series. Methods are called from Netty event loops per read and per request, so every
  * meter they touch is resolved ahead of time: plain fields, or an array slot indexed by the Kafka api key.
  */
 public final class VirtualClusterMetrics {
 
     static final String TAG_VIRTUAL_CLUSTER = "virtual_cluster";
+    static final String TAG_NODE_ID = "node_id";
     static final String TAG_API_KEY = "api_key";
     static final String UNKNOWN_API_KEY = "UNKNOWN";
 
@@ -57,9 +60,9 @@ public final class VirtualClusterMetrics {
     private final AtomicReferenceArray<Timer> latencyByApiKey = new AtomicReferenceArray<>(API_KEYS_BY_ID.length);
     private volatile Timer unknownApiKeyLatency;
 
-    VirtualClusterMetrics(MeterRegistry registry, String virtualCluster) {
+    VirtualClusterMetrics(MeterRegistry registry, String virtualCluster, String nodeId) {
         this.registry = registry;
-        this.tags = Tags.of(TAG_VIRTUAL_CLUSTER, virtualCluster);
+        this.tags = Tags.of(TAG_VIRTUAL_CLUSTER, virtualCluster, TAG_NODE_ID, nodeId);
 
         Gauge.builder("sluice.client.connections", openConnections, AtomicLong::get)
                 .description("Client connections currently open")

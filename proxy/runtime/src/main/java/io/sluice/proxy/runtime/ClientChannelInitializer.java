@@ -38,11 +38,12 @@ public final class ClientChannelInitializer extends ChannelInitializer<SocketCha
     @Override
     protected void initChannel(SocketChannel ch) {
         // Reads are off until the pipeline says otherwise, so a refused connection is closed unread.
-        if (!setup.limiter().tryAccept(ch)) {
+        if (!setup.limiter().tryAccept(ch, setup.metrics())) {
             ch.close();
             return;
         }
         ProxyConnection connection = new ProxyConnection(ch, setup.virtualCluster(), setup.gateway(), setup.metrics());
+        setup.openConnections().add(connection);
         List<NamedFilter> filters = setup.createFilters(connection);
         List<Filter> plain = new ArrayList<>(filters.size());
         filters.forEach(f -> plain.add(f.filter()));
@@ -61,7 +62,7 @@ public final class ClientChannelInitializer extends ChannelInitializer<SocketCha
         p.addLast("frame", frames);
         p.addLast("encode", FrameEncoder.INSTANCE);
         p.addLast("decode", new RequestDecoder(connection.decodePolicy()));
-        p.addLast("sequencer", new ResponseSequencer(setup.metrics()));
+        p.addLast("sequencer", new ResponseSequencer(setup.metrics(), connection));
         for (int i = 0; i < filters.size(); i++) {
             NamedFilter f = filters.get(i);
             p.addLast("filter-" + i + "-" + f.name(), new FilterHandler(f.name(), f.filter(), connection, setup.filterTimeout()));

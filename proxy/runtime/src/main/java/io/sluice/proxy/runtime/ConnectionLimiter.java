@@ -29,26 +29,26 @@ public final class ConnectionLimiter {
 
     private final String virtualCluster;
     private final ConnectionLimitsConfig limits;
-    private final VirtualClusterMetrics metrics;
     private final AtomicInteger open = new AtomicInteger();
     private final ConcurrentMap<InetAddress, AtomicInteger> openByAddress = new ConcurrentHashMap<>();
     private final RateLimitedLog refusals = new RateLimitedLog(LOG);
 
-    public ConnectionLimiter(String virtualCluster, ConnectionLimitsConfig limits, VirtualClusterMetrics metrics) {
+    public ConnectionLimiter(String virtualCluster, ConnectionLimitsConfig limits) {
         this.virtualCluster = virtualCluster;
         this.limits = limits;
-        this.metrics = metrics;
     }
 
     /**
      * Counts the new connection, to be uncounted when it closes; false (counted nowhere, refusal counted and
      * logged) when it would exceed a limit.
+     *
+     * @param metrics the meters of the port it came in on, which count a refusal
      */
-    boolean tryAccept(Channel channel) {
+    boolean tryAccept(Channel channel, VirtualClusterMetrics metrics) {
         InetAddress address = address(channel.remoteAddress());
         if (open.incrementAndGet() > limits.maxConnections()) {
             open.decrementAndGet();
-            refuse(MAX_CONNECTIONS, channel, "the virtual cluster has " + limits.maxConnections() + " connections open (connectionLimits.maxConnections)");
+            refuse(MAX_CONNECTIONS, channel, metrics, "the virtual cluster has " + limits.maxConnections() + " connections open (connectionLimits.maxConnections)");
             return false;
         }
         if (address != null) {
@@ -59,7 +59,7 @@ public final class ConnectionLimiter {
             });
             if (fromAddress.get() > limits.maxConnectionsPerClientIp()) {
                 release(address);
-                refuse(MAX_CONNECTIONS_PER_CLIENT_IP, channel, address.getHostAddress() + " has " + limits.maxConnectionsPerClientIp()
+                refuse(MAX_CONNECTIONS_PER_CLIENT_IP, channel, metrics, address.getHostAddress() + " has " + limits.maxConnectionsPerClientIp()
                         + " connections open (connectionLimits.maxConnectionsPerClientIp)");
                 return false;
             }
@@ -76,7 +76,7 @@ public final class ConnectionLimiter {
         }
     }
 
-    private void refuse(String reason, Channel channel, String why) {
+    private void refuse(String reason, Channel channel, VirtualClusterMetrics metrics, String why) {
         metrics.connectionRefused(reason);
         refusals.log("virtual cluster {}: refused connection from {}: {}", virtualCluster, channel.remoteAddress(), why);
     }

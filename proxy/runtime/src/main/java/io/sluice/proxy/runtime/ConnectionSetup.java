@@ -29,6 +29,9 @@ public interface ConnectionSetup {
      */
     PreAuthenticationConfig preAuthentication();
 
+    /** Where every accepted connection is registered, for shutdown to drain. */
+    OpenConnections openConnections();
+
     /** Counts the virtual cluster's connections; refuses those over its limits. */
     ConnectionLimiter limiter();
 

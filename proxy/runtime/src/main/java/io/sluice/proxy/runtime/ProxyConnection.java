@@ -43,6 +43,10 @@ public final class ProxyConnection {
     private final java.util.Map<org.apache.kafka.common.Uuid, String> topicNames = new java.util.HashMap<>();
     private boolean closing;
     private boolean dialing;
+    /** Set on shutdown: no more requests are read, and the connection closes once the last one is answered. */
+    private boolean draining;
+    /** Requests read that expect a response not yet written. */
+    private int unanswered;
     /** Non-null while the client has not authenticated on a chain that authenticates clients. */
     private PreAuthenticationConfig preAuthentication;
     private FrameDecoder frameDecoder;
@@ -180,7 +184,7 @@ public final class ProxyConnection {
      * opened lazily for unauthenticated clients) the client is read; while it is being opened, not.
      */
     void updateReads() {
-        boolean readClient = !closing && (backend == null ? !dialing : backend.isActive() && backend.isWritable());
+        boolean readClient = !closing && !draining && (backend == null ? !dialing : backend.isActive() && backend.isWritable());
         if (frontend.config().isAutoRead() != readClient) {
             frontend.config().setAutoRead(readClient);
         }
@@ -190,6 +194,37 @@ public final class ProxyConnection {
                 backend.config().setAutoRead(readBroker);
             }
         }
+    }
+
+    /** Called by the response sequencer for each request read that expects a response. */
+    void requestRead() {
+        unanswered++;
+    }
+
+    /** Called by the response sequencer as each of those responses is written (or dropped). */
+    void responseWritten() {
+        unanswered--;
+        if (draining && unanswered == 0) {
+            // After the write in progress has gone down the pipeline, not from inside it.
+            frontend.eventLoop().execute(() -> close("proxy shutting down, every request answered", null));
+        }
+    }
+
+    /**
+     * Shutdown: stop reading requests from the client, answer those already read (the broker connection keeps
+     * being read), then close. Any thread.
+     */
+    public void drain() {
+        frontend.eventLoop().execute(() -> {
+            if (closing || draining) {
+                return;
+            }
+            draining = true;
+            updateReads();
+            if (unanswered == 0) {
+                close("proxy shutting down", null);
+            }
+        });
     }
 
     /** Closes both sides, logging why once. */

@@ -41,15 +41,18 @@ final class ResponseSequencer extends ChannelDuplexHandler {
 
     private final ArrayDeque<Slot> slots = new ArrayDeque<>();
     private final VirtualClusterMetrics metrics;
+    private final ProxyConnection connection;
 
-    ResponseSequencer(VirtualClusterMetrics metrics) {
+    ResponseSequencer(VirtualClusterMetrics metrics, ProxyConnection connection) {
         this.metrics = metrics;
+        this.connection = connection;
     }
 
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
         if (msg instanceof RequestFrame request && request.hasResponse()) {
             slots.addLast(new Slot(request.correlationId(), request.apiKey(), System.nanoTime()));
+            connection.requestRead();
         }
         ctx.fireChannelRead(msg);
     }
@@ -101,6 +104,7 @@ final class ResponseSequencer extends ChannelDuplexHandler {
         } else {
             ctx.write(msg, promise);
         }
+        connection.responseWritten();
     }
 
     private Slot find(int correlationId) {

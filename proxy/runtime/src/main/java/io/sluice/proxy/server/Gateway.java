@@ -24,11 +24,13 @@ import io.sluice.proxy.config.GatewayConfig;
 import io.sluice.proxy.config.HostPort;
 import io.sluice.proxy.config.NetworkConfig;
 import io.sluice.proxy.config.PreAuthenticationConfig;
+import io.sluice.proxy.metrics.ProxyMetrics;
 import io.sluice.proxy.metrics.VirtualClusterMetrics;
 import io.sluice.proxy.runtime.ClientChannelInitializer;
 import io.sluice.proxy.runtime.ConnectionSetup;
 import io.sluice.proxy.runtime.ConnectionLimiter;
 import io.sluice.proxy.runtime.NamedFilter;
+import io.sluice.proxy.runtime.OpenConnections;
 import io.sluice.proxy.runtime.ProxyConnection;
 import io.sluice.proxy.runtime.UpstreamDialer;
 
@@ -66,7 +68,7 @@ final class Gateway implements NodeAdvertiser {
     /** Binds the bootstrap port; blocks, because the proxy should not report started before it can accept. */
     void bindBootstrap() {
         HostPort address = config.portIdentifiesNode().bootstrapAddress();
-        bootstrapChannel = bind(address.port(), cluster.bootstrapDialer()).syncUninterruptibly().channel();
+        bootstrapChannel = bind(address.port(), cluster.bootstrapDialer(), ProxyMetrics.BOOTSTRAP_NODE).syncUninterruptibly().channel();
         LOG.info("virtual cluster {} gateway {}: bootstrap on {}, broker node N on port {}+N{}", cluster.name(), name(), localAddress(bootstrapChannel),
                 config.portIdentifiesNode().nodeStartPort(), config.portIdentifiesNode().nodeIdRanges().isEmpty() ? "" : " within the configured nodeIdRanges");
     }
@@ -102,7 +104,7 @@ final class Gateway implements NodeAdvertiser {
         if (existing != null) {
             return existing;
         }
-        bind(port.getAsInt(), cluster.nodeDialer(nodeId)).addListener(f -> {
+        bind(port.getAsInt(), cluster.nodeDialer(nodeId), Integer.toString(nodeId)).addListener(f -> {
             if (f.isSuccess()) {
                 Channel channel = ((io.netty.channel.ChannelFuture) f).channel();
                 LOG.info("virtual cluster {} gateway {}: broker node {} on {}", cluster.name(), name(), nodeId, localAddress(channel));
@@ -115,8 +117,8 @@ final class Gateway implements NodeAdvertiser {
         return bound;
     }
 
-    private io.netty.channel.ChannelFuture bind(int port, UpstreamDialer dialer) {
-        ConnectionSetup setup = new Setup(dialer);
+    private io.netty.channel.ChannelFuture bind(int port, UpstreamDialer dialer, String nodeId) {
+        ConnectionSetup setup = new Setup(dialer, cluster.metrics(nodeId));
         return new ServerBootstrap()
                 .group(group)
                 .channel(transport.serverChannel())
@@ -149,9 +151,11 @@ final class Gateway implements NodeAdvertiser {
     /** The pipeline settings shared by this gateway's ports; only the dialer differs per port. */
     private final class Setup implements ConnectionSetup {
         private final UpstreamDialer dialer;
+        private final VirtualClusterMetrics metrics;
 
-        Setup(UpstreamDialer dialer) {
+        Setup(UpstreamDialer dialer, VirtualClusterMetrics metrics) {
             this.dialer = dialer;
+            this.metrics = metrics;
         }
 
         @Override
@@ -166,7 +170,7 @@ final class Gateway implements NodeAdvertiser {
 
         @Override
         public VirtualClusterMetrics metrics() {
-            return cluster.metrics();
+            return metrics;
         }
 
         @Override
@@ -187,6 +191,11 @@ final class Gateway implements NodeAdvertiser {
         @Override
         public PreAuthenticationConfig preAuthentication() {
             return cluster.preAuthentication();
+        }
+
+        @Override
+        public OpenConnections openConnections() {
+            return cluster.openConnections();
         }
 
         @Override

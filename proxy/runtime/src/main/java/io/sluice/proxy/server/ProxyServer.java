@@ -18,6 +18,7 @@ import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.netty.channel.Channel;
 import io.netty.channel.EventLoopGroup;
+import io.sluice.proxy.build.BuildInfo;
 import io.sluice.proxy.config.ConfigException;
 import io.sluice.proxy.config.HostPort;
 import io.sluice.proxy.config.ProxyConfig;
@@ -25,6 +26,7 @@ import io.sluice.proxy.config.VirtualClusterConfig;
 import io.sluice.proxy.management.ManagementServer;
 import io.sluice.proxy.management.ManagementServer.Readiness;
 import io.sluice.proxy.metrics.ProxyMetrics;
+import io.sluice.proxy.runtime.OpenConnections;
 
 /**
  * The running proxy: event loops, every virtual cluster's gateways, discovery, and the management port.
@@ -46,6 +48,8 @@ public final class ProxyServer implements AutoCloseable {
     });
     private final List<VirtualClusterRuntime> clusters = new ArrayList<>();
     private final FilterDefinitions filterDefinitions;
+    private final OpenConnections connections = new OpenConnections();
+    private volatile boolean stopping;
     private ManagementServer management;
 
     private ProxyServer(ProxyConfig config) {
@@ -78,7 +82,7 @@ public final class ProxyServer implements AutoCloseable {
                 }
                 chain.add(def);
             }
-            VirtualClusterRuntime runtime = new VirtualClusterRuntime(vc, chain, metrics.forVirtualCluster(vc.name()), registry, group, transport, config.network());
+            VirtualClusterRuntime runtime = new VirtualClusterRuntime(vc, chain, metrics, registry, group, transport, config.network(), connections);
             clusters.add(runtime);
             for (Gateway gateway : runtime.gateways()) {
                 gateway.bindBootstrap();
@@ -99,11 +103,13 @@ public final class ProxyServer implements AutoCloseable {
             }
             LOG.info("management endpoints on http://{}:{}/ (metrics, healthz, readyz)", config.management().bindAddress(), management.port());
         }
-        LOG.info("Sluice proxy started with {} transport, {} virtual cluster(s)", transport.name(), clusters.size());
+        LOG.info("Sluice proxy started ({}) with {} transport, {} virtual cluster(s)", BuildInfo.current(), transport.name(), clusters.size());
     }
 
     private Map<String, Supplier<Readiness>> readinessChecks() {
         Map<String, Supplier<Readiness>> checks = new LinkedHashMap<>();
+        // First to fail on SIGTERM, so that load balancers stop sending clients here while the drain runs.
+        checks.put("shutdown", () -> stopping ? Readiness.notReady("shutting down") : Readiness.ready("serving"));
         for (VirtualClusterRuntime cluster : clusters) {
             checks.put("virtualCluster:" + cluster.name() + ":gateways", () -> {
                 boolean bound = cluster.gateways().stream().allMatch(Gateway::isBound);
@@ -147,15 +153,24 @@ public final class ProxyServer implements AutoCloseable {
         return registry;
     }
 
+    /**
+     * Stops gracefully: readiness turns false, the gateway ports stop accepting, every client connection stops reading
+     * requests and closes once it has answered those it read, for at most {@code network.shutdownTimeout}; then the
+     * rest closes. The management endpoint answers (503 on /readyz) until the connections are gone.
+     */
     @Override
     public void close() {
+        stopping = true;
+        for (VirtualClusterRuntime cluster : clusters) {
+            for (Gateway gateway : cluster.gateways()) {
+                gateway.channels().forEach(channel -> channel.close().awaitUninterruptibly());
+            }
+        }
+        drainConnections();
         if (management != null) {
             management.close();
         }
         for (VirtualClusterRuntime cluster : clusters) {
-            for (Gateway gateway : cluster.gateways()) {
-                gateway.channels().forEach(Channel::close);
-            }
             if (cluster.discovery() != null) {
                 cluster.discovery().close();
             }
@@ -164,5 +179,22 @@ public final class ProxyServer implements AutoCloseable {
         group.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
         filterDefinitions.close();
         registry.close();
+    }
+
+    private void drainConnections() {
+        int open = connections.size();
+        if (open == 0) {
+            return;
+        }
+        java.time.Duration timeout = config.network().shutdownTimeout();
+        LOG.info("Shutting down: {} client connection(s) finish the requests they sent (network.shutdownTimeout {} ms)", open, timeout.toMillis());
+        try {
+            int busy = connections.drain(timeout);
+            if (busy > 0) {
+                LOG.warn("Shutting down: closed {} client connection(s) with requests unanswered after network.shutdownTimeout", busy);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 }

@@ -17,9 +17,11 @@ import io.sluice.proxy.config.HostPort;
 import io.sluice.proxy.config.NetworkConfig;
 import io.sluice.proxy.config.PreAuthenticationConfig;
 import io.sluice.proxy.config.VirtualClusterConfig;
+import io.sluice.proxy.metrics.ProxyMetrics;
 import io.sluice.proxy.metrics.VirtualClusterMetrics;
 import io.sluice.proxy.runtime.ConnectionLimiter;
 import io.sluice.proxy.runtime.NamedFilter;
+import io.sluice.proxy.runtime.OpenConnections;
 import io.sluice.proxy.runtime.ProxyConnection;
 import io.sluice.proxy.runtime.UpstreamDialer;
 import io.sluice.proxy.tls.SslContexts;
@@ -28,7 +30,7 @@ import io.sluice.proxy.tls.SslContexts;
 final class VirtualClusterRuntime {
 
     private final VirtualClusterConfig config;
-    private final VirtualClusterMetrics metrics;
+    private final ProxyMetrics metrics;
     private final NodeRegistry registry;
     private final List<FilterDefinitions.Initialised> filters;
     private final MeterRegistry meterRegistry;
@@ -39,18 +41,21 @@ final class VirtualClusterRuntime {
     private final SslContext upstreamSsl;
     private final ConnectionLimiter limiter;
     private final boolean authenticatesClients;
+    private final OpenConnections openConnections;
     private ClusterDiscovery discovery;
 
-    VirtualClusterRuntime(VirtualClusterConfig config, List<FilterDefinitions.Initialised> filters, VirtualClusterMetrics metrics,
-                          MeterRegistry meterRegistry, EventLoopGroup group, Transport transport, NetworkConfig network) {
+    VirtualClusterRuntime(VirtualClusterConfig config, List<FilterDefinitions.Initialised> filters, ProxyMetrics metrics,
+                          MeterRegistry meterRegistry, EventLoopGroup group, Transport transport, NetworkConfig network,
+                          OpenConnections openConnections) {
         this.config = config;
         this.filters = filters;
         this.metrics = metrics;
         this.meterRegistry = meterRegistry;
         this.transport = transport;
         this.network = network;
+        this.openConnections = openConnections;
         this.registry = new NodeRegistry(config.name());
-        this.limiter = new ConnectionLimiter(config.name(), config.connectionLimits(), metrics);
+        this.limiter = new ConnectionLimiter(config.name(), config.connectionLimits());
         this.authenticatesClients = filters.stream().anyMatch(f -> f.factory().authenticatesClients());
         this.upstreamSsl = config.targetCluster().tls() == null ? null : SslContexts.forClient(config.targetCluster().tls());
         List<HostPort> bootstrap = List.copyOf(config.targetCluster().bootstrapServers());
@@ -69,8 +74,9 @@ final class VirtualClusterRuntime {
         return config;
     }
 
-    VirtualClusterMetrics metrics() {
-        return metrics;
+    /** @param nodeId a broker node id, or {@link ProxyMetrics#BOOTSTRAP_NODE} */
+    VirtualClusterMetrics metrics(String nodeId) {
+        return metrics.forNode(config.name(), nodeId);
     }
 
     NodeRegistry registry() {
@@ -87,6 +93,10 @@ final class VirtualClusterRuntime {
 
     ClusterDiscovery discovery() {
         return discovery;
+    }
+
+    OpenConnections openConnections() {
+        return openConnections;
     }
 
     ConnectionLimiter limiter() {

@@ -136,7 +136,7 @@ class ConfigLoaderTest {
         ProxyConfig config = ConfigLoader.parse(yaml, Map.of());
 
         assertThat(config.network()).isEqualTo(new NetworkConfig(4, 1048576, Duration.ofMillis(1500),
-                Duration.ofSeconds(3), 65536, 32768, PreAuthenticationConfig.defaults()));
+                Duration.ofSeconds(3), 65536, 32768, PreAuthenticationConfig.defaults(), NetworkConfig.DEFAULT_SHUTDOWN_TIMEOUT));
         assertThat(config.management()).isEqualTo(new ManagementConfig(false, "0.0.0.0", 0));
         assertThat(config.defaultFilters()).containsExactly("audit");
         assertThat(config.filterDefinitions()).extracting(FilterDefinition::name).containsExactly("audit", "noop");

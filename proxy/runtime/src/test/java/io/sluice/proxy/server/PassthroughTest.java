@@ -243,6 +243,14 @@ class PassthroughTest {
         assertThat(proxy.metric("sluice_bytes_total", "direction=\"from_client\"")).isGreaterThan(0);
         assertThat(proxy.metric("sluice_bytes_total", "direction=\"to_broker\"")).isGreaterThan(0);
         assertThat(proxy.metric("sluice_request_latency_seconds_count", "api_key=\"PRODUCE\"")).isGreaterThan(0);
+        // Metadata goes to the bootstrap port, Produce to the leader's port: each series names its broker.
+        int leader;
+        try (Admin admin = Admin.create(proxy.clientConfig())) {
+            leader = admin.describeTopics(List.of(topic)).allTopicNames().get().get(topic).partitions().get(0).leader().id();
+        }
+        assertThat(proxy.metric("sluice_requests_total", "api_key=\"METADATA\",node_id=\"bootstrap\"")).isGreaterThan(0);
+        assertThat(proxy.metric("sluice_requests_total", "api_key=\"PRODUCE\",node_id=\"" + leader + "\"")).isGreaterThan(0);
+        assertThat(proxy.metric("sluice_bytes_total", "direction=\"to_broker\",node_id=\"" + leader + "\"")).isGreaterThan(0);
     }
 
     // ---- helpers ----

@@ -42,9 +42,14 @@ public final class KafkaWire implements AutoCloseable {
         in = new DataInputStream(socket.getInputStream());
     }
 
-    @SuppressWarnings("unchecked")
     public <R extends ApiMessage> R call(ApiKeys api, short version, ApiMessage request) throws IOException {
         send(api, version, request);
+        return receive(api, version);
+    }
+
+    /** Reads the response to the request sent last. */
+    @SuppressWarnings("unchecked")
+    public <R extends ApiMessage> R receive(ApiKeys api, short version) throws IOException {
         int size = in.readInt();
         byte[] body = new byte[size];
         in.readFully(body);

@@ -1,0 +1,87 @@
+package io.sluice.bridge.server;
+
+import java.net.ConnectException;
+import java.net.Socket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+import io.kroxylicious.testing.kafka.api.KafkaCluster;
+import io.kroxylicious.testing.kafka.common.BrokerCluster;
+import io.kroxylicious.testing.kafka.junit5ext.KafkaClusterExtension;
+import io.sluice.bridge.auth.TestAuthenticator;
+import io.sluice.bridge.protocol.CloseCodes;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+/** What SIGTERM does to a bridge node (the shutdown hook calls {@link BridgeServer#close}). */
+@ExtendWith(KafkaClusterExtension.class)
+class GracefulShutdownTest {
+
+    @BrokerCluster(numBrokers = 1)
+    static KafkaCluster cluster;
+
+    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+
+    @Test
+    void everyClientIsSent1001WhileReadinessFailsAndNewConnectionsAreRefused() throws Exception {
+        try (KafkaHelper kafka = new KafkaHelper(cluster.getBootstrapServers())) {
+            String topic = kafka.createTopic(1);
+            BridgeFixture bridge = BridgeFixture.start(cluster.getBootstrapServers(), "node-shutdown", "shutdownTimeout: 2s", "topics: " + topic);
+            int port = bridge.port();
+            String token = TestAuthenticator.token("ivy", topic + "/*", "");
+            try (WsClient prompt = WsClient.connected(port, token);
+                 WsClient stalled = WsClient.connected(port, token)) {
+                prompt.subscribe("/" + topic + "/k");
+                assertThat(readyz(bridge).statusCode()).isEqualTo(200);
+                // Reads nothing, so it neither sees the close nor answers it: the node waits for it, within the bound.
+                stalled.pauseReading();
+
+                long start = System.nanoTime();
+                CompletableFuture<Void> closing = CompletableFuture.runAsync(bridge::close);
+
+                assertThat(prompt.awaitClose()).isEqualTo(CloseCodes.GOING_AWAY);
+                assertThat(prompt.closeReason()).isEqualTo("server shutting down");
+                HttpResponse<String> ready = readyz(bridge);
+                assertThat(ready.statusCode()).isEqualTo(503);
+                assertThat(ready.body()).contains("\"shutdown\":{\"ready\":false,\"detail\":\"shutting down\"}");
+                assertThatThrownBy(() -> new Socket("127.0.0.1", port).close()).isInstanceOf(ConnectException.class);
+                assertThat(closing).isNotDone();
+
+                closing.get(15, TimeUnit.SECONDS);
+                assertThat(Duration.ofNanos(System.nanoTime() - start)).isBetween(Duration.ofMillis(1_800), Duration.ofSeconds(8));
+                stalled.resumeReading();
+                assertThat(stalled.awaitClose()).as("the 1001 was sent before its connection was cut").isEqualTo(CloseCodes.GOING_AWAY);
+            }
+        }
+    }
+
+    @Test
+    void withoutClientsTheNodeStopsAtOnce() throws Exception {
+        try (KafkaHelper kafka = new KafkaHelper(cluster.getBootstrapServers())) {
+            String topic = kafka.createTopic(1);
+            BridgeFixture bridge = BridgeFixture.start(cluster.getBootstrapServers(), "node-idle", "shutdownTimeout: 30s", "topics: " + topic);
+            try (WsClient client = WsClient.connected(bridge.port(), TestAuthenticator.token("ivy", topic + "/*", ""))) {
+                long start = System.nanoTime();
+                bridge.close();
+                assertThat(client.awaitClose()).isEqualTo(CloseCodes.GOING_AWAY);
+                // The client closed on the 1001: nothing is left to wait for.
+                assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(10));
+            }
+        }
+    }
+
+    private HttpResponse<String> readyz(BridgeFixture bridge) throws Exception {
+        return http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + bridge.server().managementPort() + "/readyz"))
+                .timeout(Duration.ofSeconds(5)).build(), HttpResponse.BodyHandlers.ofString());
+    }
+}
