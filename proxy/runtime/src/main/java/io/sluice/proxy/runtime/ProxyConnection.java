@@ -8,7 +8,9 @@ import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelHandlerContext;
 import io.sluice.proxy.codec.CorrelationTracker;
 import io.sluice.proxy.codec.DecodePolicy;
@@ -249,8 +251,12 @@ public final class ProxyConnection {
             LOG.debug("{}: closing connection: {}", descriptor(), why);
         }
         tracker.abandon(new IllegalStateException("connection closed: " + why));
-        // Flush what is already on its way (an error response, say) before the socket goes.
-        frontend.writeAndFlush(io.netty.buffer.Unpooled.EMPTY_BUFFER).addListener(f -> frontend.close());
+        // Flush what is already on its way (an error response, say) before the socket goes. Written below the
+        // filters: a filter stalled on a response holds every write behind it, so from the tail the close would
+        // wait for that filter, which may never complete.
+        ChannelHandlerContext belowFilters = frontend.pipeline().context(ResponseSequencer.class);
+        ChannelFuture flushed = belowFilters != null ? belowFilters.writeAndFlush(Unpooled.EMPTY_BUFFER) : frontend.writeAndFlush(Unpooled.EMPTY_BUFFER);
+        flushed.addListener(f -> frontend.close());
         if (backend != null) {
             backend.close();
         }
