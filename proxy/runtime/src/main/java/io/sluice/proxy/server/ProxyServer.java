@@ -41,6 +41,8 @@ public final class ProxyServer implements AutoCloseable {
     private final ProxyMetrics metrics = new ProxyMetrics(registry);
     private final Transport transport = Transport.best();
     private final EventLoopGroup group;
+    /** Unregisters the GC notification listeners, which the JVM would otherwise keep, with this registry, forever. */
+    private final AutoCloseable jvmMetrics;
     private final ScheduledExecutorService background = Executors.newSingleThreadScheduledExecutor(r -> {
         Thread t = new Thread(r, "sluice-discovery");
         t.setDaemon(true);
@@ -55,8 +57,14 @@ public final class ProxyServer implements AutoCloseable {
     private ProxyServer(ProxyConfig config) {
         this.config = config;
         this.group = transport.newGroup(config.network().workerThreads(), "sluice-proxy");
-        ProxyMetrics.bindJvmMetrics(registry);
-        this.filterDefinitions = new FilterDefinitions(config.filterDefinitions(), registry, group.next());
+        try {
+            this.filterDefinitions = new FilterDefinitions(config.filterDefinitions(), registry, group.next());
+        } catch (RuntimeException e) {
+            // No server to close yet: its threads must not outlive a bad filter configuration.
+            group.shutdownGracefully(0, 2, TimeUnit.SECONDS);
+            throw e;
+        }
+        this.jvmMetrics = ProxyMetrics.bindJvmMetrics(registry);
     }
 
     public static ProxyServer start(ProxyConfig config) {
@@ -178,6 +186,11 @@ public final class ProxyServer implements AutoCloseable {
         background.shutdownNow();
         group.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
         filterDefinitions.close();
+        try {
+            jvmMetrics.close();
+        } catch (Exception e) {
+            LOG.warn("could not unbind the JVM metrics: {}", e.toString());
+        }
         registry.close();
     }
 
