@@ -19,7 +19,7 @@ import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.netty.channel.Channel;
 import io.netty.channel.EventLoopGroup;
 import io.sluice.proxy.build.BuildInfo;
-import io.sluice.proxy.config.ConfigException;
+import io.sluice.proxy.config.FilterDefinition;
 import io.sluice.proxy.config.HostPort;
 import io.sluice.proxy.config.ProxyConfig;
 import io.sluice.proxy.config.VirtualClusterConfig;
@@ -79,16 +79,10 @@ public final class ProxyServer implements AutoCloseable {
     }
 
     private void startAll() {
-        for (int i = 0; i < config.virtualClusters().size(); i++) {
-            VirtualClusterConfig vc = config.virtualClusters().get(i);
-            List<String> names = vc.filters() != null ? vc.filters() : config.defaultFilters();
+        for (VirtualClusterConfig vc : config.virtualClusters()) {
             List<FilterDefinitions.Initialised> chain = new ArrayList<>();
-            for (String name : names) {
-                FilterDefinitions.Initialised def = filterDefinitions.get(name);
-                if (def == null) {
-                    throw new ConfigException(List.of("virtualClusters[" + i + "].filters: no filter definition named '" + name + "'"));
-                }
-                chain.add(def);
+            for (FilterDefinition definition : config.filtersFor(vc)) {
+                chain.add(filterDefinitions.get(definition.name()));
             }
             VirtualClusterRuntime runtime = new VirtualClusterRuntime(vc, chain, metrics, registry, group, transport, config.network(), connections);
             clusters.add(runtime);

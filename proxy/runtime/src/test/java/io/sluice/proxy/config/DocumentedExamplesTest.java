@@ -15,7 +15,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 /** The complete configurations shown in docs/configuration.md must load, so the reference cannot drift from the code. */
 class DocumentedExamplesTest {
 
-    private static final Path REFERENCE = Path.of("../docs/configuration.md");
+    private static final Path REFERENCE = Path.of("../../docs/configuration.md");
     private static final Pattern YAML_BLOCK = Pattern.compile("```yaml\\n(.*?)```", Pattern.DOTALL);
 
     @Test

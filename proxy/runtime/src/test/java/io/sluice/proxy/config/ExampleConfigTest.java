@@ -13,7 +13,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 /** The examples shipped in config/examples must keep loading. */
 class ExampleConfigTest {
 
-    private static final Path PASSTHROUGH = Path.of("../config/examples/passthrough.yaml");
+    private static final Path PASSTHROUGH = Path.of("../../config/examples/passthrough.yaml");
 
     @Test
     void passthroughProxiesTheGivenClusterOnTheDefaultPorts() throws Exception {

@@ -2,14 +2,19 @@ package io.sluice.proxy.server;
 
 import java.lang.ref.WeakReference;
 import java.util.List;
+import java.util.Map;
 
 import org.junit.jupiter.api.Test;
 
 import io.micrometer.core.instrument.MeterRegistry;
+import io.sluice.proxy.config.ConfigException;
+import io.sluice.proxy.config.ConfigLoader;
 import io.sluice.proxy.config.ManagementConfig;
 import io.sluice.proxy.config.ProxyConfig;
+import io.sluice.testkit.FreePorts;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /** What a stopped server leaves behind in the JVM, for applications that start and stop proxies in one process. */
 class ProxyServerLifecycleTest {
@@ -28,5 +33,26 @@ class ProxyServerLifecycleTest {
             Thread.sleep(20);
         }
         assertThat(registry.get()).as("the stopped server's meter registry, collected").isNull();
+    }
+
+    @Test
+    void aChainNamingAnUndefinedFilterInAConfigBuiltInCodeIsAConfigErrorNamingTheField() {
+        // ConfigLoader validates references; a config built in code reaches the server unvalidated.
+        ProxyConfig loaded = ConfigLoader.parse("""
+                management:
+                  enabled: false
+                virtualClusters:
+                  - name: demo
+                    targetCluster:
+                      bootstrapServers: "127.0.0.1:1"
+                    gateways:
+                      - name: default
+                        portIdentifiesNode:
+                          bootstrapAddress: "127.0.0.1:%d"
+                """.formatted(FreePorts.block(8)), Map.of());
+        ProxyConfig config = new ProxyConfig(loaded.network(), loaded.management(), loaded.virtualClusters(), List.of(), List.of("missing"));
+
+        assertThatThrownBy(() -> ProxyServer.start(config)).isInstanceOf(ConfigException.class)
+                .hasMessageContaining("defaultFilters: no filter definition named 'missing'");
     }
 }
