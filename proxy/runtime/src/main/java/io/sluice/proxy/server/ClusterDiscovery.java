@@ -124,7 +124,7 @@ final class ClusterDiscovery implements AutoCloseable {
     /** The Admin client's settings: the target's TLS mapped onto kafka-clients' SSL properties, then the user's extras. */
     static Map<String, Object> adminConfig(TargetClusterConfig target) {
         Map<String, Object> props = new HashMap<>();
-        props.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, target.bootstrapServers().stream().map(HostPort::toString).collect(Collectors.joining(",")));
+        props.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, target.bootstrapServersString());
         props.put(AdminClientConfig.CLIENT_ID_CONFIG, "sluice-discovery");
         props.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, 10_000);
         props.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 15_000);
