@@ -1,5 +1,6 @@
 package io.sluice.auth;
 
+import java.net.MalformedURLException;
 import java.net.URI;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -148,7 +149,7 @@ public record JwtConfig(String jwks,
         if (jwksIsUrl()) {
             try {
                 URI.create(jwks).toURL();
-            } catch (IllegalArgumentException | java.net.MalformedURLException e) {
+            } catch (IllegalArgumentException | MalformedURLException e) {
                 problems.add("jwks: '" + jwks + "' is not a valid URL");
             }
             if (jwks.regionMatches(true, 0, "http://", 0, 7) && !allowHttpJwks) {

@@ -1,10 +1,13 @@
 package io.sluice.proxy.runtime;
 
+import java.util.HashMap;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
+import org.apache.kafka.common.Uuid;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -42,7 +45,7 @@ public final class ProxyConnection {
     private Channel backend;
     private ChannelHandlerContext forwarderContext;
     private AuthenticatedPrincipal principal;
-    private final java.util.Map<org.apache.kafka.common.Uuid, String> topicNames = new java.util.HashMap<>();
+    private final Map<Uuid, String> topicNames = new HashMap<>();
     private boolean closing;
     private boolean dialing;
     /** Set on shutdown: no more requests are read, and the connection closes once the last one is answered. */
@@ -100,7 +103,7 @@ public final class ProxyConnection {
     }
 
     /** Topic names by id, learned by filters on this connection; ids never change meaning, so no expiry. */
-    java.util.Map<org.apache.kafka.common.Uuid, String> topicNames() {
+    Map<Uuid, String> topicNames() {
         return topicNames;
     }
 

@@ -1,7 +1,10 @@
 package io.sluice.proxy.server;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.net.Socket;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -99,8 +102,8 @@ public final class ProxyServer implements AutoCloseable {
             management = new ManagementServer(config.management().bindAddress(), config.management().port(), registry, readinessChecks());
             try {
                 management.start();
-            } catch (java.io.IOException e) {
-                throw new java.io.UncheckedIOException("cannot start the management endpoint on "
+            } catch (IOException e) {
+                throw new UncheckedIOException("cannot start the management endpoint on "
                         + config.management().bindAddress() + ":" + config.management().port() + ": " + e.getMessage(), e);
             }
             LOG.info("management endpoints on http://{}:{}/ (metrics, healthz, readyz)", config.management().bindAddress(), management.port());
@@ -132,7 +135,7 @@ public final class ProxyServer implements AutoCloseable {
             try (Socket socket = new Socket()) {
                 socket.connect(new InetSocketAddress(server.host(), server.port()), 1000);
                 return new Readiness(true, server + " accepts connections");
-            } catch (java.io.IOException e) {
+            } catch (IOException e) {
                 // try the next one
             }
         }
@@ -193,7 +196,7 @@ public final class ProxyServer implements AutoCloseable {
         if (open == 0) {
             return;
         }
-        java.time.Duration timeout = config.network().shutdownTimeout();
+        Duration timeout = config.network().shutdownTimeout();
         LOG.info("Shutting down: {} client connection(s) finish the requests they sent (network.shutdownTimeout {} ms)", open, timeout.toMillis());
         try {
             int busy = connections.drain(timeout);
