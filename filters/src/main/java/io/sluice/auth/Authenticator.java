@@ -1,10 +1,12 @@
 package io.sluice.auth;
 
 import java.time.Clock;
+import java.time.Instant;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutorService;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -87,8 +89,8 @@ public final class Authenticator implements AutoCloseable {
                     "the " + config.permissionsClaim() + " claim is invalid: " + e.getMessage());
         }
         // A far-future exp must not mean a session for ever: cap it, and let the client re-authenticate (KIP-368).
-        java.time.Instant tokenEnd = identity.expiresAt().plus(config.clockSkew());
-        java.time.Instant cap = clock.instant().plus(config.maxSessionLifetime());
+        Instant tokenEnd = identity.expiresAt().plus(config.clockSkew());
+        Instant cap = clock.instant().plus(config.maxSessionLifetime());
         return new Grant(identity, permissions, tokenEnd.isBefore(cap) ? tokenEnd : cap);
     }
 
@@ -108,7 +110,7 @@ public final class Authenticator implements AutoCloseable {
                     result.completeExceptionally(new CompletionException("token validation failed unexpectedly", e));
                 }
             });
-        } catch (java.util.concurrent.RejectedExecutionException e) {
+        } catch (RejectedExecutionException e) {
             result.completeExceptionally(pool.isShutdown() ? new IllegalStateException("the authenticator is closed", e)
                     : new AuthenticatorBusyException());
         }

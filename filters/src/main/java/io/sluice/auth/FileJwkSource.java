@@ -3,6 +3,7 @@ package io.sluice.auth;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.attribute.FileTime;
 import java.text.ParseException;
@@ -82,6 +83,6 @@ final class FileJwkSource implements JWKSource<SecurityContext> {
     }
 
     private static String describe(Exception e) {
-        return e instanceof java.nio.file.NoSuchFileException ? "it does not exist" : e.getMessage();
+        return e instanceof NoSuchFileException ? "it does not exist" : e.getMessage();
     }
 }

@@ -1,6 +1,8 @@
 package io.sluice.auth;
 
 import java.time.Instant;
+import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -20,6 +22,6 @@ public record Identity(String subject, String issuer, List<String> audience, Ins
         Objects.requireNonNull(subject, "subject");
         Objects.requireNonNull(expiresAt, "expiresAt");
         audience = List.copyOf(audience);
-        claims = java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(claims));
+        claims = Collections.unmodifiableMap(new LinkedHashMap<>(claims));
     }
 }

@@ -1,5 +1,6 @@
 package io.sluice.auth;
 
+import java.net.MalformedURLException;
 import java.net.URI;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -109,58 +110,6 @@ public record JwtConfig(String jwks,
                 maxQueuedValidations == null ? DEFAULT_MAX_QUEUED_VALIDATIONS : maxQueuedValidations);
     }
 
-    /** A config with a JWKS source and defaults for the rest. */
-    public static JwtConfig withJwks(String jwks, String issuer, String audience) {
-        return new JwtConfig(jwks, null, null, null, issuer, audience, null, null, null, null, null, null);
-    }
-
-    /** This config with its key source replaced by a PEM public key file. */
-    public JwtConfig withPublicKeyFile(String publicKeyFile) {
-        return new JwtConfig(null, publicKeyFile, null, null, issuer, audience, algorithms, clockSkew,
-                permissionsClaim, jwksRefresh, jwksMinRefreshInterval, jwksTimeout, maxSessionLifetime, allowHttpJwks, maxQueuedValidations);
-    }
-
-    /** This config with its key source replaced by an HMAC secret. */
-    public JwtConfig withHmacSecret(String hmacSecret) {
-        return new JwtConfig(null, null, hmacSecret, null, issuer, audience, algorithms, clockSkew,
-                permissionsClaim, jwksRefresh, jwksMinRefreshInterval, jwksTimeout, maxSessionLifetime, allowHttpJwks, maxQueuedValidations);
-    }
-
-    public JwtConfig withAlgorithms(List<String> algorithms) {
-        return new JwtConfig(jwks, publicKeyFile, hmacSecret, hmacSecretFile, issuer, audience, algorithms, clockSkew,
-                permissionsClaim, jwksRefresh, jwksMinRefreshInterval, jwksTimeout, maxSessionLifetime, allowHttpJwks, maxQueuedValidations);
-    }
-
-    public JwtConfig withClockSkew(Duration clockSkew) {
-        return new JwtConfig(jwks, publicKeyFile, hmacSecret, hmacSecretFile, issuer, audience, algorithms, clockSkew,
-                permissionsClaim, jwksRefresh, jwksMinRefreshInterval, jwksTimeout, maxSessionLifetime, allowHttpJwks, maxQueuedValidations);
-    }
-
-    public JwtConfig withPermissionsClaim(String permissionsClaim) {
-        return new JwtConfig(jwks, publicKeyFile, hmacSecret, hmacSecretFile, issuer, audience, algorithms, clockSkew,
-                permissionsClaim, jwksRefresh, jwksMinRefreshInterval, jwksTimeout, maxSessionLifetime, allowHttpJwks, maxQueuedValidations);
-    }
-
-    public JwtConfig withMaxSessionLifetime(Duration maxSessionLifetime) {
-        return new JwtConfig(jwks, publicKeyFile, hmacSecret, hmacSecretFile, issuer, audience, algorithms, clockSkew,
-                permissionsClaim, jwksRefresh, jwksMinRefreshInterval, jwksTimeout, maxSessionLifetime, allowHttpJwks, maxQueuedValidations);
-    }
-
-    public JwtConfig withAllowHttpJwks(boolean allowHttpJwks) {
-        return new JwtConfig(jwks, publicKeyFile, hmacSecret, hmacSecretFile, issuer, audience, algorithms, clockSkew,
-                permissionsClaim, jwksRefresh, jwksMinRefreshInterval, jwksTimeout, maxSessionLifetime, allowHttpJwks, maxQueuedValidations);
-    }
-
-    public JwtConfig withMaxQueuedValidations(int maxQueuedValidations) {
-        return new JwtConfig(jwks, publicKeyFile, hmacSecret, hmacSecretFile, issuer, audience, algorithms, clockSkew,
-                permissionsClaim, jwksRefresh, jwksMinRefreshInterval, jwksTimeout, maxSessionLifetime, allowHttpJwks, maxQueuedValidations);
-    }
-
-    public JwtConfig withJwksTimeout(Duration jwksTimeout) {
-        return new JwtConfig(jwks, publicKeyFile, hmacSecret, hmacSecretFile, issuer, audience, algorithms, clockSkew,
-                permissionsClaim, jwksRefresh, jwksMinRefreshInterval, jwksTimeout, maxSessionLifetime, allowHttpJwks, maxQueuedValidations);
-    }
-
     /** Whether {@link #jwks} names a URL rather than a file. */
     public boolean jwksIsUrl() {
         String lower = jwks == null ? "" : jwks.toLowerCase(Locale.ROOT);
@@ -200,7 +149,7 @@ public record JwtConfig(String jwks,
         if (jwksIsUrl()) {
             try {
                 URI.create(jwks).toURL();
-            } catch (IllegalArgumentException | java.net.MalformedURLException e) {
+            } catch (IllegalArgumentException | MalformedURLException e) {
                 problems.add("jwks: '" + jwks + "' is not a valid URL");
             }
             if (jwks.regionMatches(true, 0, "http://", 0, 7) && !allowHttpJwks) {

@@ -77,11 +77,6 @@ public final class Permissions {
         return admin;
     }
 
-    /** True when no rule grants anything: the principal authenticates but sees nothing. */
-    public boolean grantsNothing() {
-        return !admin && topicRules.isEmpty() && keyRules.isEmpty() && groups.isEmpty() && transactionalIds.isEmpty();
-    }
-
     /** Everything this principal may do with the topic. Callers checking many records should keep the result. */
     public TopicAccess topic(String topic) {
         if (admin) {

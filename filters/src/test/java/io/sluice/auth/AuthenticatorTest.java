@@ -49,9 +49,9 @@ class AuthenticatorTest {
                 return Instant.now();
             }
         };
-        JwtConfig config = JwtConfig.withJwks(null, TestIssuer.ISSUER, TestIssuer.AUDIENCE).withHmacSecret(SECRET);
+        JwtConfig config = TestJwtConfig.jwks(null, TestIssuer.ISSUER, TestIssuer.AUDIENCE).hmacSecret(SECRET).maxQueuedValidations(1).build();
         String token = TestIssuer.hmac(SECRET).token("alice", Duration.ofMinutes(5), Map.of());
-        try (Authenticator authenticator = Authenticator.create(config.withMaxQueuedValidations(1), held)) {
+        try (Authenticator authenticator = Authenticator.create(config, held)) {
             List<CompletableFuture<Grant>> admitted = new ArrayList<>();
             // Two run on the pool's two threads, one waits in the queue of one.
             for (int i = 0; i < 3; i++) {
@@ -72,9 +72,9 @@ class AuthenticatorTest {
 
     @Test
     void aQueueOfLessThanOneIsRefused() {
-        JwtConfig config = JwtConfig.withJwks(null, TestIssuer.ISSUER, TestIssuer.AUDIENCE).withHmacSecret(SECRET);
+        JwtConfig config = TestJwtConfig.jwks(null, TestIssuer.ISSUER, TestIssuer.AUDIENCE).hmacSecret(SECRET).maxQueuedValidations(0).build();
 
-        assertThatThrownBy(() -> Authenticator.create(config.withMaxQueuedValidations(0), Clock.systemUTC()))
+        assertThatThrownBy(() -> Authenticator.create(config, Clock.systemUTC()))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("maxQueuedValidations: must be at least 1");
     }

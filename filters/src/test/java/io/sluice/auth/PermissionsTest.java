@@ -76,9 +76,12 @@ class PermissionsTest {
 
     @Test
     void missingOrEmptyClaimGrantsNothing() {
-        assertThat(Permissions.fromClaim(null).grantsNothing()).isTrue();
-        assertThat(Permissions.fromClaim(Map.of()).grantsNothing()).isTrue();
-        assertThat(Permissions.fromClaim(null).canDescribe("orders")).isFalse();
+        for (Permissions none : List.of(Permissions.fromClaim(null), Permissions.fromClaim(Map.of()))) {
+            assertThat(none.isAdmin()).isFalse();
+            assertThat(none.topic("orders")).isEqualTo(TopicAccess.NONE);
+            assertThat(none.canUseGroup("orders-app")).isFalse();
+            assertThat(none.canUseTransactionalId("orders-tx")).isFalse();
+        }
     }
 
     @Test

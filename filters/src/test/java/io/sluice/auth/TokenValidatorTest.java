@@ -60,7 +60,7 @@ class TokenValidatorTest {
     void acceptsTokensSignedWithRsaOrEcPemPublicKeys() throws Exception {
         for (TestIssuer issuer : List.of(TestIssuer.rsa(), TestIssuer.ec())) {
             Path pem = Files.writeString(dir.resolve("key-" + issuer.key().getKeyType() + ".pem"), issuer.publicKeyPem());
-            TokenValidator validator = new TokenValidator(config(null).withPublicKeyFile(pem.toString()), CLOCK);
+            TokenValidator validator = new TokenValidator(config(null).publicKeyFile(pem.toString()).build(), CLOCK);
 
             assertThat(validator.validate(issuer.sign(claims().build())).subject()).isEqualTo("alice");
         }
@@ -69,7 +69,7 @@ class TokenValidatorTest {
     @Test
     void acceptsHmacTokenWithTheSharedSecret() throws Exception {
         String secret = "0123456789abcdef0123456789abcdef";
-        TokenValidator validator = new TokenValidator(config(null).withHmacSecret(secret), CLOCK);
+        TokenValidator validator = new TokenValidator(config(null).hmacSecret(secret).build(), CLOCK);
 
         assertThat(validator.validate(TestIssuer.hmac(secret).sign(claims().build())).subject()).isEqualTo("alice");
     }
@@ -138,7 +138,7 @@ class TokenValidatorTest {
 
     @Test
     void rejectsAlgorithmNotOnTheAllowList() throws Exception {
-        TokenValidator validator = new TokenValidator(config(jwksFile(TestIssuer.rsa())).withAlgorithms(List.of("RS512")), CLOCK);
+        TokenValidator validator = new TokenValidator(config(jwksFile(TestIssuer.rsa())).algorithms(List.of("RS512")).build(), CLOCK);
 
         assertThatThrownBy(() -> validator.validate(TestIssuer.rsa().sign(claims().build(), JWSAlgorithm.RS256)))
                 .isInstanceOfSatisfying(TokenRejectedException.class, e -> assertThat(e.reason()).isEqualTo(Reason.UNSUPPORTED_ALGORITHM))
@@ -196,7 +196,7 @@ class TokenValidatorTest {
     @Test
     void jwksUrlIsFetchedOnceAndCached() throws Exception {
         try (JwksServer jwks = new JwksServer(TestIssuer.rsa().jwks());
-             TokenValidator validator = new TokenValidator(config(jwks.url()), CLOCK)) {
+             TokenValidator validator = new TokenValidator(config(jwks.url()).build(), CLOCK)) {
             for (int i = 0; i < 5; i++) {
                 validator.validate(TestIssuer.rsa().sign(claims().build()));
             }
@@ -208,7 +208,7 @@ class TokenValidatorTest {
     void jwksUrlIsFetchedAgainWhenATokenNamesANewKeyId() throws Exception {
         TestIssuer rotated = TestIssuer.rsa("rsa-2");
         try (JwksServer jwks = new JwksServer(TestIssuer.rsa().jwks());
-             TokenValidator validator = new TokenValidator(config(jwks.url()), CLOCK)) {
+             TokenValidator validator = new TokenValidator(config(jwks.url()).build(), CLOCK)) {
             validator.validate(TestIssuer.rsa().sign(claims().build()));
 
             jwks.publish(new JWKSet(List.of(TestIssuer.rsa().key().toPublicJWK(), rotated.key().toPublicJWK())).toString());
@@ -224,7 +224,7 @@ class TokenValidatorTest {
         try (JwksServer gone = new JwksServer("{}")) {
             url = gone.url();
         }
-        try (TokenValidator validator = new TokenValidator(config(url).withJwksTimeout(Duration.ofMillis(500)), CLOCK)) {
+        try (TokenValidator validator = new TokenValidator(config(url).jwksTimeout(Duration.ofMillis(500)).build(), CLOCK)) {
             assertThatThrownBy(() -> validator.validate(TestIssuer.rsa().sign(claims().build())))
                     .isInstanceOfSatisfying(TokenRejectedException.class, e -> assertThat(e.reason()).isEqualTo(Reason.KEYS_UNAVAILABLE));
         }
@@ -261,17 +261,17 @@ class TokenValidatorTest {
 
     @Test
     void configRejectsShortHmacSecretAndMissingFiles() {
-        assertThatThrownBy(() -> new TokenValidator(config(null).withHmacSecret("short"), CLOCK))
+        assertThatThrownBy(() -> new TokenValidator(config(null).hmacSecret("short").build(), CLOCK))
                 .hasMessageStartingWith("hmacSecret: the secret must be at least 32 bytes");
-        assertThatThrownBy(() -> new TokenValidator(config(dir.resolve("missing.json").toString()), CLOCK))
+        assertThatThrownBy(() -> new TokenValidator(config(dir.resolve("missing.json").toString()).build(), CLOCK))
                 .hasMessageStartingWith("jwks: ").hasMessageContaining("does not exist");
-        assertThatThrownBy(() -> new TokenValidator(config(null).withPublicKeyFile(dir.resolve("missing.pem").toString()), CLOCK))
+        assertThatThrownBy(() -> new TokenValidator(config(null).publicKeyFile(dir.resolve("missing.pem").toString()).build(), CLOCK))
                 .hasMessageStartingWith("publicKeyFile: ").hasMessageContaining("does not exist");
     }
 
     @Test
     void configToStringHidesTheSecret() {
-        assertThat(config(null).withHmacSecret("0123456789abcdef0123456789abcdef").toString()).doesNotContain("0123456789abcdef");
+        assertThat(config(null).hmacSecret("0123456789abcdef0123456789abcdef").build().toString()).doesNotContain("0123456789abcdef");
     }
 
     // ---- helpers ----
@@ -299,26 +299,26 @@ class TokenValidatorTest {
     }
 
     private static TokenValidator validator(String jwks) {
-        return new TokenValidator(config(jwks), CLOCK);
+        return new TokenValidator(config(jwks).build(), CLOCK);
     }
 
     @Test
     void plainHttpJwksUrlIsRefusedUnlessExplicitlyAllowed() {
-        JwtConfig http = JwtConfig.withJwks("http://idp.example/jwks.json", ISSUER, AUDIENCE);
+        JwtConfig http = TestJwtConfig.jwks("http://idp.example/jwks.json", ISSUER, AUDIENCE).build();
 
         assertThat(http.problems()).singleElement().satisfies(p -> assertThat(p).startsWith("jwks: ").contains("plain http", "allowHttpJwks"));
         assertThatThrownBy(() -> new TokenValidator(http, CLOCK)).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("allowHttpJwks");
-        assertThat(JwtConfig.withJwks("HTTP://idp.example/jwks.json", ISSUER, AUDIENCE).problems()).hasSize(1);
-        assertThat(http.withAllowHttpJwks(true).problems()).isEmpty();
-        assertThat(JwtConfig.withJwks("https://idp.example/jwks.json", ISSUER, AUDIENCE).problems()).isEmpty();
+        assertThat(TestJwtConfig.jwks("HTTP://idp.example/jwks.json", ISSUER, AUDIENCE).build().problems()).hasSize(1);
+        assertThat(TestJwtConfig.jwks("http://idp.example/jwks.json", ISSUER, AUDIENCE).allowHttpJwks(true).build().problems()).isEmpty();
+        assertThat(TestJwtConfig.jwks("https://idp.example/jwks.json", ISSUER, AUDIENCE).build().problems()).isEmpty();
     }
 
     @Test
     void maxSessionLifetimeMustBePositive() {
-        JwtConfig config = JwtConfig.withJwks("https://idp.example/jwks.json", ISSUER, AUDIENCE);
+        TestJwtConfig config = TestJwtConfig.jwks("https://idp.example/jwks.json", ISSUER, AUDIENCE);
 
-        assertThat(config.maxSessionLifetime()).isEqualTo(JwtConfig.DEFAULT_MAX_SESSION_LIFETIME);
-        assertThat(config.withMaxSessionLifetime(Duration.ZERO).problems()).containsExactly("maxSessionLifetime: must be positive");
+        assertThat(config.build().maxSessionLifetime()).isEqualTo(JwtConfig.DEFAULT_MAX_SESSION_LIFETIME);
+        assertThat(config.maxSessionLifetime(Duration.ZERO).build().problems()).containsExactly("maxSessionLifetime: must be positive");
     }
 
     @Test
@@ -339,8 +339,8 @@ class TokenValidatorTest {
                 .satisfies(e -> assertThat(e.getMessage()).doesNotContain("\r", "\n").contains("evil\\u000d\\u000aforged").hasSizeLessThan(1_000));
     }
 
-    private static JwtConfig config(String jwks) {
+    private static TestJwtConfig config(String jwks) {
         // The test JWKS server is plain http on loopback.
-        return JwtConfig.withJwks(jwks, ISSUER, AUDIENCE).withAllowHttpJwks(true);
+        return TestJwtConfig.jwks(jwks, ISSUER, AUDIENCE).allowHttpJwks(true);
     }
 }

@@ -1,5 +1,6 @@
 package io.sluice.filter.encryption;
 
+import java.util.List;
 import java.util.concurrent.CompletionStage;
 
 import javax.crypto.SecretKey;
@@ -23,7 +24,7 @@ public interface DataKeys {
      * {@code i / recordsPerKey()}. Fails with {@link UnknownKekException} when the KMS has no such KEK (or
      * refuses it), {@link KeysUnavailableException} when it cannot be reached.
      */
-    CompletionStage<java.util.List<DataKey>> forEncryption(String kekName, int records);
+    CompletionStage<List<DataKey>> forEncryption(String kekName, int records);
 
     /** How many records one data key may encrypt. */
     int recordsPerKey();

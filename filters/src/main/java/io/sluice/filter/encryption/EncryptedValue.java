@@ -1,5 +1,6 @@
 package io.sluice.filter.encryption;
 
+import java.nio.BufferUnderflowException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 
@@ -82,7 +83,7 @@ public record EncryptedValue(int version, int flags, byte[] wrappedKey, String k
             // A view of the envelope's bytes where they are, for the associated data: one object, no copy.
             ByteBuffer envelope = value.duplicate().limit(in.position());
             return new EncryptedValue(version, flags, wrapped, new String(kek, StandardCharsets.UTF_8), iv, envelope, in.slice());
-        } catch (java.nio.BufferUnderflowException e) {
+        } catch (BufferUnderflowException e) {
             throw new IllegalArgumentException("encrypted value is truncated", e);
         }
     }

@@ -5,7 +5,9 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 
@@ -182,7 +184,7 @@ final class PartitionDecryptor {
             return new IllegalStateException("not failed");
         } catch (CompletionException e) {
             return e.getCause() != null ? e.getCause() : e;
-        } catch (java.util.concurrent.CancellationException e) {
+        } catch (CancellationException e) {
             return e;
         }
     }
@@ -197,7 +199,7 @@ final class PartitionDecryptor {
         TAG;
 
         String tag() {
-            return name().toLowerCase(java.util.Locale.ROOT);
+            return name().toLowerCase(Locale.ROOT);
         }
     }
 

@@ -1,5 +1,6 @@
 package io.sluice.filter.encryption;
 
+import java.nio.BufferUnderflowException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 
@@ -68,7 +69,7 @@ final class PlaintextLayout {
                 headers[i] = new RecordHeader(new String(name, StandardCharsets.UTF_8), v);
             }
             return new RecordCipher.Plain(value, headers);
-        } catch (java.nio.BufferUnderflowException e) {
+        } catch (BufferUnderflowException e) {
             throw new IllegalArgumentException("packed value and headers are truncated", e);
         }
     }

@@ -2,6 +2,8 @@ package io.sluice.filter.encryption;
 
 import java.util.List;
 
+import org.slf4j.LoggerFactory;
+
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.NullNode;
 
@@ -84,7 +86,7 @@ public final class RecordEncryption implements FilterFactory<RecordEncryption.Co
                 config.onUndecryptable() == null ? EncryptionPolicy.OnUndecryptable.FAIL : config.onUndecryptable());
         int perKey = (int) Math.min(Integer.MAX_VALUE, cacheConfig.dataKeys().maxRecords());
         return new Shared(policy, new KmsDataKeys(cache, perKey), new EncryptionMetrics(context.meterRegistry(), context.filterName()),
-                new UndecryptableRecords(context.meterRegistry(), context.filterName(), org.slf4j.LoggerFactory.getLogger(RecordEncryptionFilter.class)), (byte) formatVersion, cache, kms,
+                new UndecryptableRecords(context.meterRegistry(), context.filterName(), LoggerFactory.getLogger(RecordEncryptionFilter.class)), (byte) formatVersion, cache, kms,
                 new RecordReaders(RecordLimits.orDefaults(config.records()), context.meterRegistry(), context.filterName()));
     }
 

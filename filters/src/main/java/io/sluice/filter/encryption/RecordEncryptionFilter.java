@@ -14,6 +14,7 @@ import java.util.function.Function;
 
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.InvalidRecordException;
+import org.apache.kafka.common.errors.ApiException;
 import org.apache.kafka.common.errors.TimeoutException;
 import org.apache.kafka.common.errors.UnknownTopicIdException;
 import org.apache.kafka.common.message.ProduceRequestData;
@@ -187,7 +188,7 @@ final class RecordEncryptionFilter implements RequestFilter, ResponseFilter {
     }
 
     private RequestFilterResult refuse(RequestHeaderData header, ProduceRequestData produce, String topic, String kek, Throwable error, FilterContext context) {
-        org.apache.kafka.common.errors.ApiException reason;
+        ApiException reason;
         if (error instanceof DataKeys.UnknownKekException) {
             reason = new InvalidRecordException("topic " + topic + " is encrypted with KEK '" + kek + "', which the KMS does not have");
         } else {

@@ -1,5 +1,7 @@
 package io.sluice.filter.jwt;
 
+import java.util.Locale;
+
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.sluice.auth.TokenRejectedException;
@@ -32,7 +34,7 @@ final class AuthMetrics {
     }
 
     void rejected(TokenRejectedException.Reason reason) {
-        outcome(reason.name().toLowerCase(java.util.Locale.ROOT)).increment();
+        outcome(reason.name().toLowerCase(Locale.ROOT)).increment();
     }
 
     void refused(String outcome) {

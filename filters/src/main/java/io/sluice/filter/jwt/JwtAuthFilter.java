@@ -3,6 +3,7 @@ package io.sluice.filter.jwt;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -163,7 +164,7 @@ final class JwtAuthFilter implements RequestFilter, ResponseFilter {
             error = Errors.ILLEGAL_SASL_STATE;
         }
         if (error != Errors.NONE) {
-            metrics.refused("handshake_" + error.name().toLowerCase(java.util.Locale.ROOT));
+            metrics.refused("handshake_" + error.name().toLowerCase(Locale.ROOT));
             LOG.info("{}: SASL handshake for mechanism '{}' refused: {}", context.channelDescriptor(), Untrusted.text(request.mechanism()), error);
             return context.requestFilterResultBuilder().shortCircuitResponse(response.setErrorCode(error.code())).withCloseConnection().completed();
         }
@@ -243,7 +244,7 @@ final class JwtAuthFilter implements RequestFilter, ResponseFilter {
         LOG.info("{}: authentication failed{}: {}", context.channelDescriptor(),
                 reauthenticating ? " on re-authentication of " + Untrusted.text(grant.subject()) : "", Untrusted.text(why, Untrusted.MAX_MESSAGE_CHARS));
         if (error != Errors.SASL_AUTHENTICATION_FAILED) {
-            metrics.refused("authenticate_" + error.name().toLowerCase(java.util.Locale.ROOT));
+            metrics.refused("authenticate_" + error.name().toLowerCase(Locale.ROOT));
         }
         SaslAuthenticateResponseData response = new SaslAuthenticateResponseData()
                 .setErrorCode(error.code())

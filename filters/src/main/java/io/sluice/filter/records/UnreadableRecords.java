@@ -1,5 +1,7 @@
 package io.sluice.filter.records;
 
+import java.util.Optional;
+
 import org.apache.kafka.common.InvalidRecordException;
 import org.apache.kafka.common.errors.ApiException;
 import org.apache.kafka.common.errors.CorruptRecordException;
@@ -87,8 +89,8 @@ public final class UnreadableRecords extends RuntimeException {
      * when only the request limit was reached: the consumer fetches again); empty when the partition must be
      * answered {@code CORRUPT_MESSAGE} with no records.
      */
-    public java.util.Optional<MemoryRecords> fetchAnswer() {
-        return checked.sizeInBytes() > 0 || reason == Reason.OVER_REQUEST_LIMIT ? java.util.Optional.of(checked) : java.util.Optional.empty();
+    public Optional<MemoryRecords> fetchAnswer() {
+        return checked.sizeInBytes() > 0 || reason == Reason.OVER_REQUEST_LIMIT ? Optional.of(checked) : Optional.empty();
     }
 
     /** The same as an exception kafka-clients maps to {@link #error()}, for whole-request error responses. */

@@ -1,5 +1,6 @@
 package io.sluice.filter.routing;
 
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
@@ -30,7 +31,7 @@ final class Renamed {
      * proxy and across restarts, and never the real topic's id, which would tell clients two names are one topic.
      */
     static Uuid virtualTopicId(String virtualName) {
-        UUID uuid = UUID.nameUUIDFromBytes(("sluice.virtual-topic/" + virtualName).getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        UUID uuid = UUID.nameUUIDFromBytes(("sluice.virtual-topic/" + virtualName).getBytes(StandardCharsets.UTF_8));
         return new Uuid(uuid.getMostSignificantBits(), uuid.getLeastSignificantBits());
     }
 }

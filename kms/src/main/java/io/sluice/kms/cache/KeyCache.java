@@ -161,10 +161,6 @@ public final class KeyCache implements AutoCloseable {
         return unwrappedKeys.refusalsRemembered();
     }
 
-    int retiredKeysPending() {
-        return retirement.pending();
-    }
-
     /** Often enough that idle keys do not outstay their limits by much, seldom enough to cost nothing. */
     private static Duration sweepPeriod(KeyCacheConfig config) {
         Duration shortest = config.dataKeys().maxAge().compareTo(config.unwrappedKeys().expireAfter()) < 0

@@ -47,11 +47,6 @@ final class KeyRetirement {
         }
     }
 
-    /** Keys waiting to be destroyed. */
-    int pending() {
-        return pending.size();
-    }
-
     /** Destroys every waiting key now. */
     void close() {
         for (Destroyable key : pending) {

@@ -121,13 +121,20 @@ public final class InProcessKms implements Kms {
         return versions;
     }
 
-    /** Creates a KEK with one random version; does nothing if it exists. */
-    public void createKey(String name) {
+    /**
+     * Creates a KEK with one random version; does nothing if it exists.
+     *
+     * @return whether the KEK was created
+     */
+    public boolean createKey(String name) {
+        boolean[] created = {false};
         keks.computeIfAbsent(name, n -> {
             List<AesKey> versions = new CopyOnWriteArrayList<>();
             versions.add(randomKey());
+            created[0] = true;
             return versions;
         });
+        return created[0];
     }
 
     /**

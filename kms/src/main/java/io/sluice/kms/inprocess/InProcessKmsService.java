@@ -1,5 +1,6 @@
 package io.sluice.kms.inprocess;
 
+import java.io.IOException;
 import java.nio.file.Path;
 import java.util.HashSet;
 import java.util.Set;
@@ -47,7 +48,19 @@ public final class InProcessKmsService implements KmsService<InProcessKmsConfig>
             catch (IllegalArgumentException e) {
                 throw new IllegalArgumentException("keyFile: " + e.getMessage(), e);
             }
-            config.keys().forEach(kms::createKey);
+            boolean generated = false;
+            for (String name : config.keys()) {
+                generated |= kms.createKey(name);
+            }
+            if (generated) {
+                // Otherwise the next start generates different KEKs, and what was encrypted with these cannot be read.
+                try {
+                    kms.save(Path.of(config.keyFile()));
+                }
+                catch (IOException e) {
+                    throw new IllegalArgumentException("keyFile: cannot write the KEKs generated for " + config.keys() + " to it: " + e, e);
+                }
+            }
         }
         LOG.warn("In-process KMS: KEKs {} live in this process; use it for demos and tests only", kms);
         return new MeteredKms(kms, "inprocess", registry);

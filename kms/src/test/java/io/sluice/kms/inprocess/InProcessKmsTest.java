@@ -147,6 +147,23 @@ class InProcessKmsTest {
     }
 
     @Test
+    void kekGeneratedForAKeyFileIsWrittenToItAndSurvivesARestart(@TempDir Path dir) throws Exception {
+        Path file = dir.resolve("keks.json");
+        InProcessKms.generate(List.of("from-file")).save(file);
+        InProcessKmsConfig config = new InProcessKmsConfig(List.of("kek-orders"), file.toString());
+        DataKey before;
+        try (Kms kms = new InProcessKmsService().create(config, new SimpleMeterRegistry())) {
+            before = join(kms.generateDataKey(join(kms.resolveKek("kek-orders"))));
+        }
+
+        try (Kms restarted = new InProcessKmsService().create(config, new SimpleMeterRegistry())) {
+            assertThat(join(restarted.unwrap(before.wrapped())).getEncoded()).isEqualTo(before.key().getEncoded());
+        }
+        assertThat(Files.readString(file)).contains("kek-orders", "from-file");
+        assertThat(Files.getPosixFilePermissions(file)).hasSize(2);
+    }
+
+    @Test
     void serviceRefusesUnusableConfig() {
         InProcessKmsService service = new InProcessKmsService();
         SimpleMeterRegistry registry = new SimpleMeterRegistry();

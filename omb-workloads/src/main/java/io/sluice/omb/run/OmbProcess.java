@@ -9,9 +9,11 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.Deque;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
@@ -113,14 +115,14 @@ public final class OmbProcess {
 
     /** OMB's script starts java as its child: stop the whole tree, politely first, by force after a grace period. */
     static void stop(Process process) throws InterruptedException {
-        List<ProcessHandle> tree = new java.util.ArrayList<>(process.descendants().toList());
+        List<ProcessHandle> tree = new ArrayList<>(process.descendants().toList());
         tree.add(process.toHandle());
         tree.forEach(ProcessHandle::destroy);
         long deadline = System.nanoTime() + GRACE.toNanos();
         for (ProcessHandle handle : tree) {
             try {
                 handle.onExit().get(Math.max(1, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
-            } catch (TimeoutException | java.util.concurrent.ExecutionException e) {
+            } catch (TimeoutException | ExecutionException e) {
                 handle.destroyForcibly();
             }
         }

@@ -6,7 +6,6 @@ import org.slf4j.LoggerFactory;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -20,7 +19,6 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
-import java.util.function.Predicate;
 
 /**
  * CPU and memory of processes and threads as Linux accounts them, read from /proc and the cgroup filesystem.
@@ -43,26 +41,6 @@ public final class CpuSampler {
     /** User plus system CPU time of the whole process, all threads, in nanoseconds. */
     public static long processCpuNanos(long pid) {
         return ticksToNanos(cpuTicks(read(PROC.resolve(Long.toString(pid)).resolve("stat"))));
-    }
-
-    /**
-     * CPU time of the threads whose name matches. The kernel keeps 15 characters of a thread name, so the filter
-     * sees "sluice-event-lo" rather than "sluice-event-loop-3": match on prefixes.
-     */
-    public static long threadsCpuNanos(long pid, Predicate<String> threadNameFilter) {
-        Path tasks = PROC.resolve(Long.toString(pid)).resolve("task");
-        long ticks = 0;
-        try (DirectoryStream<Path> threads = Files.newDirectoryStream(tasks)) {
-            for (Path thread : threads) {
-                Optional<String> stat = readIfPresent(thread.resolve("stat"));
-                if (stat.isPresent() && threadNameFilter.test(comm(stat.get()))) {
-                    ticks += cpuTicks(stat.get());
-                }
-            }
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-        return ticksToNanos(ticks);
     }
 
     /** CPU used by everything in this process's cgroup (a container, say), if the cgroup filesystem shows it. */
@@ -143,16 +121,6 @@ public final class CpuSampler {
     static long cpuTicks(String statLine) {
         String[] fields = afterComm(statLine).split("\\s+");
         return Long.parseLong(fields[UTIME_AFTER_COMM]) + Long.parseLong(fields[STIME_AFTER_COMM]);
-    }
-
-    /** The command or thread name. It may itself hold spaces and parentheses, so it ends at the last ')'. */
-    static String comm(String statLine) {
-        int open = statLine.indexOf('(');
-        int close = statLine.lastIndexOf(')');
-        if (open < 0 || close < open) {
-            throw new IllegalArgumentException("not a /proc stat line: " + statLine);
-        }
-        return statLine.substring(open + 1, close);
     }
 
     private static String afterComm(String statLine) {

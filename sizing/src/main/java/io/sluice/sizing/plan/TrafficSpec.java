@@ -1,5 +1,7 @@
 package io.sluice.sizing.plan;
 
+import java.util.Locale;
+
 /**
  * The traffic to size for, and how much margin to keep.
  *
@@ -31,7 +33,7 @@ public record TrafficSpec(double produceMBps, int consumerGroups, int messageByt
 
     /** One line for reports. */
     public String describe() {
-        return String.format(java.util.Locale.ROOT, "%.1f MB/s produced, %d consumer group(s) = %.1f MB/s through the proxy, %d-byte messages, headroom x%.2f",
+        return String.format(Locale.ROOT, "%.1f MB/s produced, %d consumer group(s) = %.1f MB/s through the proxy, %d-byte messages, headroom x%.2f",
                 produceMBps, consumerGroups, totalMBps(), messageBytes, headroom);
     }
 

@@ -1,7 +1,9 @@
 package io.sluice.bridge.config;
 
+import java.net.Inet6Address;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
+import java.util.Arrays;
 import java.util.regex.Pattern;
 
 /**
@@ -58,7 +60,7 @@ public record AddressBlock(byte[] network, int prefixBits) {
 
     public boolean contains(InetAddress address) {
         byte[] a = address.getAddress();
-        if (a.length != network.length && address instanceof java.net.Inet6Address && network.length == 4) {
+        if (a.length != network.length && address instanceof Inet6Address && network.length == 4) {
             a = ipv4Mapped(a);
         }
         if (a == null || a.length != network.length) {
@@ -93,12 +95,12 @@ public record AddressBlock(byte[] network, int prefixBits) {
 
     @Override
     public boolean equals(Object o) {
-        return o instanceof AddressBlock b && b.prefixBits == prefixBits && java.util.Arrays.equals(b.network, network);
+        return o instanceof AddressBlock b && b.prefixBits == prefixBits && Arrays.equals(b.network, network);
     }
 
     @Override
     public int hashCode() {
-        return 31 * java.util.Arrays.hashCode(network) + prefixBits;
+        return 31 * Arrays.hashCode(network) + prefixBits;
     }
 
     @Override

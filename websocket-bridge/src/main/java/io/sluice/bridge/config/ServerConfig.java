@@ -1,5 +1,7 @@
 package io.sluice.bridge.config;
 
+import java.io.IOException;
+import java.net.InetAddress;
 import java.time.Duration;
 
 import com.fasterxml.jackson.annotation.JsonCreator;
@@ -78,9 +80,9 @@ public record ServerConfig(HostPort listen, String path, int workerThreads, int 
 
     private static String localHostName() {
         try {
-            return java.net.InetAddress.getLocalHost().getHostName();
+            return InetAddress.getLocalHost().getHostName();
         }
-        catch (java.io.IOException e) {
+        catch (IOException e) {
             return "bridge";
         }
     }

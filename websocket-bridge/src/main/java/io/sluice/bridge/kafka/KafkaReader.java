@@ -7,8 +7,11 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.TopicDescription;
@@ -40,7 +43,7 @@ public final class KafkaReader implements AutoCloseable {
     private final RecordSink sink;
     private final Thread thread;
     private final CountDownLatch firstAssignment = new CountDownLatch(1);
-    private final Set<String> missingTopics = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    private final Set<String> missingTopics = ConcurrentHashMap.newKeySet();
     private volatile boolean running = true;
     private volatile String lastError;
     private KafkaConsumer<byte[], byte[]> consumer;
@@ -128,7 +131,7 @@ public final class KafkaReader implements AutoCloseable {
                 found.put(topic, admin.describeTopics(List.of(topic)).allTopicNames().get(30, TimeUnit.SECONDS).get(topic));
                 missingTopics.remove(topic);
             }
-            catch (java.util.concurrent.ExecutionException e) {
+            catch (ExecutionException e) {
                 if (e.getCause() instanceof UnknownTopicOrPartitionException) {
                     missingTopics.add(topic);
                     continue;
@@ -137,7 +140,7 @@ public final class KafkaReader implements AutoCloseable {
                 LOG.warn("Cannot describe topic {}: {}", topic, e.getCause().toString());
                 return false;
             }
-            catch (java.util.concurrent.TimeoutException e) {
+            catch (TimeoutException e) {
                 lastError = "describing topic " + topic + ": timed out";
                 return false;
             }

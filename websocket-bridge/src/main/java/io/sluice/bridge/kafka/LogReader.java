@@ -9,9 +9,13 @@ import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Predicate;
 
+import org.apache.kafka.clients.consumer.CloseOptions;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.TopicPartition;
@@ -98,7 +102,7 @@ public final class LogReader implements AutoCloseable {
                 }
             }, executor);
         }
-        catch (java.util.concurrent.RejectedExecutionException e) {
+        catch (RejectedExecutionException e) {
             // Shutting down.
             pending.decrementAndGet();
             return CompletableFuture.failedFuture(e);
@@ -139,7 +143,7 @@ public final class LogReader implements AutoCloseable {
             return consumer;
         }
         Map<String, Object> props = KafkaClients.consumer(config, "sluice-bridge-" + nodeName + "-recovery-" + created.incrementAndGet());
-        props.put(org.apache.kafka.clients.consumer.ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 2000);
+        props.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 2000);
         return new KafkaConsumer<>(props);
     }
 
@@ -147,14 +151,14 @@ public final class LogReader implements AutoCloseable {
     public void close() {
         executor.shutdownNow();
         try {
-            executor.awaitTermination(10, java.util.concurrent.TimeUnit.SECONDS);
+            executor.awaitTermination(10, TimeUnit.SECONDS);
         }
         catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
         KafkaConsumer<byte[], byte[]> consumer;
         while ((consumer = idle.poll()) != null) {
-            consumer.close(org.apache.kafka.clients.consumer.CloseOptions.timeout(Duration.ofSeconds(1)));
+            consumer.close(CloseOptions.timeout(Duration.ofSeconds(1)));
         }
     }
 }

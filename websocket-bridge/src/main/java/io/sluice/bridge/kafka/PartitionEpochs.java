@@ -2,7 +2,9 @@ package io.sluice.bridge.kafka;
 
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.stream.IntStream;
 
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
@@ -51,9 +53,9 @@ public final class PartitionEpochs {
 
     public List<String> epochsOf(String topic) {
         int count = partitionCount(topic);
-        return java.util.stream.IntStream.range(0, count)
+        return IntStream.range(0, count)
                 .mapToObj(p -> epochs.get(new TopicPartition(topic, p)))
-                .filter(java.util.Objects::nonNull)
+                .filter(Objects::nonNull)
                 .toList();
     }
 

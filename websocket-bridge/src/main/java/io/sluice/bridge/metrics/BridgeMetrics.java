@@ -1,6 +1,9 @@
 package io.sluice.bridge.metrics;
 
 import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
@@ -46,7 +49,7 @@ public final class BridgeMetrics {
     private final Counter publishOk;
     private final Counter publishFailed;
     private final Timer endToEnd;
-    private final java.util.Map<String, Counter> refusals = new java.util.HashMap<>();
+    private final Map<String, Counter> refusals = new HashMap<>();
 
     public BridgeMetrics(MeterRegistry registry) {
         this.registry = registry;
@@ -91,7 +94,7 @@ public final class BridgeMetrics {
     }
 
     /** The {@code reason}s of {@link #refused}: which limit refused a request. */
-    public static final java.util.List<String> REFUSALS = java.util.List.of(
+    public static final List<String> REFUSALS = List.of(
             "recovery_node_busy", "recovery_connection_busy", "refresh_in_flight", "subscribe_rate", "publishes_in_flight",
             "token_validation_busy");
 

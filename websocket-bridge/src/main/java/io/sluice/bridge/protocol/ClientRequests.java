@@ -3,6 +3,7 @@ package io.sluice.bridge.protocol;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Base64;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
@@ -112,7 +113,7 @@ public final class ClientRequests {
 
     private static boolean isBase64(String text) {
         try {
-            java.util.Base64.getDecoder().decode(text);
+            Base64.getDecoder().decode(text);
             return true;
         }
         catch (IllegalArgumentException e) {

@@ -1,5 +1,6 @@
 package io.sluice.bridge.protocol;
 
+import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CharsetDecoder;
@@ -8,6 +9,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.Base64;
 
 import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.io.JsonStringEncoder;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
@@ -74,7 +76,7 @@ public final class MessageEncoder {
         try {
             patchBytes = JSON.writeValueAsBytes(patch);
         }
-        catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+        catch (JsonProcessingException e) {
             return null;
         }
         ByteBuf buf = allocator.directBuffer(HEADER_SLOT + 128 + current.endpoint().length() + patchBytes.length);
@@ -147,7 +149,7 @@ public final class MessageEncoder {
                     return new Payload(PayloadFormat.JSON, value, tree);
                 }
             }
-            catch (java.io.IOException e) {
+            catch (IOException e) {
                 // Not exactly one JSON value (trailing text, duplicate keys, bad syntax, too deep): carried as text.
             }
         }
@@ -213,7 +215,7 @@ public final class MessageEncoder {
                 try {
                     yield JSON.writeValueAsBytes(payload);
                 }
-                catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+                catch (JsonProcessingException e) {
                     throw new IllegalArgumentException("payload cannot be written as JSON", e);
                 }
             }

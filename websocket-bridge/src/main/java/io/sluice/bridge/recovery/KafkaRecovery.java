@@ -1,8 +1,10 @@
 package io.sluice.bridge.recovery;
 
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.function.BiFunction;
 import java.util.function.Predicate;
 
@@ -52,7 +54,7 @@ public final class KafkaRecovery {
         return CompletableFuture.allOf(parts.toArray(CompletableFuture[]::new)).handle((ignored, error) -> {
             if (error != null) {
                 parts.forEach(p -> p.thenAccept(list -> list.forEach(EncodedMessage::release)));
-                throw new java.util.concurrent.CompletionException(error);
+                throw new CompletionException(error);
             }
             List<EncodedMessage> all = new ArrayList<>();
             parts.forEach(p -> all.addAll(p.join()));
@@ -78,6 +80,6 @@ public final class KafkaRecovery {
     }
 
     private static String key(ConsumerRecord<byte[], byte[]> record) {
-        return record.key() == null ? "" : new String(record.key(), java.nio.charset.StandardCharsets.UTF_8);
+        return record.key() == null ? "" : new String(record.key(), StandardCharsets.UTF_8);
     }
 }

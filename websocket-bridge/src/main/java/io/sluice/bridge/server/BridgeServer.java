@@ -6,6 +6,7 @@ import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
 import org.slf4j.Logger;
@@ -200,7 +201,7 @@ public final class BridgeServer implements AutoCloseable {
         reader.close();
         logReader.close();
         publisher.close();
-        group.shutdownGracefully(0, 2, java.util.concurrent.TimeUnit.SECONDS).awaitUninterruptibly();
+        group.shutdownGracefully(0, 2, TimeUnit.SECONDS).awaitUninterruptibly();
         hub.close();
         if (management != null) {
             management.close();

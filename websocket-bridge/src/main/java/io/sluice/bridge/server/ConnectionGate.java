@@ -3,6 +3,7 @@ package io.sluice.bridge.server;
 import java.net.Inet6Address;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.Iterator;
 import java.util.Map;
@@ -170,7 +171,7 @@ final class ConnectionGate {
             return address;
         }
         byte[] bytes = address.getAddress();
-        java.util.Arrays.fill(bytes, 8, 16, (byte) 0);
+        Arrays.fill(bytes, 8, 16, (byte) 0);
         try {
             return InetAddress.getByAddress(bytes);
         }

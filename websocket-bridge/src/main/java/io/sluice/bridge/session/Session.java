@@ -1,5 +1,6 @@
 package io.sluice.bridge.session;
 
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.Iterator;
@@ -22,6 +23,7 @@ import io.netty.util.concurrent.EventExecutor;
 import io.netty.util.concurrent.ScheduledFuture;
 import io.sluice.bridge.auth.Principal;
 import io.sluice.bridge.protocol.ClientRequest;
+import io.sluice.bridge.protocol.ClientRequests;
 import io.sluice.bridge.protocol.CloseCodes;
 import io.sluice.bridge.protocol.EncodedMessage;
 import io.sluice.bridge.protocol.ErrorCodes;
@@ -96,7 +98,7 @@ public final class Session extends Outlet {
             return;
         }
         try {
-            requests.handle(io.sluice.bridge.protocol.ClientRequests.parse(text, services.requests()));
+            requests.handle(ClientRequests.parse(text, services.requests()));
         }
         catch (ProtocolException e) {
             error(e.id(), e.code(), e.getMessage(), e.retryAfterMillis());
@@ -411,7 +413,7 @@ public final class Session extends Outlet {
         }
         String text = reason;
         // RFC 6455 leaves 123 bytes for the reason in a close frame.
-        while (text.getBytes(java.nio.charset.StandardCharsets.UTF_8).length > MAX_CLOSE_REASON_BYTES) {
+        while (text.getBytes(StandardCharsets.UTF_8).length > MAX_CLOSE_REASON_BYTES) {
             text = text.substring(0, text.length() - 1);
         }
         release();

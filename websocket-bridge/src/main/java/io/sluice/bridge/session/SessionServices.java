@@ -5,6 +5,7 @@ import io.sluice.bridge.config.AuthConfig;
 import io.sluice.bridge.config.OutboundConfig;
 import io.sluice.bridge.config.RecoveryConfig;
 import io.sluice.bridge.config.RequestLimitsConfig;
+import io.sluice.bridge.config.ServerConfig;
 import io.sluice.bridge.kafka.Publisher;
 import io.sluice.bridge.metrics.BridgeMetrics;
 import io.sluice.bridge.recovery.KafkaRecovery;
@@ -26,7 +27,7 @@ public record SessionServices(String nodeName, Hub hub, Authenticator authentica
     public SessionServices(String nodeName, Hub hub, Authenticator authenticator, Publisher publisher, KafkaRecovery kafkaRecovery,
                            BridgeMetrics metrics, AuthConfig auth, OutboundConfig outbound) {
         this(nodeName, hub, authenticator, publisher, kafkaRecovery, metrics, auth, outbound,
-                io.sluice.bridge.config.ServerConfig.DEFAULT_MAX_SUBSCRIPTIONS_PER_CONNECTION, RequestLimitsConfig.defaults(),
+                ServerConfig.DEFAULT_MAX_SUBSCRIPTIONS_PER_CONNECTION, RequestLimitsConfig.defaults(),
                 RecoveryConfig.defaults());
     }
 }

@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.RejectedExecutionException;
 
 import io.netty.util.concurrent.EventExecutor;
 import io.sluice.bridge.metrics.BridgeMetrics;
@@ -45,7 +46,7 @@ final class Fanout {
             try {
                 executor.execute(batch);
             }
-            catch (java.util.concurrent.RejectedExecutionException e) {
+            catch (RejectedExecutionException e) {
                 // The loop is shutting down with its connections; nothing will write these.
                 batch.discard();
             }

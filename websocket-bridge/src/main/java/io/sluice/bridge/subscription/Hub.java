@@ -1,5 +1,6 @@
 package io.sluice.bridge.subscription;
 
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashSet;
@@ -92,7 +93,7 @@ public final class Hub implements RecordSink {
         List<EncodedMessage> messages = new ArrayList<>(records.count());
         for (ConsumerRecord<byte[], byte[]> record : records) {
             metrics.recordRead();
-            String key = record.key() == null ? "" : new String(record.key(), java.nio.charset.StandardCharsets.UTF_8);
+            String key = record.key() == null ? "" : new String(record.key(), StandardCharsets.UTF_8);
             String epoch = epochs.epoch(new TopicPartition(record.topic(), record.partition()));
             if (epoch == null) {
                 continue;
@@ -259,7 +260,7 @@ public final class Hub implements RecordSink {
             if (cover.exact()) {
                 // The partition the default partitioner puts this key in; a custom partitioner's partitions show
                 // up in the messages' own epochs instead.
-                byte[] key = cover.key().getBytes(java.nio.charset.StandardCharsets.UTF_8);
+                byte[] key = cover.key().getBytes(StandardCharsets.UTF_8);
                 covered.add(epochs.epoch(new TopicPartition(cover.topic(), Utils.toPositive(Utils.murmur2(key)) % count)));
             }
             else {

@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.net.URL;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -66,7 +67,7 @@ public final class StaticContent {
 
     /** This content plus one path whose body is made anew for every request (the demo's token, for example). */
     public StaticContent withGenerated(String path, String contentType, Supplier<byte[]> body) {
-        Map<String, Generated> more = new java.util.HashMap<>(generated);
+        Map<String, Generated> more = new HashMap<>(generated);
         more.put(path, new Generated(contentType, body));
         return new StaticContent(roots, loader, more);
     }

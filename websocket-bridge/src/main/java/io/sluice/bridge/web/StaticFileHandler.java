@@ -1,5 +1,6 @@
 package io.sluice.bridge.web;
 
+import java.nio.charset.StandardCharsets;
 import java.util.Optional;
 
 import io.netty.buffer.Unpooled;
@@ -61,7 +62,7 @@ public final class StaticFileHandler extends SimpleChannelInboundHandler<FullHtt
     }
 
     private static FullHttpResponse status(FullHttpRequest request, HttpResponseStatus status) {
-        byte[] text = (status.code() + " " + status.reasonPhrase() + "\n").getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+        byte[] text = (status.code() + " " + status.reasonPhrase() + "\n").getBytes(StandardCharsets.US_ASCII);
         FullHttpResponse response = new DefaultFullHttpResponse(request.protocolVersion(), status, Unpooled.wrappedBuffer(text));
         response.headers().set(HttpHeaderNames.CONTENT_TYPE, "text/plain; charset=us-ascii")
                 .set(HttpHeaderNames.CONTENT_LENGTH, text.length);

@@ -1,12 +1,14 @@
 package io.sluice.filter.jwt.enforce;
 
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 
 import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.errors.ApiException;
 import org.apache.kafka.common.errors.GroupAuthorizationException;
 import org.apache.kafka.common.errors.TopicAuthorizationException;
 import org.apache.kafka.common.errors.TransactionalIdAuthorizationException;
@@ -107,7 +109,7 @@ final class GroupRules {
         return keyType == FindCoordinatorRequest.CoordinatorType.TRANSACTION.id() ? access.transactionalId(key) : access.group(key);
     }
 
-    private static org.apache.kafka.common.errors.ApiException keyError(byte keyType, String key) {
+    private static ApiException keyError(byte keyType, String key) {
         return keyType == FindCoordinatorRequest.CoordinatorType.TRANSACTION.id()
                 ? new TransactionalIdAuthorizationException("not permitted to use transactional id " + key)
                 : new GroupAuthorizationException("not permitted to use group " + key);
@@ -135,7 +137,7 @@ final class GroupRules {
                 return CompletableFuture.completedFuture(null);
             });
         }
-        Map<String, Boolean> allTopicsByGroup = new java.util.HashMap<>();
+        Map<String, Boolean> allTopicsByGroup = new HashMap<>();
         request.groups().forEach(g -> allTopicsByGroup.put(g.groupId(), g.topics() == null));
         return Decision.forward(response -> {
             OffsetFetchResponseData fetch = (OffsetFetchResponseData) response;

@@ -1,6 +1,7 @@
 package io.sluice.bench.results;
 
 import java.util.List;
+import java.util.function.Function;
 import java.util.function.ToDoubleFunction;
 
 import org.HdrHistogram.Histogram;
@@ -62,7 +63,7 @@ public final class OmbResultJson {
 
     /** {@code divisor} turns the histograms' microseconds into the field's unit (1000 for ms, 1 for µs). */
     private static void latencySeries(ObjectNode root, String prefix, List<Interval> intervals,
-                                      java.util.function.Function<Interval, Histogram> histogram, double divisor) {
+                                      Function<Interval, Histogram> histogram, double divisor) {
         series(root, prefix + "Avg", intervals, i -> mean(histogram.apply(i)) / divisor);
         for (int p = 0; p < PERCENTILES.length; p++) {
             double percentile = PERCENTILE_VALUES[p];

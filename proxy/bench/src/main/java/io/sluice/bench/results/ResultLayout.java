@@ -45,12 +45,6 @@ public final class ResultLayout {
         return name.endsWith(RESULT_SUFFIX) && !name.endsWith(RUN_SUFFIX);
     }
 
-    /** The workload name of a result file. */
-    public static String workloadOf(Path resultFile) {
-        String name = resultFile.getFileName().toString();
-        return name.substring(0, name.length() - RESULT_SUFFIX.length());
-    }
-
     private static String checked(String what, String name) {
         if (name == null || !SAFE.matcher(name).matches()) {
             throw new IllegalArgumentException(what + " name '" + name + "' must be letters, digits, '.', '_' or '-'");

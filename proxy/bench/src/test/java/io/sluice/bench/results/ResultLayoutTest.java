@@ -23,7 +23,6 @@ class ResultLayoutTest {
         assertThat(ResultLayout.isResult(Path.of("x/w.json"))).isTrue();
         assertThat(ResultLayout.isResult(Path.of("x/w.run.json"))).isFalse();
         assertThat(ResultLayout.isResult(Path.of("x/w.workload.yaml"))).isFalse();
-        assertThat(ResultLayout.workloadOf(Path.of("x/1topic.v2.json"))).isEqualTo("1topic.v2");
     }
 
     @Test

@@ -2,6 +2,7 @@ package io.sluice.proxy.cluster;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletionStage;
 
 import org.apache.kafka.common.message.ApiVersionsResponseData;
@@ -27,11 +28,11 @@ public final class ApiVersionsFilter implements ResponseFilter {
      */
     public static final short FETCH_WITHOUT_NODE_ENDPOINTS = 15;
 
-    private final java.util.Map<ApiKeys, Short> caps;
+    private final Map<ApiKeys, Short> caps;
 
     /** @param caps the highest version to offer for some APIs, below what broker and proxy support */
-    public ApiVersionsFilter(java.util.Map<ApiKeys, Short> caps) {
-        this.caps = java.util.Map.copyOf(caps);
+    public ApiVersionsFilter(Map<ApiKeys, Short> caps) {
+        this.caps = Map.copyOf(caps);
     }
 
     @Override
@@ -46,7 +47,7 @@ public final class ApiVersionsFilter implements ResponseFilter {
         return context.forwardResponse(header, response);
     }
 
-    static void intersect(ApiVersionsResponseData response, java.util.Map<ApiKeys, Short> caps) {
+    static void intersect(ApiVersionsResponseData response, Map<ApiKeys, Short> caps) {
         List<ApiVersionsResponseData.ApiVersion> unsupported = new ArrayList<>();
         for (ApiVersionsResponseData.ApiVersion v : response.apiKeys()) {
             if (!ApiKeys.hasId(v.apiKey())) {

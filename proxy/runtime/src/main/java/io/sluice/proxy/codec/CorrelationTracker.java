@@ -42,9 +42,6 @@ public final class CorrelationTracker {
         return head;
     }
 
-    public int outstanding() {
-        return pending.size();
-    }
 
     /** Fails filters' out-of-band requests when the connection ends before their responses came. */
     public void abandon(Throwable cause) {

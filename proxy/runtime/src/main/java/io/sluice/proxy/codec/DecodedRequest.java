@@ -4,12 +4,14 @@ import org.apache.kafka.common.message.RequestHeaderData;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.ApiMessage;
 
+import io.netty.buffer.ByteBuf;
+
 /** A request decoded into kafka-clients' generated classes, for filters to read and change. */
 public final class DecodedRequest implements RequestFrame {
 
     private final boolean hasResponse;
     private final OutOfBand outOfBand;
-    private io.netty.buffer.ByteBuf backing;
+    private ByteBuf backing;
     private RequestHeaderData header;
     private ApiMessage body;
 
@@ -17,7 +19,7 @@ public final class DecodedRequest implements RequestFrame {
      * @param backing the frame the message was decoded from, or null: records in the body are views of it,
      *                so it stays retained until the request is encoded upstream or discarded
      */
-    public DecodedRequest(RequestHeaderData header, ApiMessage body, boolean hasResponse, OutOfBand outOfBand, io.netty.buffer.ByteBuf backing) {
+    public DecodedRequest(RequestHeaderData header, ApiMessage body, boolean hasResponse, OutOfBand outOfBand, ByteBuf backing) {
         this.backing = backing;
         this.header = header;
         this.body = body;

@@ -4,19 +4,21 @@ import org.apache.kafka.common.message.ResponseHeaderData;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.ApiMessage;
 
+import io.netty.buffer.ByteBuf;
+
 /** A response decoded into kafka-clients' generated classes. */
 public final class DecodedResponse implements ResponseFrame {
 
     private final ApiKeys apiKey;
     private final short apiVersion;
     private final OutOfBand outOfBand;
-    private io.netty.buffer.ByteBuf backing;
+    private ByteBuf backing;
     private ResponseHeaderData header;
     private ApiMessage body;
 
     /** @param backing the frame the message was decoded from (records in it are views of it), or null */
     public DecodedResponse(ApiKeys apiKey, short apiVersion, ResponseHeaderData header, ApiMessage body, OutOfBand outOfBand,
-                           io.netty.buffer.ByteBuf backing) {
+                           ByteBuf backing) {
         this.backing = backing;
         this.apiKey = apiKey;
         this.apiVersion = apiVersion;

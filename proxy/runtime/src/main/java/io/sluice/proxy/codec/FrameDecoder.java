@@ -1,5 +1,10 @@
 package io.sluice.proxy.codec;
 
+import java.util.List;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.LengthFieldBasedFrameDecoder;
@@ -14,7 +19,7 @@ import io.netty.handler.codec.LengthFieldBasedFrameDecoder;
  */
 public final class FrameDecoder extends LengthFieldBasedFrameDecoder {
 
-    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(FrameDecoder.class);
+    private static final Logger LOG = LoggerFactory.getLogger(FrameDecoder.class);
 
     private final int maxFrameBytes;
     private int preAuthenticationMaxFrameBytes;
@@ -60,7 +65,7 @@ public final class FrameDecoder extends LengthFieldBasedFrameDecoder {
     }
 
     @Override
-    protected void decodeLast(ChannelHandlerContext ctx, ByteBuf in, java.util.List<Object> out) throws Exception {
+    protected void decodeLast(ChannelHandlerContext ctx, ByteBuf in, List<Object> out) throws Exception {
         super.decodeLast(ctx, in, out);
         if (in.isReadable()) {
             LOG.info("{}: peer disconnected in the middle of a frame ({} bytes of it received); nothing was forwarded",

@@ -1,10 +1,13 @@
 package io.sluice.proxy.codec;
 
+import org.slf4j.LoggerFactory;
+
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelOutboundHandlerAdapter;
 import io.netty.channel.ChannelPromise;
+import io.sluice.proxy.logging.RateLimitedLog;
 
 /**
  * Turns frames back into bytes on either side of the proxy: decoded messages are serialised, opaque ones
@@ -22,8 +25,8 @@ public final class FrameEncoder extends ChannelOutboundHandlerAdapter {
     private FrameEncoder() {
     }
 
-    private static final io.sluice.proxy.logging.RateLimitedLog UNENCODABLE =
-            new io.sluice.proxy.logging.RateLimitedLog(org.slf4j.LoggerFactory.getLogger(FrameEncoder.class));
+    private static final RateLimitedLog UNENCODABLE =
+            new RateLimitedLog(LoggerFactory.getLogger(FrameEncoder.class));
 
     @Override
     public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {

@@ -16,7 +16,7 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 
 /**
- * Client frames in, {@link RequestFrame}s out. Reads the request header (api key, version, correlation id)
+ * Client frames in, {@link RequestFrame}s (or {@link AnsweredRequest}s) out. Reads the request header (api key, version, correlation id)
  * of every frame, rejects APIs and versions kafka-clients cannot describe, and decodes the body only when
  * the {@link DecodePolicy} says a filter wants it.
  */
@@ -36,19 +36,18 @@ public final class RequestDecoder extends ChannelInboundHandlerAdapter {
             ctx.fireChannelRead(msg);
             return;
         }
-        RequestFrame decoded;
+        Object decoded;
         try {
-            decoded = decode(ctx, frame);
+            decoded = decode(frame);
         } catch (RuntimeException e) {
             frame.release();
             throw e instanceof ProtocolException ? e : new ProtocolException(ProtocolException.Reason.MALFORMED, "undecodable request: " + e, e);
         }
-        if (decoded != null) {
-            ctx.fireChannelRead(decoded);
-        }
+        ctx.fireChannelRead(decoded);
     }
 
-    private RequestFrame decode(ChannelHandlerContext ctx, ByteBuf frame) {
+    /** A {@link RequestFrame}, or an {@link AnsweredRequest} when the decoder answers the request itself. */
+    private Object decode(ByteBuf frame) {
         int start = frame.readerIndex();
         int size = frame.readableBytes() - 4;
         if (size < HEADER_PREFIX_BYTES) {
@@ -65,8 +64,7 @@ public final class RequestDecoder extends ChannelInboundHandlerAdapter {
             if (apiKey == ApiKeys.API_VERSIONS) {
                 // As a broker does: answer in v0 with the versions we do speak, so the client retries with one.
                 frame.release();
-                ctx.writeAndFlush(unsupportedApiVersions(correlationId));
-                return null;
+                return new AnsweredRequest(apiKey, correlationId, unsupportedApiVersions(correlationId));
             }
             throw new ProtocolException(ProtocolException.Reason.UNSUPPORTED_API, apiKey + " version " + version + " is not supported (supported "
                     + apiKey.oldestVersion() + "-" + apiKey.latestVersion() + ")");

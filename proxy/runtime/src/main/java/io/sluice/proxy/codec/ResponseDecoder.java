@@ -1,5 +1,7 @@
 package io.sluice.proxy.codec;
 
+import java.nio.ByteBuffer;
+
 import org.apache.kafka.common.message.ResponseHeaderData;
 import org.apache.kafka.common.protocol.ApiMessage;
 import org.apache.kafka.common.protocol.ByteBufferAccessor;
@@ -57,7 +59,7 @@ public final class ResponseDecoder extends ChannelInboundHandlerAdapter {
             frame.getBytes(start + 4, copy);
             frame.release();
             backing = null;
-            reader = new ByteBufferAccessor(java.nio.ByteBuffer.wrap(copy));
+            reader = new ByteBufferAccessor(ByteBuffer.wrap(copy));
         } else {
             reader = new ByteBufferAccessor(frame.nioBuffer(start + 4, size));
         }

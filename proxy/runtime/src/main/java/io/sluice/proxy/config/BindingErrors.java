@@ -1,5 +1,6 @@
 package io.sluice.proxy.config;
 
+import java.time.Duration;
 import java.util.Arrays;
 import java.util.Collection;
 import java.util.Map;
@@ -85,7 +86,7 @@ final class BindingErrors {
         if (type == String.class) {
             return "a string";
         }
-        if (type == java.time.Duration.class) {
+        if (type == Duration.class) {
             return DurationDeserializer.EXPECTED;
         }
         if (type == HostPort.class) {

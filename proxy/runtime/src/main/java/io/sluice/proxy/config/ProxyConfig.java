@@ -26,12 +26,15 @@ public record ProxyConfig(NetworkConfig network,
     }
 
     /**
-     * The filter chain of a cluster in order: its own list, or {@code defaultFilters} when it has none. Assumes a
-     * validated configuration, where every name resolves.
+     * The filter chain of a cluster in order: its own list, or {@code defaultFilters} when it has none.
+     *
+     * @throws ConfigException when a name has no definition, which {@link ConfigLoader} rules out but a configuration
+     *                         built in code may have
      */
     public List<FilterDefinition> filtersFor(VirtualClusterConfig cluster) {
         List<String> names = cluster.filters() != null ? cluster.filters() : defaultFilters;
+        String field = cluster.filters() != null ? "virtualClusters[" + cluster.name() + "].filters" : "defaultFilters";
         return names.stream().map(n -> filterDefinition(n).orElseThrow(
-                () -> new IllegalStateException("filter '" + n + "' is not defined"))).toList();
+                () -> new ConfigException(field + ": no filter definition named '" + n + "'"))).toList();
     }
 }

@@ -2,6 +2,7 @@ package io.sluice.proxy.filter;
 
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 
 /**
  * Who the client is, as established by an authenticating filter, with whatever that filter learned about
@@ -20,8 +21,8 @@ public record AuthenticatedPrincipal(String name, String mechanism, Map<String, 
     }
 
     /** The attribute of that name if present and of that type. */
-    public <T> java.util.Optional<T> attribute(String key, Class<T> type) {
+    public <T> Optional<T> attribute(String key, Class<T> type) {
         Object value = attributes.get(key);
-        return type.isInstance(value) ? java.util.Optional.of(type.cast(value)) : java.util.Optional.empty();
+        return type.isInstance(value) ? Optional.of(type.cast(value)) : Optional.empty();
     }
 }

@@ -1,9 +1,12 @@
 package io.sluice.proxy.filter;
 
+import java.util.Collection;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ScheduledExecutorService;
 
+import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.message.RequestHeaderData;
 import org.apache.kafka.common.message.ResponseHeaderData;
 import org.apache.kafka.common.protocol.ApiMessage;
@@ -69,5 +72,5 @@ public interface FilterContext {
      * Answered from a per-connection cache, or with an out-of-band Metadata request for the ids it lacks.
      * Ids the cluster does not know are absent from the map.
      */
-    CompletionStage<java.util.Map<org.apache.kafka.common.Uuid, String>> topicNames(java.util.Collection<org.apache.kafka.common.Uuid> topicIds);
+    CompletionStage<Map<Uuid, String>> topicNames(Collection<Uuid> topicIds);
 }

@@ -1,5 +1,6 @@
 package io.sluice.proxy.filter;
 
+import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 
@@ -24,15 +25,15 @@ public final class RequestFilterResultBuilder {
 
     public RequestFilterResultBuilder forward(RequestHeaderData header, ApiMessage request) {
         decide();
-        this.header = java.util.Objects.requireNonNull(header, "header");
-        this.message = java.util.Objects.requireNonNull(request, "request");
+        this.header = Objects.requireNonNull(header, "header");
+        this.message = Objects.requireNonNull(request, "request");
         return this;
     }
 
     public RequestFilterResultBuilder shortCircuitResponse(ResponseHeaderData header, ApiMessage response) {
         decide();
         this.responseHeader = header;
-        this.response = java.util.Objects.requireNonNull(response, "response");
+        this.response = Objects.requireNonNull(response, "response");
         return this;
     }
 

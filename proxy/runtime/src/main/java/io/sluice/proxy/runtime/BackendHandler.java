@@ -2,6 +2,7 @@ package io.sluice.proxy.runtime;
 
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.util.ReferenceCountUtil;
 import io.sluice.proxy.codec.ResponseFrame;
 
 /**
@@ -25,7 +26,7 @@ public final class BackendHandler extends ChannelInboundHandlerAdapter {
                 connection.forwarderContext().write(response, connection.frontend().voidPromise());
             }
         } else {
-            io.netty.util.ReferenceCountUtil.release(msg);
+            ReferenceCountUtil.release(msg);
         }
     }
 

@@ -2,14 +2,22 @@ package io.sluice.proxy.runtime;
 
 import java.security.cert.Certificate;
 import java.security.cert.X509Certificate;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ScheduledExecutorService;
 
+import javax.net.ssl.ExtendedSSLSession;
+import javax.net.ssl.SNIHostName;
 import javax.net.ssl.SSLPeerUnverifiedException;
 import javax.net.ssl.SSLSession;
 
+import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.message.MetadataRequestData;
+import org.apache.kafka.common.message.MetadataResponseData;
 import org.apache.kafka.common.message.ProduceRequestData;
 import org.apache.kafka.common.message.RequestHeaderData;
 import org.apache.kafka.common.message.ResponseHeaderData;
@@ -18,6 +26,7 @@ import org.apache.kafka.common.protocol.ApiMessage;
 import org.apache.kafka.common.utils.ByteBufferOutputStream;
 
 import io.netty.handler.ssl.SslHandler;
+import io.netty.util.concurrent.EventExecutor;
 import io.sluice.proxy.codec.DecodedRequest;
 import io.sluice.proxy.codec.OutOfBand;
 import io.sluice.proxy.filter.AuthenticatedPrincipal;
@@ -80,10 +89,10 @@ final class FilterContextImpl implements FilterContext {
     }
 
     private static Optional<String> sniHostname(SSLSession session) {
-        if (session instanceof javax.net.ssl.ExtendedSSLSession extended) {
+        if (session instanceof ExtendedSSLSession extended) {
             return extended.getRequestedServerNames().stream()
-                    .filter(javax.net.ssl.SNIHostName.class::isInstance)
-                    .map(n -> ((javax.net.ssl.SNIHostName) n).getAsciiName())
+                    .filter(SNIHostName.class::isInstance)
+                    .map(n -> ((SNIHostName) n).getAsciiName())
                     .findFirst();
         }
         return Optional.empty();
@@ -145,7 +154,7 @@ final class FilterContextImpl implements FilterContext {
         boolean hasResponse = !(request instanceof ProduceRequestData produce && produce.acks() == 0);
         CompletableFuture<ApiMessage> response = new CompletableFuture<>();
         DecodedRequest frame = new DecodedRequest(header, request, hasResponse, new OutOfBand(handler, response), null);
-        if (eventLoop() instanceof io.netty.util.concurrent.EventExecutor loop && loop.inEventLoop()) {
+        if (eventLoop() instanceof EventExecutor loop && loop.inEventLoop()) {
             handler.sendOutOfBand(frame);
         } else {
             connection.frontend().eventLoop().execute(() -> handler.sendOutOfBand(frame));
@@ -157,25 +166,25 @@ final class FilterContextImpl implements FilterContext {
     private static final short METADATA_BY_ID_VERSION = 12;
 
     @Override
-    public CompletionStage<java.util.Map<org.apache.kafka.common.Uuid, String>> topicNames(java.util.Collection<org.apache.kafka.common.Uuid> topicIds) {
-        java.util.Map<org.apache.kafka.common.Uuid, String> cache = connection.topicNames();
-        java.util.Map<org.apache.kafka.common.Uuid, String> names = new java.util.HashMap<>();
-        org.apache.kafka.common.message.MetadataRequestData request = new org.apache.kafka.common.message.MetadataRequestData()
+    public CompletionStage<Map<Uuid, String>> topicNames(Collection<Uuid> topicIds) {
+        Map<Uuid, String> cache = connection.topicNames();
+        Map<Uuid, String> names = new HashMap<>();
+        MetadataRequestData request = new MetadataRequestData()
                 .setAllowAutoTopicCreation(false);
-        for (org.apache.kafka.common.Uuid id : topicIds) {
+        for (Uuid id : topicIds) {
             String name = cache.get(id);
             if (name != null) {
                 names.put(id, name);
-            } else if (!org.apache.kafka.common.Uuid.ZERO_UUID.equals(id)) {
-                request.topics().add(new org.apache.kafka.common.message.MetadataRequestData.MetadataRequestTopic().setTopicId(id).setName(null));
+            } else if (!Uuid.ZERO_UUID.equals(id)) {
+                request.topics().add(new MetadataRequestData.MetadataRequestTopic().setTopicId(id).setName(null));
             }
         }
         if (request.topics().isEmpty()) {
             return CompletableFuture.completedFuture(names);
         }
-        return this.<org.apache.kafka.common.message.MetadataResponseData>sendRequest(new RequestHeaderData().setRequestApiVersion(METADATA_BY_ID_VERSION), request)
+        return this.<MetadataResponseData>sendRequest(new RequestHeaderData().setRequestApiVersion(METADATA_BY_ID_VERSION), request)
                 .thenApply(response -> {
-                    for (org.apache.kafka.common.message.MetadataResponseData.MetadataResponseTopic t : response.topics()) {
+                    for (MetadataResponseData.MetadataResponseTopic t : response.topics()) {
                         if (t.errorCode() == 0 && t.name() != null) {
                             cache.put(t.topicId(), t.name());
                             names.put(t.topicId(), t.name());

@@ -3,9 +3,11 @@ package io.sluice.proxy.runtime;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 import org.apache.kafka.common.message.ResponseHeaderData;
 import org.apache.kafka.common.protocol.ApiMessage;
@@ -13,9 +15,11 @@ import org.apache.kafka.common.protocol.ApiMessage;
 import io.netty.channel.ChannelDuplexHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelPromise;
+import io.netty.util.ReferenceCountUtil;
 import io.sluice.proxy.codec.DecodedRequest;
 import io.sluice.proxy.codec.DecodedResponse;
 import io.sluice.proxy.codec.RequestDropped;
+import io.sluice.proxy.codec.RequestFrame;
 import io.sluice.proxy.codec.ResponseFrame;
 import io.sluice.proxy.filter.Filter;
 import io.sluice.proxy.filter.RequestFilter;
@@ -298,24 +302,24 @@ final class FilterHandler extends ChannelDuplexHandler {
     private void timedOut(String what) {
         if (!removed && !connection.isClosing()) {
             connection.metrics().filterError(filterName);
-            connection.close("filter timed out", new java.util.concurrent.TimeoutException(
+            connection.close("filter timed out", new TimeoutException(
                     "filter " + filterName + " did not complete " + what + " within " + Duration.ofNanos(timeoutNanos).toMillis() + " ms"));
         }
     }
 
     private void fail(String what, Throwable e) {
         connection.metrics().filterError(filterName);
-        Throwable cause = e instanceof java.util.concurrent.CompletionException && e.getCause() != null ? e.getCause() : e;
+        Throwable cause = e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
         connection.close("filter " + filterName + " " + what, cause);
     }
 
     private static void releaseAny(Object msg) {
-        if (msg instanceof io.sluice.proxy.codec.RequestFrame r) {
+        if (msg instanceof RequestFrame r) {
             r.release();
         } else if (msg instanceof ResponseFrame r) {
             r.release();
         } else {
-            io.netty.util.ReferenceCountUtil.release(msg);
+            ReferenceCountUtil.release(msg);
         }
     }
 }

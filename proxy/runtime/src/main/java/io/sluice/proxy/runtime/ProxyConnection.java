@@ -1,14 +1,19 @@
 package io.sluice.proxy.runtime;
 
+import java.util.HashMap;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
+import org.apache.kafka.common.Uuid;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelHandlerContext;
 import io.sluice.proxy.codec.CorrelationTracker;
 import io.sluice.proxy.codec.DecodePolicy;
@@ -40,7 +45,7 @@ public final class ProxyConnection {
     private Channel backend;
     private ChannelHandlerContext forwarderContext;
     private AuthenticatedPrincipal principal;
-    private final java.util.Map<org.apache.kafka.common.Uuid, String> topicNames = new java.util.HashMap<>();
+    private final Map<Uuid, String> topicNames = new HashMap<>();
     private boolean closing;
     private boolean dialing;
     /** Set on shutdown: no more requests are read, and the connection closes once the last one is answered. */
@@ -98,7 +103,7 @@ public final class ProxyConnection {
     }
 
     /** Topic names by id, learned by filters on this connection; ids never change meaning, so no expiry. */
-    java.util.Map<org.apache.kafka.common.Uuid, String> topicNames() {
+    Map<Uuid, String> topicNames() {
         return topicNames;
     }
 
@@ -249,8 +254,12 @@ public final class ProxyConnection {
             LOG.debug("{}: closing connection: {}", descriptor(), why);
         }
         tracker.abandon(new IllegalStateException("connection closed: " + why));
-        // Flush what is already on its way (an error response, say) before the socket goes.
-        frontend.writeAndFlush(io.netty.buffer.Unpooled.EMPTY_BUFFER).addListener(f -> frontend.close());
+        // Flush what is already on its way (an error response, say) before the socket goes. Written below the
+        // filters: a filter stalled on a response holds every write behind it, so from the tail the close would
+        // wait for that filter, which may never complete.
+        ChannelHandlerContext belowFilters = frontend.pipeline().context(ResponseSequencer.class);
+        ChannelFuture flushed = belowFilters != null ? belowFilters.writeAndFlush(Unpooled.EMPTY_BUFFER) : frontend.writeAndFlush(Unpooled.EMPTY_BUFFER);
+        flushed.addListener(f -> frontend.close());
         if (backend != null) {
             backend.close();
         }

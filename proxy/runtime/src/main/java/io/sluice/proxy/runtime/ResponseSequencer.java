@@ -10,6 +10,7 @@ import org.slf4j.LoggerFactory;
 import io.netty.channel.ChannelDuplexHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelPromise;
+import io.sluice.proxy.codec.AnsweredRequest;
 import io.sluice.proxy.codec.RequestDropped;
 import io.sluice.proxy.codec.RequestFrame;
 import io.sluice.proxy.codec.ResponseFrame;
@@ -50,6 +51,13 @@ final class ResponseSequencer extends ChannelDuplexHandler {
 
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
+        if (msg instanceof AnsweredRequest answered) {
+            slots.addLast(new Slot(answered.correlationId(), answered.apiKey(), System.nanoTime()));
+            connection.requestRead();
+            write(ctx, answered.response(), ctx.newPromise());
+            ctx.flush();
+            return;
+        }
         if (msg instanceof RequestFrame request && request.hasResponse()) {
             slots.addLast(new Slot(request.correlationId(), request.apiKey(), System.nanoTime()));
             connection.requestRead();

@@ -1,7 +1,9 @@
 package io.sluice.proxy.runtime;
 
+import java.time.Duration;
 import java.util.HashMap;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
 
@@ -55,11 +57,11 @@ public final class UpstreamAuthenticator extends ChannelInboundHandlerAdapter {
     private final ProxyConnection connection;
     private final SaslClientConfig config;
     private final CompletableFuture<Void> ready = new CompletableFuture<>();
-    private final java.time.Duration timeout;
+    private final Duration timeout;
     private SaslClient sasl;
 
     /** @param timeout how long the whole exchange may take before the connection attempt fails */
-    public UpstreamAuthenticator(ProxyConnection connection, SaslClientConfig config, java.time.Duration timeout) {
+    public UpstreamAuthenticator(ProxyConnection connection, SaslClientConfig config, Duration timeout) {
         this.connection = connection;
         this.config = config;
         this.timeout = timeout;
@@ -173,7 +175,7 @@ public final class UpstreamAuthenticator extends ChannelInboundHandlerAdapter {
     }
 
     private Void fail(Throwable e) {
-        Throwable cause = e instanceof java.util.concurrent.CompletionException && e.getCause() != null ? e.getCause() : e;
+        Throwable cause = e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
         ready.completeExceptionally(cause);
         if (sasl != null) {
             try {

@@ -1,5 +1,7 @@
 package io.sluice.proxy.runtime;
 
+import java.time.Duration;
+
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelPipeline;
 import io.netty.channel.socket.SocketChannel;
@@ -7,6 +9,7 @@ import io.netty.handler.ssl.SslHandler;
 import io.sluice.proxy.codec.FrameDecoder;
 import io.sluice.proxy.codec.FrameEncoder;
 import io.sluice.proxy.codec.ResponseDecoder;
+import io.sluice.proxy.config.SaslClientConfig;
 
 /**
  * Assembles the pipeline of a broker connection:
@@ -32,12 +35,12 @@ public final class UpstreamChannelInitializer extends ChannelInitializer<SocketC
     private final ProxyConnection connection;
     private final TlsHandlerFactory tls;
     private final int maxFrameBytes;
-    private final io.sluice.proxy.config.SaslClientConfig sasl;
-    private final java.time.Duration saslTimeout;
+    private final SaslClientConfig sasl;
+    private final Duration saslTimeout;
 
     /** @param sasl the proxy's credentials towards the broker, or null */
-    public UpstreamChannelInitializer(ProxyConnection connection, TlsHandlerFactory tls, int maxFrameBytes, io.sluice.proxy.config.SaslClientConfig sasl,
-                                      java.time.Duration saslTimeout) {
+    public UpstreamChannelInitializer(ProxyConnection connection, TlsHandlerFactory tls, int maxFrameBytes, SaslClientConfig sasl,
+                                      Duration saslTimeout) {
         this.saslTimeout = saslTimeout;
         this.connection = connection;
         this.tls = tls;

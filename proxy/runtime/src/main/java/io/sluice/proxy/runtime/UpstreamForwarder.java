@@ -7,6 +7,8 @@ import org.apache.kafka.common.protocol.ApiKeys;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.handler.codec.DecoderException;
+import io.netty.util.ReferenceCountUtil;
 import io.sluice.proxy.codec.DecodedRequest;
 import io.sluice.proxy.codec.OpaqueRequest;
 import io.sluice.proxy.codec.OutOfBand;
@@ -72,7 +74,7 @@ final class UpstreamForwarder extends ChannelInboundHandlerAdapter {
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
         if (!(msg instanceof RequestFrame request)) {
-            io.netty.util.ReferenceCountUtil.release(msg);
+            ReferenceCountUtil.release(msg);
             return;
         }
         if (connection.isClosing()) {
@@ -149,7 +151,7 @@ final class UpstreamForwarder extends ChannelInboundHandlerAdapter {
     }
 
     static Throwable unwrap(Throwable cause) {
-        while (cause instanceof io.netty.handler.codec.DecoderException && cause.getCause() != null) {
+        while (cause instanceof DecoderException && cause.getCause() != null) {
             cause = cause.getCause();
         }
         return cause;

@@ -1,5 +1,6 @@
 package io.sluice.proxy.server;
 
+import java.io.IOException;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -83,7 +84,7 @@ final class BrokerDialer implements UpstreamDialer {
                 }
             } else {
                 attempt(connection, candidates, first, tried + 1, result,
-                        new java.io.IOException("cannot connect to broker " + target + ": " + f.cause().getMessage(), f.cause()));
+                        new IOException("cannot connect to broker " + target + ": " + f.cause().getMessage(), f.cause()));
             }
         });
     }

@@ -1,5 +1,6 @@
 package io.sluice.proxy.server;
 
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -7,6 +8,7 @@ import java.util.Collection;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
@@ -104,7 +106,7 @@ final class ClusterDiscovery implements AutoCloseable {
             succeededOnce = true;
             lastError = null;
         } catch (Exception e) {
-            Throwable cause = e instanceof java.util.concurrent.ExecutionException && e.getCause() != null ? e.getCause() : e;
+            Throwable cause = e instanceof ExecutionException && e.getCause() != null ? e.getCause() : e;
             String message = cause.getClass().getSimpleName() + ": " + cause.getMessage();
             if (!message.equals(lastError)) {
                 LOG.warn("virtual cluster {}: cannot discover the target cluster's brokers ({}); node ports will be bound as client metadata names them",
@@ -124,7 +126,7 @@ final class ClusterDiscovery implements AutoCloseable {
     /** The Admin client's settings: the target's TLS mapped onto kafka-clients' SSL properties, then the user's extras. */
     static Map<String, Object> adminConfig(TargetClusterConfig target) {
         Map<String, Object> props = new HashMap<>();
-        props.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, target.bootstrapServers().stream().map(HostPort::toString).collect(Collectors.joining(",")));
+        props.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, target.bootstrapServersString());
         props.put(AdminClientConfig.CLIENT_ID_CONFIG, "sluice-discovery");
         props.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, 10_000);
         props.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 15_000);
@@ -182,7 +184,7 @@ final class ClusterDiscovery implements AutoCloseable {
     private static String read(String file) {
         try {
             return Files.readString(Path.of(file));
-        } catch (java.io.IOException e) {
+        } catch (IOException e) {
             throw new IllegalArgumentException("cannot read " + file + ": " + e.getMessage(), e);
         }
     }

@@ -7,6 +7,8 @@ import java.util.Map;
 import java.util.ServiceLoader;
 import java.util.concurrent.ScheduledExecutorService;
 
+import org.slf4j.LoggerFactory;
+
 import com.fasterxml.jackson.databind.node.NullNode;
 
 import io.micrometer.core.instrument.MeterRegistry;
@@ -71,7 +73,7 @@ final class FilterDefinitions implements AutoCloseable {
             try {
                 d.factory().close(d.data());
             } catch (RuntimeException e) {
-                org.slf4j.LoggerFactory.getLogger(FilterDefinitions.class).warn("filter {} failed to close: {}", d.name(), e.toString());
+                LoggerFactory.getLogger(FilterDefinitions.class).warn("filter {} failed to close: {}", d.name(), e.toString());
             }
         });
     }

@@ -15,6 +15,7 @@ import org.slf4j.LoggerFactory;
 
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.WriteBufferWaterMark;
@@ -106,7 +107,7 @@ final class Gateway implements NodeAdvertiser {
         }
         bind(port.getAsInt(), cluster.nodeDialer(nodeId), Integer.toString(nodeId)).addListener(f -> {
             if (f.isSuccess()) {
-                Channel channel = ((io.netty.channel.ChannelFuture) f).channel();
+                Channel channel = ((ChannelFuture) f).channel();
                 LOG.info("virtual cluster {} gateway {}: broker node {} on {}", cluster.name(), name(), nodeId, localAddress(channel));
                 bound.complete(channel);
             } else {
@@ -117,7 +118,7 @@ final class Gateway implements NodeAdvertiser {
         return bound;
     }
 
-    private io.netty.channel.ChannelFuture bind(int port, UpstreamDialer dialer, String nodeId) {
+    private ChannelFuture bind(int port, UpstreamDialer dialer, String nodeId) {
         ConnectionSetup setup = new Setup(dialer, cluster.metrics(nodeId));
         return new ServerBootstrap()
                 .group(group)

@@ -1,7 +1,10 @@
 package io.sluice.proxy.server;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.net.Socket;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -19,7 +22,7 @@ import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.netty.channel.Channel;
 import io.netty.channel.EventLoopGroup;
 import io.sluice.proxy.build.BuildInfo;
-import io.sluice.proxy.config.ConfigException;
+import io.sluice.proxy.config.FilterDefinition;
 import io.sluice.proxy.config.HostPort;
 import io.sluice.proxy.config.ProxyConfig;
 import io.sluice.proxy.config.VirtualClusterConfig;
@@ -41,6 +44,8 @@ public final class ProxyServer implements AutoCloseable {
     private final ProxyMetrics metrics = new ProxyMetrics(registry);
     private final Transport transport = Transport.best();
     private final EventLoopGroup group;
+    /** Unregisters the GC notification listeners, which the JVM would otherwise keep, with this registry, forever. */
+    private final AutoCloseable jvmMetrics;
     private final ScheduledExecutorService background = Executors.newSingleThreadScheduledExecutor(r -> {
         Thread t = new Thread(r, "sluice-discovery");
         t.setDaemon(true);
@@ -55,8 +60,14 @@ public final class ProxyServer implements AutoCloseable {
     private ProxyServer(ProxyConfig config) {
         this.config = config;
         this.group = transport.newGroup(config.network().workerThreads(), "sluice-proxy");
-        ProxyMetrics.bindJvmMetrics(registry);
-        this.filterDefinitions = new FilterDefinitions(config.filterDefinitions(), registry, group.next());
+        try {
+            this.filterDefinitions = new FilterDefinitions(config.filterDefinitions(), registry, group.next());
+        } catch (RuntimeException e) {
+            // No server to close yet: its threads must not outlive a bad filter configuration.
+            group.shutdownGracefully(0, 2, TimeUnit.SECONDS);
+            throw e;
+        }
+        this.jvmMetrics = ProxyMetrics.bindJvmMetrics(registry);
     }
 
     public static ProxyServer start(ProxyConfig config) {
@@ -71,16 +82,10 @@ public final class ProxyServer implements AutoCloseable {
     }
 
     private void startAll() {
-        for (int i = 0; i < config.virtualClusters().size(); i++) {
-            VirtualClusterConfig vc = config.virtualClusters().get(i);
-            List<String> names = vc.filters() != null ? vc.filters() : config.defaultFilters();
+        for (VirtualClusterConfig vc : config.virtualClusters()) {
             List<FilterDefinitions.Initialised> chain = new ArrayList<>();
-            for (String name : names) {
-                FilterDefinitions.Initialised def = filterDefinitions.get(name);
-                if (def == null) {
-                    throw new ConfigException(List.of("virtualClusters[" + i + "].filters: no filter definition named '" + name + "'"));
-                }
-                chain.add(def);
+            for (FilterDefinition definition : config.filtersFor(vc)) {
+                chain.add(filterDefinitions.get(definition.name()));
             }
             VirtualClusterRuntime runtime = new VirtualClusterRuntime(vc, chain, metrics, registry, group, transport, config.network(), connections);
             clusters.add(runtime);
@@ -97,8 +102,8 @@ public final class ProxyServer implements AutoCloseable {
             management = new ManagementServer(config.management().bindAddress(), config.management().port(), registry, readinessChecks());
             try {
                 management.start();
-            } catch (java.io.IOException e) {
-                throw new java.io.UncheckedIOException("cannot start the management endpoint on "
+            } catch (IOException e) {
+                throw new UncheckedIOException("cannot start the management endpoint on "
                         + config.management().bindAddress() + ":" + config.management().port() + ": " + e.getMessage(), e);
             }
             LOG.info("management endpoints on http://{}:{}/ (metrics, healthz, readyz)", config.management().bindAddress(), management.port());
@@ -130,7 +135,7 @@ public final class ProxyServer implements AutoCloseable {
             try (Socket socket = new Socket()) {
                 socket.connect(new InetSocketAddress(server.host(), server.port()), 1000);
                 return new Readiness(true, server + " accepts connections");
-            } catch (java.io.IOException e) {
+            } catch (IOException e) {
                 // try the next one
             }
         }
@@ -178,6 +183,11 @@ public final class ProxyServer implements AutoCloseable {
         background.shutdownNow();
         group.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
         filterDefinitions.close();
+        try {
+            jvmMetrics.close();
+        } catch (Exception e) {
+            LOG.warn("could not unbind the JVM metrics: {}", e.toString());
+        }
         registry.close();
     }
 
@@ -186,7 +196,7 @@ public final class ProxyServer implements AutoCloseable {
         if (open == 0) {
             return;
         }
-        java.time.Duration timeout = config.network().shutdownTimeout();
+        Duration timeout = config.network().shutdownTimeout();
         LOG.info("Shutting down: {} client connection(s) finish the requests they sent (network.shutdownTimeout {} ms)", open, timeout.toMillis());
         try {
             int busy = connections.drain(timeout);

@@ -3,8 +3,12 @@ package io.sluice.proxy.server;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.function.Function;
+
+import org.apache.kafka.common.protocol.ApiKeys;
 
 import io.netty.channel.EventLoopGroup;
 import io.netty.handler.ssl.SslContext;
@@ -17,6 +21,7 @@ import io.sluice.proxy.config.HostPort;
 import io.sluice.proxy.config.NetworkConfig;
 import io.sluice.proxy.config.PreAuthenticationConfig;
 import io.sluice.proxy.config.VirtualClusterConfig;
+import io.sluice.proxy.filter.ResponseFilter;
 import io.sluice.proxy.metrics.ProxyMetrics;
 import io.sluice.proxy.metrics.VirtualClusterMetrics;
 import io.sluice.proxy.runtime.ConnectionLimiter;
@@ -130,7 +135,7 @@ final class VirtualClusterRuntime {
                 }));
     }
 
-    private BrokerDialer dialer(java.util.function.Function<ProxyConnection, CompletionStage<List<HostPort>>> targets) {
+    private BrokerDialer dialer(Function<ProxyConnection, CompletionStage<List<HostPort>>> targets) {
         return new BrokerDialer(targets, transport, network, upstreamSsl, config.targetCluster().tls(), config.targetCluster().sasl());
     }
 
@@ -141,11 +146,11 @@ final class VirtualClusterRuntime {
             chain.add(new NamedFilter(def.name(),
                     def.create(new FilterDefinitions.FactoryContext(def.name(), meterRegistry, connection.frontend().eventLoop()))));
         }
-        boolean fetchDecodedAnyway = chain.stream().anyMatch(f -> f.filter() instanceof io.sluice.proxy.filter.ResponseFilter rf
-                && rf.shouldHandleResponse(org.apache.kafka.common.protocol.ApiKeys.FETCH, org.apache.kafka.common.protocol.ApiKeys.FETCH.latestVersion(true)));
+        boolean fetchDecodedAnyway = chain.stream().anyMatch(f -> f.filter() instanceof ResponseFilter rf
+                && rf.shouldHandleResponse(ApiKeys.FETCH, ApiKeys.FETCH.latestVersion(true)));
         chain.add(new NamedFilter("broker-address", new BrokerAddressFilter(gateway)));
-        chain.add(new NamedFilter("api-versions", new ApiVersionsFilter(fetchDecodedAnyway ? java.util.Map.of()
-                : java.util.Map.of(org.apache.kafka.common.protocol.ApiKeys.FETCH, ApiVersionsFilter.FETCH_WITHOUT_NODE_ENDPOINTS))));
+        chain.add(new NamedFilter("api-versions", new ApiVersionsFilter(fetchDecodedAnyway ? Map.of()
+                : Map.of(ApiKeys.FETCH, ApiVersionsFilter.FETCH_WITHOUT_NODE_ENDPOINTS))));
         return chain;
     }
 }

@@ -7,9 +7,13 @@ import java.io.InputStream;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
 import java.nio.ByteBuffer;
+import java.util.List;
+import java.util.UUID;
 
 import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.common.message.ApiVersionsResponseData;
+import org.apache.kafka.common.message.FetchRequestData;
 import org.apache.kafka.common.message.ResponseHeaderData;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.ByteBufferAccessor;
@@ -22,6 +26,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 
 import io.kroxylicious.testing.kafka.api.KafkaCluster;
 import io.kroxylicious.testing.kafka.junit5ext.KafkaClusterExtension;
+import io.sluice.proxy.testing.KafkaWire;
 import io.sluice.proxy.testing.ProxyFixture;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -144,6 +149,27 @@ class BadInputTest {
     }
 
     @Test
+    void apiVersionsOfAnUnknownVersionIsAnsweredAfterTheResponsesToEarlierRequests() throws Exception {
+        String topic = "empty-" + UUID.randomUUID();
+        healthyClient.createTopics(List.of(new NewTopic(topic, 1, (short) 1))).all().get();
+        try (KafkaWire wire = new KafkaWire(proxy.bootstrapPort())) {
+            // The broker holds a Fetch on an empty partition for its maxWaitMs; the ApiVersions answer must wait too.
+            FetchRequestData fetch = new FetchRequestData().setReplicaId(-1).setMaxWaitMs(1500).setMinBytes(1).setMaxBytes(1 << 20)
+                    .setSessionId(0).setSessionEpoch(-1)
+                    .setTopics(List.of(new FetchRequestData.FetchTopic().setTopic(topic).setPartitions(List.of(
+                            new FetchRequestData.FetchPartition().setPartition(0).setFetchOffset(0).setPartitionMaxBytes(1 << 20)))));
+            byte[] fetchFrame = wire.frame(ApiKeys.FETCH, (short) 12, fetch);
+            ByteBuffer both = ByteBuffer.allocate(fetchFrame.length + 14);
+            both.put(fetchFrame);
+            // An ApiVersions header of version 99, which no one can serialise: by hand, correlation id 1000.
+            both.putInt(10).putShort(ApiKeys.API_VERSIONS.id).putShort((short) 99).putInt(1000).putShort((short) -1);
+            wire.sendRaw(both.array());
+            DataInputStream in = new DataInputStream(wire.socket().getInputStream());
+            assertThat(List.of(nextCorrelationId(in), nextCorrelationId(in))).containsExactly(1, 1000);
+        }
+    }
+
+    @Test
     void clientDisconnectingMidRequestAffectsNoOne() throws Exception {
         try (Socket socket = connect()) {
             DataOutputStream out = new DataOutputStream(socket.getOutputStream());
@@ -186,6 +212,13 @@ class BadInputTest {
                 assertThat(v.minVersion()).isGreaterThanOrEqualTo(ApiKeys.forId(v.apiKey()).oldestVersion());
             });
         }
+    }
+
+    /** Reads one response frame and returns its correlation id, the first field of every response header. */
+    private static int nextCorrelationId(DataInputStream in) throws IOException {
+        byte[] body = new byte[in.readInt()];
+        in.readFully(body);
+        return ByteBuffer.wrap(body).getInt();
     }
 
     private static Socket connect() throws IOException {

@@ -32,6 +32,7 @@ import io.sluice.proxy.config.ConfigException;
 import io.sluice.proxy.testing.KafkaReads;
 import io.sluice.proxy.testing.ProxyFixture;
 
+import org.apache.kafka.common.message.ListOffsetsRequestData;
 import org.apache.kafka.common.message.ProduceRequestData;
 import org.apache.kafka.common.protocol.ApiKeys;
 
@@ -159,6 +160,57 @@ class FilterChainTest {
         }
     }
 
+    @Test
+    void filterThatNeverCompletesAResponseIsTimedOutAndTheClientSeesItsConnectionClose() throws Exception {
+        try (ProxyFixture proxy = withFilters("""
+                network:
+                  filterTimeout: 1s
+                filterDefinitions:
+                  - name: stall
+                    type: StallListOffsetsResponses
+                defaultFilters: [stall]
+                """)) {
+            String topic = createTopic(proxy);
+            try (KafkaWire wire = new KafkaWire(proxy.bootstrapPort())) {
+                // The timeout plus a margin: the close must not wait behind the response the filter holds.
+                wire.socket().setSoTimeout(4_000);
+                long start = System.nanoTime();
+                wire.send(ApiKeys.LIST_OFFSETS, (short) 7, listOffsets(topic));
+                assertThat(wire.closedByPeer()).as("connection closed by the proxy").isTrue();
+                assertThat(Duration.ofNanos(System.nanoTime() - start)).isGreaterThanOrEqualTo(Duration.ofMillis(900));
+            }
+            assertThat(proxy.metric("sluice_filter_errors_total", "filter=\"stall\"")).isEqualTo(1);
+            produce(proxy, topic, "still-working");
+        }
+    }
+
+    @Test
+    void aResponseFilterCompletingAfterItsTimeoutChangesNothing() throws Exception {
+        try (ProxyFixture proxy = withFilters("""
+                network:
+                  filterTimeout: 500ms
+                filterDefinitions:
+                  - name: late
+                    type: StallListOffsetsResponses
+                    config:
+                      completeAfter: 1500ms
+                defaultFilters: [late]
+                """)) {
+            String topic = createTopic(proxy);
+            try (KafkaWire wire = new KafkaWire(proxy.bootstrapPort())) {
+                wire.socket().setSoTimeout(3_000);
+                wire.send(ApiKeys.LIST_OFFSETS, (short) 7, listOffsets(topic));
+                // Nothing of the late response reaches the client: the connection just ends.
+                assertThat(wire.socket().getInputStream().read()).as("end of stream").isEqualTo(-1);
+            }
+            Thread.sleep(1_500);
+            // Consumers need ListOffsets, which the filter holds: a produce through the proxy shows it still serves.
+            produce(proxy, topic, "after-the-late-completion");
+            assertThat(directEndOffset(topic)).isEqualTo(1);
+            assertThat(proxy.metric("sluice_filter_errors_total", "filter=\"late\"")).isEqualTo(1);
+        }
+    }
+
     /** Found by the mutation fuzzer: forwarded, such a request was never answered by the broker, nor the connection closed. */
     @Test
     void aProducePartitionWithNullRecordsClosesItsConnectionWhenAFilterDecodesProduce() throws Exception {
@@ -208,6 +260,11 @@ class FilterChainTest {
     }
 
     // ---- helpers ----
+
+    private static ListOffsetsRequestData listOffsets(String topic) {
+        return new ListOffsetsRequestData().setReplicaId(-1).setTopics(List.of(new ListOffsetsRequestData.ListOffsetsTopic().setName(topic)
+                .setPartitions(List.of(new ListOffsetsRequestData.ListOffsetsPartition().setPartitionIndex(0).setTimestamp(-1)))));
+    }
 
     private static ProxyFixture withFilters(String yaml) {
         return ProxyFixture.start(cluster.getBootstrapServers(), "", yaml);
