@@ -5,6 +5,8 @@ import java.util.List;
 
 import picocli.CommandLine;
 import picocli.CommandLine.Help;
+import picocli.CommandLine.Help.TextTable;
+import picocli.CommandLine.Model.UsageMessageSpec;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.UnmatchedArgumentException;
 
@@ -31,7 +33,29 @@ public final class Main {
 
     /** Every command, configured as {@link #main} runs them. */
     public static CommandLine commandLine() {
-        return configure(new CommandLine(new SluiceCommand()));
+        CommandLine root = configure(new CommandLine(new SluiceCommand()));
+        root.getHelpSectionMap().put(UsageMessageSpec.SECTION_KEY_COMMAND_LIST, Main::everyCommand);
+        return root;
+    }
+
+    /** The root's command list names every runnable command at every depth ({@code bench proxy}, {@code size bridge}). */
+    private static String everyCommand(Help help) {
+        int nameWidth = 20;
+        TextTable table = TextTable.forColumnWidths(help.colorScheme(), nameWidth, help.commandSpec().usageMessage().width() - nameWidth);
+        // Only the checkout's ./sluice (which sets SLUICE_CHECKOUT) runs the test suite; a distribution has no sources.
+        if (System.getenv("SLUICE_CHECKOUT") != null) {
+            table.addRowValues("  test", "Run the whole test suite (mvn -B verify).");
+        }
+        addRows(table, help.commandSpec().commandLine(), "");
+        return table.toString();
+    }
+
+    private static void addRows(TextTable table, CommandLine parent, String prefix) {
+        parent.getSubcommands().forEach((name, command) -> {
+            String[] description = command.getCommandSpec().usageMessage().description();
+            table.addRowValues("  " + prefix + name, description.length == 0 ? "" : description[0]);
+            addRows(table, command, prefix + name + " ");
+        });
     }
 
     /**

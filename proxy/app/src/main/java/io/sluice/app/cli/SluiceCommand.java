@@ -32,10 +32,6 @@ public final class SluiceCommand implements Callable<Integer> {
     /** Without a command: the usage, as {@code help} prints it. */
     @Override
     public Integer call() {
-        if (System.getenv("SLUICE_CHECKOUT") != null) {
-            // Only the checkout's ./sluice (which sets SLUICE_CHECKOUT) runs the test suite; a distribution has no sources.
-            spec.usageMessage().footer("%n  test      run the whole test suite (mvn -B verify); only ./sluice in a checkout", ExitCodes.HELP_FOOTER);
-        }
         spec.commandLine().usage(spec.commandLine().getOut());
         return ExitCodes.OK;
     }
