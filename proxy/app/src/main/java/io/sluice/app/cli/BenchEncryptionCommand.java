@@ -1,6 +1,5 @@
 package io.sluice.app.cli;
 
-import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -8,6 +7,7 @@ import java.util.concurrent.Callable;
 import java.util.stream.Collectors;
 
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 import io.sluice.bench.CpuSampler;
@@ -25,25 +25,15 @@ import io.sluice.testkit.LocalProxy;
         + " through each, alternating, in one run: throughput ratio and each proxy's CPU per MB.")
 public final class BenchEncryptionCommand implements Callable<Integer> {
 
-    @Option(names = "--records", paramLabel = "N", defaultValue = "200000", description = "Records per round and target (default: ${DEFAULT-VALUE}).")
-    int records;
-
-    @Option(names = "--record-bytes", paramLabel = "BYTES", defaultValue = "1024", description = "Record value size (default: ${DEFAULT-VALUE}).")
-    int recordBytes;
-
-    @Option(names = "--rounds", paramLabel = "N", defaultValue = "3", description = "Rounds; the summary shows medians (default: ${DEFAULT-VALUE}).")
-    int rounds;
-
-    @Option(names = "--latency-rate", paramLabel = "MSGS_S", defaultValue = "1000",
-            description = "Messages per second in the latency phase (default: ${DEFAULT-VALUE}).")
-    int latencyRate;
+    @Mixin
+    LoadOptions load;
 
     @Option(names = "--latency-seconds", paramLabel = "S", defaultValue = "5", description = "Length of the latency phase (default: ${DEFAULT-VALUE}).")
     int latencySeconds;
 
     @Override
     public Integer call() throws Exception {
-        ProxyBenchmark.Settings settings = new ProxyBenchmark.Settings(records, recordBytes, rounds, latencyRate, Duration.ofSeconds(latencySeconds));
+        ProxyBenchmark.Settings settings = load.settings(latencySeconds);
         System.out.printf("sluice bench encryption: %s; %d cores%n", settings, Runtime.getRuntime().availableProcessors());
         String passthroughBootstrap = "127.0.0.1:" + FreePorts.block(8);
         String encryptionBootstrap = "127.0.0.1:" + FreePorts.block(8);

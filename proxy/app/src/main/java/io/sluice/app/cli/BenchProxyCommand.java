@@ -14,6 +14,7 @@ import java.util.function.Function;
 import java.util.stream.Collectors;
 
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
@@ -46,18 +47,8 @@ public final class BenchProxyCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
-    @Option(names = "--records", paramLabel = "N", defaultValue = "200000", description = "Records per round and target (default: ${DEFAULT-VALUE}).")
-    int records;
-
-    @Option(names = "--record-bytes", paramLabel = "BYTES", defaultValue = "1024", description = "Record value size, also in --rates runs (default: ${DEFAULT-VALUE}).")
-    int recordBytes;
-
-    @Option(names = "--rounds", paramLabel = "N", defaultValue = "3", description = "Rounds; the summary shows medians (default: ${DEFAULT-VALUE}).")
-    int rounds;
-
-    @Option(names = "--latency-rate", paramLabel = "MSGS_S", defaultValue = "1000",
-            description = "Messages per second in the latency phase (default: ${DEFAULT-VALUE}).")
-    int latencyRate;
+    @Mixin
+    LoadOptions load;
 
     @Option(names = "--latency-seconds", paramLabel = "S", defaultValue = "10", description = "Length of the latency phase (default: ${DEFAULT-VALUE}).")
     int latencySeconds;
@@ -96,7 +87,7 @@ public final class BenchProxyCommand implements Callable<Integer> {
                 throw new UsageException(sweepOnly + " belongs to the fixed-rate mode: give --rates too");
             }
         }
-        ProxyBenchmark.Settings settings = new ProxyBenchmark.Settings(records, recordBytes, rounds, latencyRate, Duration.ofSeconds(latencySeconds));
+        ProxyBenchmark.Settings settings = load.settings(latencySeconds);
         System.out.printf("sluice bench proxy: %s; %d cores%n", settings, Runtime.getRuntime().availableProcessors());
         if (targets != null) {
             return throughTargets(settings);
@@ -175,7 +166,7 @@ public final class BenchProxyCommand implements Callable<Integer> {
         } catch (IllegalArgumentException e) {
             throw new UsageException(e.getMessage());
         }
-        RateSweep.Settings settings = new RateSweep.Settings(produceRates, recordBytes, Duration.ofSeconds(warmupSeconds), Duration.ofSeconds(seconds),
+        RateSweep.Settings settings = new RateSweep.Settings(produceRates, load.recordBytes, Duration.ofSeconds(warmupSeconds), Duration.ofSeconds(seconds),
                 Duration.ofSeconds(intervalSeconds), List.of(proxyHeap, "-XX:+UseParallelGC"));
         System.out.printf("sluice bench proxy (fixed rates): %s MB/s of %d-byte messages, %d s each after %d s warm-up, targets %s; %d cores; results in %s%n",
                 produceRates, settings.messageBytes(), settings.test().toSeconds(), settings.warmup().toSeconds(),

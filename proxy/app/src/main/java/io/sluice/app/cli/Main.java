@@ -53,7 +53,7 @@ public final class Main {
     private static void addRows(TextTable table, CommandLine parent, String prefix) {
         parent.getSubcommands().forEach((name, command) -> {
             String[] description = command.getCommandSpec().usageMessage().description();
-            table.addRowValues("  " + prefix + name, description.length == 0 ? "" : description[0]);
+            table.addRowValues("  " + prefix + name, description.length == 0 ? "" : firstSentence(description[0]));
             addRows(table, command, prefix + name + " ");
         });
     }
@@ -67,6 +67,18 @@ public final class Main {
         commandLine.setParameterExceptionHandler(Main::badArguments);
         commandLine.setExecutionExceptionHandler((e, failed, parsed) -> failed(e, failed));
         return commandLine;
+    }
+
+    /** The list gets the description up to its first full stop or semicolon; {@code --help} shows all of it. */
+    private static String firstSentence(String description) {
+        int end = description.length();
+        for (String stop : List.of(". ", "; ")) {
+            int at = description.indexOf(stop);
+            if (at > 0 && at < end) {
+                end = at;
+            }
+        }
+        return description.substring(0, end).replaceAll("\\.$", "") + ".";
     }
 
     private static int badArguments(ParameterException e, String[] args) {
