@@ -1,6 +1,7 @@
 package io.sluice.kms;
 
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 
 /**
  * Makes {@link Kms} instances of one kind from configuration. Found with {@link java.util.ServiceLoader} (list the
@@ -34,9 +35,27 @@ public interface KmsService<C> {
 
     /** {@link #create} for callers that hold the service as {@code KmsService<?>} and the config as an Object. */
     default Kms createFrom(Object config, MeterRegistry registry) {
+        return create(typed(config), registry);
+    }
+
+    /**
+     * Checks {@code config} as {@link #create} would, reaching no network service: what {@code sluice proxy --validate}
+     * runs in CI. Throws {@link IllegalArgumentException} naming the bad field. The default creates and closes the
+     * KMS, which is right for one that connects lazily or to nothing; a KMS that logs in when created overrides it.
+     */
+    default void validate(C config) {
+        create(config, new SimpleMeterRegistry()).close();
+    }
+
+    /** {@link #validate} for callers that hold the service as {@code KmsService<?>} and the config as an Object. */
+    default void validateFrom(Object config) {
+        validate(typed(config));
+    }
+
+    private C typed(Object config) {
         if (config != null && !configType().isInstance(config)) {
             throw new IllegalArgumentException("expected a " + configType().getSimpleName() + ", not a " + config.getClass().getSimpleName());
         }
-        return create(configType().cast(config), registry);
+        return configType().cast(config);
     }
 }

@@ -56,6 +56,27 @@ public final class RecordEncryption implements FilterFactory<RecordEncryption.Co
 
     @Override
     public Shared initialize(FilterFactoryContext context, Config config) {
+        Checked checked = checked(context, config);
+        Kms kms = checked.service().createFrom(checked.kmsConfig(), context.meterRegistry());
+        KeyCache cache = KeyCache.create(kms, checked.cacheConfig(), context.meterRegistry(), context.eventLoop());
+        int perKey = (int) Math.min(Integer.MAX_VALUE, checked.cacheConfig().dataKeys().maxRecords());
+        return new Shared(checked.policy(), new KmsDataKeys(cache, perKey), new EncryptionMetrics(context.meterRegistry(), context.filterName()),
+                new UndecryptableRecords(context.meterRegistry(), context.filterName(), LoggerFactory.getLogger(RecordEncryptionFilter.class)),
+                checked.formatVersion(), cache, kms, new RecordReaders(checked.records(), context.meterRegistry(), context.filterName()));
+    }
+
+    /** The same checks as {@link #initialize}, and the KMS's own through {@link KmsService#validate}: no key cache, no KMS login. */
+    @Override
+    public void validate(FilterFactoryContext context, Config config) {
+        Checked checked = checked(context, config);
+        checked.service().validateFrom(checked.kmsConfig());
+    }
+
+    private record Checked(KmsService<?> service, Object kmsConfig, KeyCacheConfig cacheConfig, EncryptionPolicy policy, byte formatVersion,
+                           RecordLimits records) {
+    }
+
+    private static Checked checked(FilterFactoryContext context, Config config) {
         if (config == null) {
             throw new IllegalArgumentException("topics, kms and kmsConfig are required");
         }
@@ -79,15 +100,10 @@ public final class RecordEncryption implements FilterFactory<RecordEncryption.Co
         KmsService<?> service = context.pluginInstance(KmsService.class, config.kms());
         Object kmsConfig = ConfigLoader.bind(config.kmsConfig() == null ? NullNode.getInstance() : config.kmsConfig(), service.configType(),
                 "filterDefinitions[" + context.filterName() + "].config.kmsConfig");
-        Kms kms = service.createFrom(kmsConfig, context.meterRegistry());
-        KeyCache cache = KeyCache.create(kms, cacheConfig, context.meterRegistry(), context.eventLoop());
         EncryptionPolicy policy = new EncryptionPolicy(config.topics(), kek,
                 config.unresolvedKek() == null ? EncryptionPolicy.UnresolvedKek.REJECT : config.unresolvedKek(), Boolean.TRUE.equals(config.encryptHeaders()),
                 config.onUndecryptable() == null ? EncryptionPolicy.OnUndecryptable.FAIL : config.onUndecryptable());
-        int perKey = (int) Math.min(Integer.MAX_VALUE, cacheConfig.dataKeys().maxRecords());
-        return new Shared(policy, new KmsDataKeys(cache, perKey), new EncryptionMetrics(context.meterRegistry(), context.filterName()),
-                new UndecryptableRecords(context.meterRegistry(), context.filterName(), LoggerFactory.getLogger(RecordEncryptionFilter.class)), (byte) formatVersion, cache, kms,
-                new RecordReaders(RecordLimits.orDefaults(config.records()), context.meterRegistry(), context.filterName()));
+        return new Checked(service, kmsConfig, cacheConfig, policy, (byte) formatVersion, RecordLimits.orDefaults(config.records()));
     }
 
     @Override

@@ -44,18 +44,20 @@ public final class VaultKmsService implements KmsService<VaultKmsConfig> {
         return VaultKmsConfig.class;
     }
 
+    /** Every check {@link #create} makes (URL, paths, timeouts, credentials and their files, TLS material); no login. */
+    @Override
+    public void validate(VaultKmsConfig config) {
+        checked(config);
+    }
+
     @Override
     public Kms create(VaultKmsConfig config, MeterRegistry registry) {
-        if (config == null) {
-            throw new IllegalArgumentException("vaultUrl: required");
-        }
-        String url = vaultUrl(config.vaultUrl());
-        String mount = pathSetting("mount", config.mount());
-        String namespace = config.namespace() == null ? null : pathSetting("namespace", config.namespace());
-        positive("connectTimeout", config.connectTimeout());
-        positive("requestTimeout", config.requestTimeout());
-        VaultCredentials credentials = credentials(config.auth());
-        SSLContext ssl = tls(url, config.tls());
+        Checked checked = checked(config);
+        String url = checked.url();
+        String mount = checked.mount();
+        String namespace = checked.namespace();
+        VaultCredentials credentials = checked.credentials();
+        SSLContext ssl = checked.ssl();
 
         AtomicInteger threads = new AtomicInteger();
         ExecutorService httpExecutor = Executors.newCachedThreadPool(r -> {
@@ -114,6 +116,21 @@ public final class VaultKmsService implements KmsService<VaultKmsConfig> {
         if (value.isZero() || value.isNegative()) {
             throw new IllegalArgumentException(field + ": must be positive");
         }
+    }
+
+    private record Checked(String url, String mount, String namespace, VaultCredentials credentials, SSLContext ssl) {
+    }
+
+    private Checked checked(VaultKmsConfig config) {
+        if (config == null) {
+            throw new IllegalArgumentException("vaultUrl: required");
+        }
+        String url = vaultUrl(config.vaultUrl());
+        String mount = pathSetting("mount", config.mount());
+        String namespace = config.namespace() == null ? null : pathSetting("namespace", config.namespace());
+        positive("connectTimeout", config.connectTimeout());
+        positive("requestTimeout", config.requestTimeout());
+        return new Checked(url, mount, namespace, credentials(config.auth()), tls(url, config.tls()));
     }
 
     private VaultCredentials credentials(VaultAuth auth) {

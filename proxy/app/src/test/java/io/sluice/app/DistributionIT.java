@@ -131,8 +131,18 @@ class DistributionIT {
             assertThat(run.output).contains("usage: sluice", "proxy", "bridge", "demo", "bench proxy", "size")
                     .doesNotContain("mvn -B verify");
         }
-        assertThat(run(List.of("no-such-command")).exitCode).isEqualTo(2);
+        Run unknown = run(List.of("no-such-command"));
+        assertThat(unknown.exitCode).isEqualTo(2);
+        assertThat(unknown.output).contains("unknown command 'no-such-command'");
         assertThat(run(List.of("proxy", "--config", work.resolve("missing.yaml").toString())).exitCode).isEqualTo(2);
+
+        Run version = run(List.of("--version"));
+        assertThat(version.exitCode).isZero();
+        assertThat(version.output.strip()).matches("sluice \\d\\S* \\(commit ([0-9a-f]{7,}|unknown)\\)");
+        Run proxyHelp = run(List.of("proxy", "--help"));
+        assertThat(proxyHelp.exitCode).isZero();
+        assertThat(proxyHelp.output).startsWith("usage: sluice proxy").contains("--config=FILE", "--validate", "Exit codes:")
+                .doesNotContain("\u001b[");
     }
 
     @Test

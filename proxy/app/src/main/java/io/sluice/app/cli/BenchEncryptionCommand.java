@@ -1,10 +1,14 @@
 package io.sluice.app.cli;
 
-import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.Callable;
 import java.util.stream.Collectors;
+
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
 
 import io.sluice.bench.CpuSampler;
 import io.sluice.bench.ProxyBenchmark;
@@ -17,23 +21,19 @@ import io.sluice.testkit.LocalProxy;
  * RecordEncryption on every topic with the in-process KMS), the same load through each, alternating, in
  * one run. Reports the throughput ratio and each proxy's CPU per MB of total traffic.
  */
-public final class BenchEncryptionCommand implements Command {
+@Command(name = "encryption", description = "A passthrough proxy against a RecordEncryption proxy (in-process KMS), the same load"
+        + " through each, alternating, in one run: throughput ratio and each proxy's CPU per MB.")
+public final class BenchEncryptionCommand implements Callable<Integer> {
+
+    @Mixin
+    LoadOptions load;
+
+    @Option(names = "--latency-seconds", paramLabel = "S", defaultValue = "5", description = "Length of the latency phase (default: ${DEFAULT-VALUE}).")
+    int latencySeconds;
 
     @Override
-    public String name() {
-        return "bench encryption";
-    }
-
-    @Override
-    public String summary() {
-        return "passthrough vs RecordEncryption proxy, in one run [--records 200000 --record-bytes 1024 --rounds 3 --latency-seconds 5]";
-    }
-
-    @Override
-    public int run(List<String> args) throws Exception {
-        Options o = Options.parse(args, "records", "record-bytes", "rounds", "latency-rate", "latency-seconds");
-        ProxyBenchmark.Settings settings = new ProxyBenchmark.Settings(o.getInt("records", 200_000), o.getInt("record-bytes", 1024),
-                o.getInt("rounds", 3), o.getInt("latency-rate", 1000), Duration.ofSeconds(o.getInt("latency-seconds", 5)));
+    public Integer call() throws Exception {
+        ProxyBenchmark.Settings settings = load.settings(latencySeconds);
         System.out.printf("sluice bench encryption: %s; %d cores%n", settings, Runtime.getRuntime().availableProcessors());
         String passthroughBootstrap = "127.0.0.1:" + FreePorts.block(8);
         String encryptionBootstrap = "127.0.0.1:" + FreePorts.block(8);

@@ -9,8 +9,15 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.Callable;
 import java.util.function.Function;
 import java.util.stream.Collectors;
+
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
 
 import io.sluice.app.demo.DemoCommand;
 import io.sluice.bench.CpuSampler;
@@ -29,50 +36,73 @@ import io.sluice.testkit.LocalProxy;
  * through each target's proxy instead ({@link BenchTargets}). With {@code --rates}, fixed-rate runs for sizing
  * instead ({@link RateSweep}).
  */
-public final class BenchProxyCommand implements Command {
+@Command(name = "proxy", description = {
+        "The proxy against the broker directly, the same load through each, alternating, in one run (with --targets: through each"
+                + " target's proxy instead).",
+        "With --rates: fixed-rate runs for 'sluice size' instead, each target at each produce rate."})
+public final class BenchProxyCommand implements Callable<Integer> {
+
+    private static final List<String> SWEEP_ONLY = List.of("--out", "--seconds", "--warmup-seconds", "--interval-seconds");
+
+    @Spec
+    CommandSpec spec;
+
+    @Mixin
+    LoadOptions load;
+
+    @Option(names = "--latency-seconds", paramLabel = "S", defaultValue = "10", description = "Length of the latency phase (default: ${DEFAULT-VALUE}).")
+    int latencySeconds;
+
+    @Option(names = "--proxy-heap", paramLabel = "JVM_OPTION", defaultValue = "-Xmx512m", description = "The proxy JVM's heap option (default: ${DEFAULT-VALUE}).")
+    String proxyHeap;
+
+    @Option(names = "--targets", paramLabel = "NAMES",
+            description = "Targets, comma-separated: direct, passthrough, keyrouting, ... or name=path/to/proxy.yaml"
+                    + " (default: the demo's passthrough proxy against direct; with --rates: direct,passthrough).")
+    String targets;
+
+    @Option(names = "--rates", paramLabel = "MB_S,...", description = "Fixed-rate mode: produce rates in MB/s, comma-separated, e.g. 5,10,20,40.")
+    String rates;
+
+    @Option(names = "--out", paramLabel = "DIR", description = "With --rates: where results are written (default: bench-results/yyyyMMdd-HHmmss).")
+    Path out;
+
+    @Option(names = "--seconds", paramLabel = "S", defaultValue = "60", description = "With --rates: measured seconds per run (default: ${DEFAULT-VALUE}).")
+    int seconds;
+
+    @Option(names = "--warmup-seconds", paramLabel = "S", defaultValue = "15", description = "With --rates: warm-up before each run (default: ${DEFAULT-VALUE}).")
+    int warmupSeconds;
+
+    @Option(names = "--interval-seconds", paramLabel = "S", defaultValue = "10",
+            description = "With --rates: CPU and throughput sampling interval (default: ${DEFAULT-VALUE}).")
+    int intervalSeconds;
 
     @Override
-    public String name() {
-        return "bench proxy";
-    }
-
-    @Override
-    public String summary() {
-        return "proxy vs direct broker, in one run [--records 200000 --record-bytes 1024 --rounds 3 --latency-rate 1000 --latency-seconds 10"
-                + " --targets direct,passthrough,keyrouting]"
-                + "; or fixed-rate runs for `sluice size`: --rates 5,10,20,40 (produce MB/s) [--out DIR --targets direct,passthrough"
-                + " --seconds 60 --warmup-seconds 15 --interval-seconds 10]";
-    }
-
-    @Override
-    public int run(List<String> args) throws Exception {
-        Options o = Options.parse(args, "records", "record-bytes", "rounds", "latency-rate", "latency-seconds", "proxy-heap",
-                "rates", "out", "targets", "seconds", "warmup-seconds", "interval-seconds");
-        if (o.has("rates")) {
-            return sweep(o);
+    public Integer call() throws Exception {
+        if (rates != null) {
+            return sweep();
         }
-        for (String sweepOnly : List.of("out", "seconds", "warmup-seconds", "interval-seconds")) {
-            if (o.has(sweepOnly)) {
-                throw new UsageException("--" + sweepOnly + " belongs to the fixed-rate mode: give --rates too");
+        for (String sweepOnly : SWEEP_ONLY) {
+            if (spec.commandLine().getParseResult().hasMatchedOption(sweepOnly)) {
+                throw new UsageException(sweepOnly + " belongs to the fixed-rate mode: give --rates too");
             }
         }
-        ProxyBenchmark.Settings settings = new ProxyBenchmark.Settings(o.getInt("records", 200_000), o.getInt("record-bytes", 1024),
-                o.getInt("rounds", 3), o.getInt("latency-rate", 1000), Duration.ofSeconds(o.getInt("latency-seconds", 10)));
+        ProxyBenchmark.Settings settings = load.settings(latencySeconds);
         System.out.printf("sluice bench proxy: %s; %d cores%n", settings, Runtime.getRuntime().availableProcessors());
-        if (o.has("targets")) {
-            return targets(o, settings);
+        if (targets != null) {
+            return throughTargets(settings);
         }
         try (LocalKafka kafka = LocalKafka.start(LocalKafka.Options.defaults())) {
             String bootstrap = "127.0.0.1:" + FreePorts.block(8);
             int managementPort = FreePorts.block(1);
             // The proxy runs in its own JVM so its CPU, GC and memory are its own, not the load generator's.
             try (LocalProxy proxy = LocalProxy.start(DemoCommand.demoYaml(kafka.bootstrapServers(), bootstrap, managementPort), managementPort,
-                    List.of(o.get("proxy-heap", "-Xmx512m"), "-XX:+UseParallelGC"))) {
-                Map<String, String> targets = new LinkedHashMap<>();
-                targets.put("direct", kafka.bootstrapServers());
-                targets.put("proxy", bootstrap);
+                    List.of(proxyHeap, "-XX:+UseParallelGC"))) {
+                Map<String, String> bootstraps = new LinkedHashMap<>();
+                bootstraps.put("direct", kafka.bootstrapServers());
+                bootstraps.put("proxy", bootstrap);
                 System.out.printf("broker pid %d, proxy pid %d; proxy CPU is the proxy process's utime+stime from /proc%n", kafka.pid(), proxy.pid());
-                List<ProxyBenchmark.Phase> phases = new ProxyBenchmark(settings, kafka.bootstrapServers(), targets,
+                List<ProxyBenchmark.Phase> phases = new ProxyBenchmark(settings, kafka.bootstrapServers(), bootstraps,
                         () -> CpuSampler.processCpuNanos(proxy.pid()), System.out).run();
                 printSummary(settings, phases);
             }
@@ -81,20 +111,20 @@ public final class BenchProxyCommand implements Command {
     }
 
     /** The one-run comparison over named targets: each proxy target in a child process of its own. */
-    private static int targets(Options o, ProxyBenchmark.Settings settings) throws Exception {
+    private int throughTargets(ProxyBenchmark.Settings settings) throws Exception {
         List<BenchTarget> specs;
         try {
-            specs = BenchTargets.resolve(List.of(o.require("targets").split(",")));
+            specs = BenchTargets.resolve(List.of(targets.split(",")));
         } catch (IllegalArgumentException e) {
             throw new UsageException(e.getMessage());
         }
         List<LocalProxy> proxies = new ArrayList<>();
         try (LocalKafka kafka = LocalKafka.start(LocalKafka.Options.defaults())) {
-            Map<String, String> targets = new LinkedHashMap<>();
+            Map<String, String> bootstraps = new LinkedHashMap<>();
             Map<String, TargetCredentials.Issued> credentials = new HashMap<>();
             for (BenchTarget spec : specs) {
                 if (spec.direct()) {
-                    targets.put(spec.name(), kafka.bootstrapServers());
+                    bootstraps.put(spec.name(), kafka.bootstrapServers());
                     continue;
                 }
                 String bootstrap = "127.0.0.1:" + FreePorts.block(8);
@@ -108,13 +138,13 @@ public final class BenchProxyCommand implements Command {
                     System.out.printf("skipping target '%s': %s%n", spec.name(), unavailable.get());
                     continue;
                 }
-                LocalProxy proxy = LocalProxy.start(spec.proxyConfigTemplate(), managementPort, List.of(o.get("proxy-heap", "-Xmx512m"), "-XX:+UseParallelGC"), env);
+                LocalProxy proxy = LocalProxy.start(spec.proxyConfigTemplate(), managementPort, List.of(proxyHeap, "-XX:+UseParallelGC"), env);
                 proxies.add(proxy);
-                targets.put(spec.name(), bootstrap);
+                bootstraps.put(spec.name(), bootstrap);
                 System.out.printf("target %-12s proxy pid %d at %s%n", spec.name(), proxy.pid(), bootstrap);
             }
             // Only one target carries load at a time and idle proxies cost next to nothing, so the sum is the busy one's CPU.
-            List<ProxyBenchmark.Phase> phases = new ProxyBenchmark(settings, kafka.bootstrapServers(), targets, credentials,
+            List<ProxyBenchmark.Phase> phases = new ProxyBenchmark(settings, kafka.bootstrapServers(), bootstraps, credentials,
                     () -> proxies.stream().mapToLong(p -> CpuSampler.processCpuNanos(p.pid())).sum(), System.out).run();
             printSummary(settings, phases);
         } finally {
@@ -127,24 +157,23 @@ public final class BenchProxyCommand implements Command {
      * Fixed-rate runs, each target at each produce rate, written as OMB results with a run.json beside each (the
      * layout {@code sluice size} and {@code sluice omb} share).
      */
-    private static int sweep(Options o) throws Exception {
-        List<Double> rates = parseRates(o.require("rates"));
-        Path out = Path.of(o.get("out", "bench-results/" + LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss"))));
-        List<BenchTarget> targets;
+    private int sweep() throws Exception {
+        List<Double> produceRates = parseRates(rates);
+        Path results = out != null ? out : Path.of("bench-results/" + LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")));
+        List<BenchTarget> resolved;
         try {
-            targets = BenchTargets.resolve(List.of(o.get("targets", "direct,passthrough").split(",")));
+            resolved = BenchTargets.resolve(List.of((targets != null ? targets : "direct,passthrough").split(",")));
         } catch (IllegalArgumentException e) {
             throw new UsageException(e.getMessage());
         }
-        RateSweep.Settings settings = new RateSweep.Settings(rates, o.getInt("record-bytes", 1024),
-                Duration.ofSeconds(o.getInt("warmup-seconds", 15)), Duration.ofSeconds(o.getInt("seconds", 60)),
-                Duration.ofSeconds(o.getInt("interval-seconds", 10)), List.of(o.get("proxy-heap", "-Xmx512m"), "-XX:+UseParallelGC"));
+        RateSweep.Settings settings = new RateSweep.Settings(produceRates, load.recordBytes, Duration.ofSeconds(warmupSeconds), Duration.ofSeconds(seconds),
+                Duration.ofSeconds(intervalSeconds), List.of(proxyHeap, "-XX:+UseParallelGC"));
         System.out.printf("sluice bench proxy (fixed rates): %s MB/s of %d-byte messages, %d s each after %d s warm-up, targets %s; %d cores; results in %s%n",
-                rates, settings.messageBytes(), settings.test().toSeconds(), settings.warmup().toSeconds(),
-                targets.stream().map(BenchTarget::name).toList(), Runtime.getRuntime().availableProcessors(), out.toAbsolutePath());
+                produceRates, settings.messageBytes(), settings.test().toSeconds(), settings.warmup().toSeconds(),
+                resolved.stream().map(BenchTarget::name).toList(), Runtime.getRuntime().availableProcessors(), results.toAbsolutePath());
         try (LocalKafka kafka = LocalKafka.start(LocalKafka.Options.defaults())) {
-            List<Path> written = new RateSweep(settings, out, System.out).run(kafka.bootstrapServers(), targets);
-            System.out.printf("%nwrote %d results (tool: sluice-bench) under %s%nnext: ./sluice size --runs %s%n", written.size(), out, out);
+            List<Path> written = new RateSweep(settings, results, System.out).run(kafka.bootstrapServers(), resolved);
+            System.out.printf("%nwrote %d results (tool: sluice-bench) under %s%nnext: ./sluice size --runs %s%n", written.size(), results, results);
         }
         return 0;
     }

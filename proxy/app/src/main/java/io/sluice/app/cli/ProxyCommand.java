@@ -1,30 +1,37 @@
 package io.sluice.app.cli;
 
 import java.nio.file.Path;
-import java.util.List;
+import java.util.concurrent.Callable;
+
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
 
 import io.sluice.proxy.config.ConfigLoader;
 import io.sluice.proxy.config.ProxyConfig;
 import io.sluice.proxy.server.ProxyServer;
 
-/** {@code sluice proxy --config FILE}: runs the proxy until interrupted. */
-public final class ProxyCommand implements Command {
+/** {@code sluice proxy --config FILE}: runs the proxy until stopped; with {@code --validate}, only checks the file. */
+@Command(name = "proxy", description = "Run the Kafka proxy until SIGTERM or Ctrl-C.")
+public final class ProxyCommand implements Callable<Integer> {
+
+    @Option(names = "--config", paramLabel = "FILE", required = true,
+            description = "The proxy configuration (YAML with $${VAR} environment references; see docs/configuration.md).")
+    Path config;
+
+    @Option(names = "--validate", description = "Check the configuration as start-up would (environment references, every field,"
+            + " each filter's and KMS's own checks), print 'valid' or each problem naming its field, and exit: 0 valid, 2 invalid."
+            + " Binds no port, connects to no broker or KMS.")
+    boolean validate;
 
     @Override
-    public String name() {
-        return "proxy";
-    }
-
-    @Override
-    public String summary() {
-        return "run the proxy: --config FILE (YAML, see docs/configuration.md)";
-    }
-
-    @Override
-    public int run(List<String> args) throws Exception {
-        Options options = Options.parse(args, "config");
-        ProxyConfig config = ConfigLoader.load(Path.of(options.require("config")));
-        UntilStopped.serve(ProxyServer.start(config), "sluice-proxy");
-        return 0;
+    public Integer call() throws Exception {
+        ProxyConfig loaded = ConfigLoader.load(config);
+        if (validate) {
+            ProxyServer.validate(loaded);
+            System.out.println("valid");
+            return ExitCodes.OK;
+        }
+        UntilStopped.serve(ProxyServer.start(loaded), "sluice-proxy");
+        return ExitCodes.OK;
     }
 }

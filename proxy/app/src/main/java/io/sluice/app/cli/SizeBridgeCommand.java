@@ -2,6 +2,10 @@ package io.sluice.app.cli;
 
 import java.nio.file.Path;
 import java.util.List;
+import java.util.concurrent.Callable;
+
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
 
 import io.sluice.sizing.bridge.AudienceSpec;
 import io.sluice.sizing.bridge.BridgePoint;
@@ -13,29 +17,38 @@ import io.sluice.sizing.results.MalformedResultException;
  * {@code sluice size bridge --runs DIR}: connections and messages per core and memory per connection, fitted to
  * {@code bench bridge} results, and the pods for an audience.
  */
-public final class SizeBridgeCommand implements Command {
+@Command(name = "bridge", description = "Bridge pods for an audience, fitted to 'sluice bench bridge --out' runs: connections and messages"
+        + " per core, memory per connection. See docs/sizing.md.")
+public final class SizeBridgeCommand implements Callable<Integer> {
+
+    @Option(names = "--runs", paramLabel = "DIR", required = true, description = "Where the bench bridge points are.")
+    Path runs;
+
+    @Option(names = "--users", paramLabel = "N", defaultValue = "1000000", description = "Concurrent connections to size for (default: ${DEFAULT-VALUE}).")
+    long users;
+
+    @Option(names = "--messages-per-user", paramLabel = "R", defaultValue = "1",
+            description = "Messages per second each connection receives (default: ${DEFAULT-VALUE}).")
+    double messagesPerUser;
+
+    @Option(names = "--headroom", paramLabel = "X", defaultValue = "1.3", description = "Factor over the fitted needs (default: ${DEFAULT-VALUE}).")
+    double headroom;
+
+    @Option(names = "--pod-max-millicores", paramLabel = "MC", defaultValue = "4000", description = "Largest pod CPU before adding replicas (default: ${DEFAULT-VALUE}).")
+    int podMaxMillicores;
+
+    @Option(names = "--pod-max-memory-mib", paramLabel = "MIB", defaultValue = "8192",
+            description = "Largest pod memory before adding replicas (default: ${DEFAULT-VALUE}).")
+    int podMaxMemoryMib;
+
+    @Option(names = "--out", paramLabel = "DIR", description = "Where the report is written (default: RUNS/sizing-report).")
+    Path out;
 
     @Override
-    public String name() {
-        return "size bridge";
-    }
-
-    @Override
-    public String summary() {
-        return "bridge pods for an audience from `bench bridge` runs: --runs DIR [--users 1000000 --messages-per-user 1 --headroom 1.3"
-                + " --pod-max-millicores 4000 --pod-max-memory-mib 8192 --out DIR/sizing-report]";
-    }
-
-    @Override
-    public int run(List<String> args) throws Exception {
-        Options o = Options.parse(args, "runs", "users", "messages-per-user", "headroom", "pod-max-millicores", "pod-max-memory-mib", "out");
-        Path runs = Path.of(o.require("runs"));
+    public Integer call() throws Exception {
         AudienceSpec audience;
         try {
-            audience = new AudienceSpec(Long.parseLong(o.get("users", "1000000")), o.getDouble("messages-per-user", 1), o.getDouble("headroom", 1.3),
-                    o.getInt("pod-max-millicores", 4000), (long) o.getInt("pod-max-memory-mib", 8192) << 20);
-        } catch (NumberFormatException e) {
-            throw new UsageException("--users must be a whole number");
+            audience = new AudienceSpec(users, messagesPerUser, headroom, podMaxMillicores, (long) podMaxMemoryMib << 20);
         } catch (IllegalArgumentException e) {
             throw new UsageException(e.getMessage());
         }
@@ -50,6 +63,6 @@ public final class SizeBridgeCommand implements Command {
             System.err.println("sluice size bridge: no *" + BridgeResultReader.SUFFIX + " under " + runs + " (see docs/sizing.md for the schema)");
             return 2;
         }
-        return SizingOutput.writeBridge(points, audience, Path.of(o.get("out", runs.resolve("sizing-report").toString())), System.out, System.err);
+        return SizingOutput.writeBridge(points, audience, out != null ? out : runs.resolve("sizing-report"), System.out, System.err);
     }
 }

@@ -1,7 +1,13 @@
 package io.sluice.app.cli;
 
 import java.nio.file.Path;
-import java.util.List;
+import java.util.concurrent.Callable;
+
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
 
 import io.sluice.sizing.plan.Sizing;
 import io.sluice.sizing.plan.TrafficSpec;
@@ -14,28 +20,46 @@ import io.sluice.sizing.results.ResultSetReader;
  * {@code sluice size --runs DIR}: fits the proxy's CPU to measured runs (OMB or {@code sluice bench}) and turns it
  * into CPU, memory and replicas for the traffic given, printed and written as a report.
  */
-public final class SizeCommand implements Command {
+@Command(name = "size", subcommands = SizeBridgeCommand.class,
+        description = "Pods (CPU, memory, replicas) for your traffic, fitted to measured runs ('sluice bench proxy --rates' or 'sluice omb');"
+                + " printed and written as a report. See docs/sizing.md.")
+public final class SizeCommand implements Callable<Integer> {
+
+    @Spec
+    CommandSpec spec;
+
+    // Not required to picocli: it would then insist on it before 'size bridge' too, whose own --runs it is.
+    @Option(names = "--runs", paramLabel = "DIR", description = "Where the measured runs are (required).")
+    Path runs;
+
+    // Kroxylicious's worked example: 100 MB/s produced, one consumer group, 1 KB messages, x1.3.
+    @Option(names = "--produce-mb-s", paramLabel = "P", defaultValue = "100",
+            description = "Produce traffic to size for, in MB/s (default: ${DEFAULT-VALUE}; when not given, the report also sizes the rates measured).")
+    double produceMbS;
+
+    @Option(names = "--consumer-groups", paramLabel = "N", defaultValue = "1", description = "Consumer groups reading everything (default: ${DEFAULT-VALUE}).")
+    int consumerGroups;
+
+    @Option(names = "--message-bytes", paramLabel = "BYTES", defaultValue = "1024", description = "Typical message size (default: ${DEFAULT-VALUE}).")
+    int messageBytes;
+
+    @Option(names = "--headroom", paramLabel = "X", defaultValue = "1.3", description = "Factor over the fitted CPU (default: ${DEFAULT-VALUE}).")
+    double headroom;
+
+    @Option(names = "--pod-max-millicores", paramLabel = "MC", defaultValue = "2000", description = "Largest pod CPU before adding replicas (default: ${DEFAULT-VALUE}).")
+    int podMaxMillicores;
+
+    @Option(names = "--out", paramLabel = "DIR", description = "Where the report is written (default: RUNS/sizing-report).")
+    Path out;
 
     @Override
-    public String name() {
-        return "size";
-    }
-
-    @Override
-    public String summary() {
-        return "pods for your traffic from measured runs: --runs DIR [--produce-mb-s P --consumer-groups 1 --message-bytes 1024"
-                + " --headroom 1.3 --pod-max-millicores 2000 --out DIR/sizing-report]";
-    }
-
-    @Override
-    public int run(List<String> args) throws Exception {
-        Options o = Options.parse(args, "runs", "produce-mb-s", "consumer-groups", "message-bytes", "headroom", "pod-max-millicores", "out");
-        Path runs = Path.of(o.require("runs"));
+    public Integer call() throws Exception {
+        if (runs == null) {
+            throw new ParameterException(spec.commandLine(), "Missing required option: '--runs=DIR'");
+        }
         TrafficSpec traffic;
         try {
-            // Kroxylicious's worked example: 100 MB/s produced, one consumer group, 1 KB messages, x1.3.
-            traffic = new TrafficSpec(o.getDouble("produce-mb-s", 100), o.getInt("consumer-groups", 1), o.getInt("message-bytes", 1024),
-                    o.getDouble("headroom", 1.3), o.getInt("pod-max-millicores", 2000));
+            traffic = new TrafficSpec(produceMbS, consumerGroups, messageBytes, headroom, podMaxMillicores);
         } catch (IllegalArgumentException e) {
             throw new UsageException(e.getMessage());
         }
@@ -56,8 +80,8 @@ public final class SizeCommand implements Command {
                     + " Measure first: ./sluice bench proxy --rates 5,10,20,40 --out " + runs + "   or   ./sluice omb --out " + runs);
             return 2;
         }
-        Sizing sizing = Sizing.of(runs, results, traffic, !o.has("produce-mb-s"));
-        SizingOutput.writeProxy(sizing, runs, Path.of(o.get("out", runs.resolve("sizing-report").toString())), System.out);
+        Sizing sizing = Sizing.of(runs, results, traffic, !spec.commandLine().getParseResult().hasMatchedOption("--produce-mb-s"));
+        SizingOutput.writeProxy(sizing, runs, out != null ? out : runs.resolve("sizing-report"), System.out);
         return 0;
     }
 }

@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 
 import org.apache.kafka.clients.admin.Admin;
@@ -18,36 +19,37 @@ import org.apache.kafka.common.errors.TopicExistsException;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
 import io.sluice.proxy.config.ConfigLoader;
 import io.sluice.proxy.config.ProxyConfig;
 import io.sluice.testkit.LocalKafka;
 import io.sluice.proxy.server.ProxyServer;
-import io.sluice.app.cli.Command;
-import io.sluice.app.cli.Options;
 
 /**
  * {@code sluice demo}: a real single-node KRaft broker in a child process, the proxy in front of it on
  * 127.0.0.1:9192, a round trip through the proxy to prove it, and instructions for any Kafka client.
  */
-public final class DemoCommand implements Command {
+@Command(name = "demo", description = "Start a local Kafka broker and the proxy in front of it, prove a round trip through the proxy,"
+        + " and show how to point a Kafka client at it.")
+public final class DemoCommand implements Callable<Integer> {
 
     private static final String TOPIC = "demo";
 
-    @Override
-    public String name() {
-        return "demo";
-    }
+    @Option(names = "--bootstrap", paramLabel = "HOST:PORT", defaultValue = "127.0.0.1:9192",
+            description = "The proxy's bootstrap address; broker node N is on the port after it + N (default: ${DEFAULT-VALUE}).")
+    String bootstrap;
+
+    @Option(names = "--management-port", paramLabel = "PORT", defaultValue = "9190",
+            description = "The proxy's metrics, health and readiness port (default: ${DEFAULT-VALUE}).")
+    int managementPort;
+
+    @Option(names = "--check", description = "Exit after the round trip instead of running until Ctrl-C.")
+    boolean check;
 
     @Override
-    public String summary() {
-        return "start a local Kafka broker and the proxy in front of it [--bootstrap 127.0.0.1:9192] [--check]";
-    }
-
-    @Override
-    public int run(List<String> args) throws Exception {
-        Options options = Options.parse(args, "bootstrap", "management-port", "check!");
-        String bootstrap = options.get("bootstrap", "127.0.0.1:9192");
-        int managementPort = options.getInt("management-port", 9190);
+    public Integer call() throws Exception {
         System.out.println("Starting a single-node Kafka broker (KRaft) from the Maven Central jars...");
         LocalKafka kafka = LocalKafka.start(LocalKafka.Options.defaults());
         List<DemoPart> parts = new java.util.ArrayList<>();
@@ -89,7 +91,7 @@ public final class DemoCommand implements Command {
                 System.out.println();
                 part.show(new DemoPart.Demo(kafka.bootstrapServers(), bootstrap), System.out);
             }
-            if (options.flag("check")) {
+            if (check) {
                 return 0;
             }
             System.out.println();

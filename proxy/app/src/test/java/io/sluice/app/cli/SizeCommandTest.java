@@ -5,7 +5,6 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.List;
 import java.util.concurrent.Callable;
 
 import org.junit.jupiter.api.Test;
@@ -28,8 +27,8 @@ class SizeCommandTest {
     void printsTheFitThePlanAndAPasteableDeployment() throws Exception {
         SweepFixture.write(runs);
 
-        Output output = capture(() -> new SizeCommand().run(List.of("--runs", runs.toString(), "--produce-mb-s", "50",
-                "--consumer-groups", "2", "--message-bytes", "1024")));
+        Output output = capture(() -> Main.commandLine().execute("size", "--runs", runs.toString(), "--produce-mb-s", "50",
+                "--consumer-groups", "2", "--message-bytes", "1024"));
 
         System.out.print(output.out);
         assertThat(output.status).isZero();
@@ -67,7 +66,7 @@ class SizeCommandTest {
         Path broken = runs.resolve("passthrough/1topic-1partition-1kb-10mbps.json");
         Files.writeString(broken, "{\"workload\": \"x\"");
 
-        Output output = capture(() -> new SizeCommand().run(List.of("--runs", runs.toString())));
+        Output output = capture(() -> Main.commandLine().execute("size", "--runs", runs.toString()));
 
         assertThat(output.status).isEqualTo(2);
         assertThat(output.err).contains("1 result file(s) cannot be used").contains(broken + ": is not valid JSON");
@@ -75,7 +74,7 @@ class SizeCommandTest {
 
     @Test
     void anEmptyDirectorySaysHowToMeasure() throws Exception {
-        Output output = capture(() -> new SizeCommand().run(List.of("--runs", runs.toString())));
+        Output output = capture(() -> Main.commandLine().execute("size", "--runs", runs.toString()));
 
         assertThat(output.status).isEqualTo(2);
         assertThat(output.err).contains("no results under").contains("./sluice bench proxy --rates");

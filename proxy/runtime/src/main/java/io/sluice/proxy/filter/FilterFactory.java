@@ -21,6 +21,16 @@ public interface FilterFactory<C, I> {
      */
     I initialize(FilterFactoryContext context, C config);
 
+    /**
+     * Checks {@code config} as {@link #initialize} would, reaching no network service and leaving nothing running:
+     * what {@code sluice proxy --validate} runs in CI. Throw {@link IllegalArgumentException} with a message naming the
+     * bad field. The default initialises and closes at once, which is right when {@code initialize} only reads its
+     * config and local files; a factory whose {@code initialize} logs in somewhere (a KMS) overrides it.
+     */
+    default void validate(FilterFactoryContext context, C config) {
+        close(initialize(context, config));
+    }
+
     /** Called once per client connection, on that connection's event loop. */
     Filter createFilter(FilterFactoryContext context, I initializationData);
 

@@ -5,6 +5,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.ServiceLoader;
+import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 
 import org.slf4j.LoggerFactory;
@@ -12,6 +13,7 @@ import org.slf4j.LoggerFactory;
 import com.fasterxml.jackson.databind.node.NullNode;
 
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.sluice.proxy.config.ConfigException;
 import io.sluice.proxy.config.ConfigLoader;
 import io.sluice.proxy.config.FilterDefinition;
@@ -35,8 +37,45 @@ final class FilterDefinitions implements AutoCloseable {
 
     private final Map<String, Initialised> byName = new HashMap<>();
 
-    @SuppressWarnings("unchecked")
     FilterDefinitions(List<FilterDefinition> definitions, MeterRegistry registry, ScheduledExecutorService timers) {
+        List<String> problems = eachDefinition(definitions, (def, factory, config) -> byName.put(def.name(),
+                new Initialised(def.name(), factory, factory.initialize(new FactoryContext(def.name(), registry, timers), config))));
+        if (!problems.isEmpty()) {
+            close();
+            throw new ConfigException(problems);
+        }
+    }
+
+    /**
+     * The same checks as the constructor, through each factory's {@link FilterFactory#validate}: nothing is kept, and
+     * the meters and timers the factories are given are thrown away afterwards.
+     */
+    static void validate(List<FilterDefinition> definitions) {
+        MeterRegistry registry = new SimpleMeterRegistry();
+        ScheduledExecutorService timers = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "sluice-validate");
+            t.setDaemon(true);
+            return t;
+        });
+        try {
+            List<String> problems = eachDefinition(definitions,
+                    (def, factory, config) -> factory.validate(new FactoryContext(def.name(), registry, timers), config));
+            if (!problems.isEmpty()) {
+                throw new ConfigException(problems);
+            }
+        } finally {
+            timers.shutdownNow();
+            registry.close();
+        }
+    }
+
+    private interface DefinitionAction {
+        void accept(FilterDefinition definition, FilterFactory<Object, Object> factory, Object config);
+    }
+
+    /** Finds each definition's factory, binds its config and runs {@code action}; returns the problems, each naming its field. */
+    @SuppressWarnings("unchecked")
+    private static List<String> eachDefinition(List<FilterDefinition> definitions, DefinitionAction action) {
         List<String> problems = new ArrayList<>();
         for (int i = 0; i < definitions.size(); i++) {
             FilterDefinition def = definitions.get(i);
@@ -49,18 +88,14 @@ final class FilterDefinitions implements AutoCloseable {
             try {
                 Object config = (Class<?>) factory.configType() == Void.class ? null
                         : ConfigLoader.bind(def.config() == null ? NullNode.getInstance() : def.config(), factory.configType(), path + ".config");
-                Object data = factory.initialize(new FactoryContext(def.name(), registry, timers), config);
-                byName.put(def.name(), new Initialised(def.name(), factory, data));
+                action.accept(def, factory, config);
             } catch (ConfigException e) {
                 problems.addAll(e.problems());
             } catch (IllegalArgumentException e) {
                 problems.add(path + ".config: " + e.getMessage());
             }
         }
-        if (!problems.isEmpty()) {
-            close();
-            throw new ConfigException(problems);
-        }
+        return problems;
     }
 
     Initialised get(String name) {

@@ -22,7 +22,9 @@ import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.netty.channel.Channel;
 import io.netty.channel.EventLoopGroup;
 import io.sluice.proxy.build.BuildInfo;
+import io.sluice.proxy.config.ConfigException;
 import io.sluice.proxy.config.FilterDefinition;
+import io.sluice.proxy.config.GatewayConfig;
 import io.sluice.proxy.config.HostPort;
 import io.sluice.proxy.config.ProxyConfig;
 import io.sluice.proxy.config.VirtualClusterConfig;
@@ -30,6 +32,7 @@ import io.sluice.proxy.management.ManagementServer;
 import io.sluice.proxy.management.ManagementServer.Readiness;
 import io.sluice.proxy.metrics.ProxyMetrics;
 import io.sluice.proxy.runtime.OpenConnections;
+import io.sluice.proxy.tls.SslContexts;
 
 /**
  * The running proxy: event loops, every virtual cluster's gateways, discovery, and the management port.
@@ -78,6 +81,48 @@ public final class ProxyServer implements AutoCloseable {
         } catch (RuntimeException e) {
             server.close();
             throw e;
+        }
+    }
+
+    /**
+     * What {@link #start} checks beyond {@link io.sluice.proxy.config.ConfigLoader}: the TLS material each virtual
+     * cluster loads (gateway certificates, trust for the target cluster), and every filter definition's type and config
+     * as the filter's own {@link io.sluice.proxy.filter.FilterFactory#validate} checks it. Binds no port and reaches no
+     * broker or KMS; {@code sluice proxy --validate} runs it.
+     *
+     * @throws ConfigException naming each bad field
+     */
+    public static void validate(ProxyConfig config) {
+        List<String> problems = new ArrayList<>();
+        for (int i = 0; i < config.virtualClusters().size(); i++) {
+            VirtualClusterConfig vc = config.virtualClusters().get(i);
+            String path = "virtualClusters[" + i + "]";
+            if (vc.targetCluster().tls() != null) {
+                tlsProblems(problems, () -> SslContexts.forClient(vc.targetCluster().tls(), path + ".targetCluster.tls"));
+            }
+            for (int g = 0; g < vc.gateways().size(); g++) {
+                GatewayConfig gateway = vc.gateways().get(g);
+                if (gateway.tls() != null) {
+                    String gatewayPath = path + ".gateways[" + g + "].tls";
+                    tlsProblems(problems, () -> SslContexts.forServer(gateway.tls(), gatewayPath));
+                }
+            }
+        }
+        try {
+            FilterDefinitions.validate(config.filterDefinitions());
+        } catch (ConfigException e) {
+            problems.addAll(e.problems());
+        }
+        if (!problems.isEmpty()) {
+            throw new ConfigException(problems);
+        }
+    }
+
+    private static void tlsProblems(List<String> problems, Runnable load) {
+        try {
+            load.run();
+        } catch (ConfigException e) {
+            problems.addAll(e.problems());
         }
     }
 

@@ -9,6 +9,7 @@ import java.util.HexFormat;
 import java.util.List;
 import java.util.OptionalLong;
 import java.util.Properties;
+import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutionException;
 
 import org.apache.kafka.clients.admin.Admin;
@@ -16,9 +17,10 @@ import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.common.errors.TopicExistsException;
 
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
 import io.sluice.bench.CpuSampler;
-import io.sluice.app.cli.Command;
-import io.sluice.app.cli.Options;
 import io.sluice.app.cli.UsageException;
 import io.sluice.testkit.LocalKafka;
 
@@ -26,12 +28,79 @@ import io.sluice.testkit.LocalKafka;
  * {@code sluice bench bridge}: benchpub and benchsub against a bridge. By default the bench starts its own Kafka and a
  * bridge, each in a child JVM, so the bridge's CPU and memory are its own; {@code --bridge URL} measures a running one.
  */
-public final class BenchBridgeCommand implements Command {
+@Command(name = "bridge", description = {"WebSocket bridge fan-out: latency, CPU per million messages, memory per connection.",
+        "Starts its own Kafka and bridge (each in a child JVM) unless --bridge names a running one."})
+public final class BenchBridgeCommand implements Callable<Integer> {
 
-    private static final String OPTIONS = "--connections N --endpoints K --rate R (msgs/s per endpoint; 0 or --idle: no traffic)"
-            + " --payload BYTES [--duration 30 --warmup 10 --connect-rate 2000 --per-address 10000 --client-threads 2 --seed 1"
-            + " --partitions 4 --bridge-jvm '-Xmx2g -XX:+UseParallelGC' --bridge-threads 0 (server.workerThreads) --json FILE --out DIR --scenario fanout-512b (a point for `sluice size bridge`); a running bridge: --bridge ws://HOST:PORT/ws"
-            + " --kafka BOOTSTRAP --token T [--topic bench --bridge-pid PID]]";
+    @Option(names = "--connections", paramLabel = "N", defaultValue = "1000", description = "WebSocket connections (default: ${DEFAULT-VALUE}).")
+    int connections;
+
+    @Option(names = "--endpoints", paramLabel = "K", defaultValue = "100",
+            description = "Endpoints the connections subscribe to, evenly (default: ${DEFAULT-VALUE}).")
+    int endpoints;
+
+    @Option(names = "--rate", paramLabel = "R", defaultValue = "1", description = "Messages per second per endpoint; 0: no traffic (default: ${DEFAULT-VALUE}).")
+    double rate;
+
+    @Option(names = "--idle", description = "No traffic: the same as --rate 0, for memory per idle connection.")
+    boolean idle;
+
+    @Option(names = "--payload", paramLabel = "BYTES", defaultValue = "512", description = "Message payload size (default: ${DEFAULT-VALUE}).")
+    int payload;
+
+    @Option(names = "--duration", paramLabel = "S", defaultValue = "30", description = "Measured seconds (default: ${DEFAULT-VALUE}).")
+    int duration;
+
+    @Option(names = "--warmup", paramLabel = "S", defaultValue = "10", description = "Warm-up seconds, none without traffic (default: ${DEFAULT-VALUE}).")
+    int warmup;
+
+    @Option(names = "--connect-rate", paramLabel = "N", defaultValue = "2000", description = "New connections per second (default: ${DEFAULT-VALUE}).")
+    int connectRate;
+
+    @Option(names = "--per-address", paramLabel = "N", defaultValue = "10000",
+            description = "Connections per local source address, below the ephemeral port range (default: ${DEFAULT-VALUE}).")
+    int perAddress;
+
+    @Option(names = "--client-threads", paramLabel = "N", defaultValue = "2", description = "Client event-loop threads (default: ${DEFAULT-VALUE}).")
+    int clientThreads;
+
+    @Option(names = "--seed", paramLabel = "N", defaultValue = "1", description = "Seed for the subscription plan (default: ${DEFAULT-VALUE}).")
+    int seed;
+
+    @Option(names = "--partitions", paramLabel = "N", defaultValue = "4", description = "Partitions of the topic the bench creates (default: ${DEFAULT-VALUE}).")
+    int partitions;
+
+    @Option(names = "--bridge-jvm", paramLabel = "OPTIONS", defaultValue = "-Xmx2g -XX:+UseParallelGC",
+            description = "JVM options of the bridge the bench starts (default: ${DEFAULT-VALUE}).")
+    String bridgeJvm;
+
+    @Option(names = "--bridge-threads", paramLabel = "N", defaultValue = "0",
+            description = "server.workerThreads of the bridge the bench starts; 0: Netty's default (default: ${DEFAULT-VALUE}).")
+    int bridgeThreads;
+
+    @Option(names = "--json", paramLabel = "FILE", description = "Also write the result as JSON.")
+    Path json;
+
+    @Option(names = "--out", paramLabel = "DIR", description = "Add the run as a point for 'sluice size bridge --runs DIR'.")
+    Path outDir;
+
+    @Option(names = "--scenario", paramLabel = "NAME", description = "The point's scenario name (default: fanout-PAYLOADb).")
+    String scenario;
+
+    @Option(names = "--bridge", paramLabel = "URL", description = "Measure a running bridge: ws://HOST:PORT/PATH (wss:// is not supported).")
+    URI bridge;
+
+    @Option(names = "--kafka", paramLabel = "BOOTSTRAP", description = "With --bridge: the bridge's Kafka.")
+    String kafka;
+
+    @Option(names = "--token", paramLabel = "JWT", description = "With --bridge: the token the connections present.")
+    String token;
+
+    @Option(names = "--topic", paramLabel = "NAME", defaultValue = "bench", description = "The topic the load goes through (default: ${DEFAULT-VALUE}).")
+    String topic;
+
+    @Option(names = "--bridge-pid", paramLabel = "PID", description = "With --bridge: the bridge's process, for CPU and memory figures from /proc.")
+    Long bridgePid;
 
     private final PrintStream out;
 
@@ -44,84 +113,63 @@ public final class BenchBridgeCommand implements Command {
     }
 
     @Override
-    public String name() {
-        return "bench bridge";
-    }
-
-    @Override
-    public String summary() {
-        return "WebSocket bridge fan-out: latency, CPU per million messages, memory per connection: " + OPTIONS;
-    }
-
-    @Override
-    public int run(List<String> args) throws Exception {
-        Options o = Options.parse(args, "connections", "endpoints", "rate", "payload", "duration", "warmup", "idle!", "connect-rate",
-                "per-address", "client-threads", "seed", "partitions", "bridge-jvm", "bridge-threads", "json", "out", "scenario", "bridge", "kafka", "token", "topic", "bridge-pid");
-        double rate = o.flag("idle") ? 0 : o.getDouble("rate", 1);
-        BenchSettings settings = new BenchSettings(o.getInt("connections", 1_000), o.getInt("endpoints", 100), rate,
-                o.getInt("payload", 512), Duration.ofSeconds(rate == 0 ? 0 : o.getInt("warmup", 10)), Duration.ofSeconds(o.getInt("duration", 30)),
-                o.getInt("connect-rate", 2_000), o.getInt("per-address", 10_000), o.getInt("client-threads", 2), o.getInt("seed", 1));
+    public Integer call() throws Exception {
+        double messageRate = idle ? 0 : rate;
+        BenchSettings settings = new BenchSettings(connections, endpoints, messageRate, payload, Duration.ofSeconds(messageRate == 0 ? 0 : warmup),
+                Duration.ofSeconds(duration), connectRate, perAddress, clientThreads, seed);
         String fdProblem = FdLimit.problem(settings.connections());
         if (fdProblem != null) {
             throw new UsageException(fdProblem);
         }
-        String topic = o.get("topic", "bench");
         out.printf("sluice bench bridge: %s; %d cores, open-file limit %s, load average %s%n", settings,
                 Runtime.getRuntime().availableProcessors(), FdLimit.soft().isPresent() ? "%,d".formatted(FdLimit.soft().getAsLong()) : "unknown",
                 BridgeBenchmark.loadAverage());
-        BenchResult result;
-        if (o.has("bridge")) {
-            result = againstRunningBridge(o, settings, topic);
-        } else {
-            result = againstOwnBridge(o, settings, topic);
-        }
+        BenchResult result = bridge != null ? againstRunningBridge(settings) : againstOwnBridge(settings);
         BenchReport.print(result, out);
-        if (o.has("json")) {
-            BenchReport.writeJson(result, Path.of(o.get("json", null)));
-            out.println("wrote " + o.get("json", null));
+        if (json != null) {
+            BenchReport.writeJson(result, json);
+            out.println("wrote " + json);
         }
-        if (o.has("out")) {
-            Path file = SizingPoints.append(Path.of(o.get("out", null)), o.get("scenario", "fanout-" + settings.payloadBytes() + "b"), result,
+        if (outDir != null) {
+            Path file = SizingPoints.append(outDir, scenario != null ? scenario : "fanout-" + settings.payloadBytes() + "b", result,
                     Runtime.getRuntime().availableProcessors(), CpuSampler.cgroupCpuLimitCores());
-            out.println("added this run as a point to " + file + " (for ./sluice size bridge --runs " + o.get("out", null) + ")");
+            out.println("added this run as a point to " + file + " (for ./sluice size bridge --runs " + outDir + ")");
         }
         return 0;
     }
 
-    private BenchResult againstOwnBridge(Options o, BenchSettings settings, String topic) throws Exception {
-        for (String external : List.of("kafka", "token", "bridge-pid")) {
-            if (o.has(external)) {
-                throw new UsageException("--" + external + " goes with --bridge (a running bridge)");
-            }
+    private BenchResult againstOwnBridge(BenchSettings settings) throws Exception {
+        if (kafka != null || token != null || bridgePid != null) {
+            throw new UsageException((kafka != null ? "--kafka" : token != null ? "--token" : "--bridge-pid") + " goes with --bridge (a running bridge)");
         }
         // A fresh secret per run: the child bridge accepts nothing else.
         byte[] secret = new byte[24];
         new SecureRandom().nextBytes(secret);
-        String token = "bench-" + HexFormat.of().formatHex(secret);
-        try (LocalKafka kafka = LocalKafka.start(LocalKafka.Options.defaults())) {
-            createTopic(kafka.bootstrapServers(), topic, o.getInt("partitions", 4));
-            try (LocalBridge bridge = LocalBridge.start(kafka.bootstrapServers(), topic, token, o.getInt("bridge-threads", 0),
-                    List.of(o.get("bridge-jvm", "-Xmx2g -XX:+UseParallelGC").trim().split("\\s+")))) {
+        String benchToken = "bench-" + HexFormat.of().formatHex(secret);
+        try (LocalKafka local = LocalKafka.start(LocalKafka.Options.defaults())) {
+            createTopic(local.bootstrapServers(), topic, partitions);
+            try (LocalBridge child = LocalBridge.start(local.bootstrapServers(), topic, benchToken, bridgeThreads, List.of(bridgeJvm.trim().split("\\s+")))) {
                 out.printf("Kafka pid %d at %s; bridge pid %d at %s (bench-only token authenticator); bridge CPU and RSS from /proc/%d%n",
-                        kafka.pid(), kafka.bootstrapServers(), bridge.pid(), bridge.url(), bridge.pid());
-                var target = new BridgeBenchmark.Target(kafka.bootstrapServers(), topic, URI.create(bridge.url()), token, bridge,
-                        OptionalLong.of(bridge.pid()));
+                        local.pid(), local.bootstrapServers(), child.pid(), child.url(), child.pid());
+                var target = new BridgeBenchmark.Target(local.bootstrapServers(), topic, URI.create(child.url()), benchToken, child,
+                        OptionalLong.of(child.pid()));
                 return new BridgeBenchmark(settings, target, out).run();
             }
         }
     }
 
-    private BenchResult againstRunningBridge(Options o, BenchSettings settings, String topic) throws Exception {
-        URI url = URI.create(o.get("bridge", null));
-        if (!"ws".equals(url.getScheme()) || url.getPort() < 0) {
+    private BenchResult againstRunningBridge(BenchSettings settings) throws Exception {
+        if (!"ws".equals(bridge.getScheme()) || bridge.getPort() < 0) {
             throw new UsageException("--bridge takes ws://HOST:PORT/PATH (wss:// is not supported by the bench)");
         }
-        String bootstrap = o.require("kafka");
-        createTopic(bootstrap, topic, o.getInt("partitions", 4));
-        OptionalLong pid = o.has("bridge-pid") ? OptionalLong.of(Long.parseLong(o.get("bridge-pid", null))) : OptionalLong.empty();
-        out.printf("bridge at %s reading %s from %s; %s%n", url, topic, bootstrap,
+        if (kafka == null || token == null) {
+            throw new UsageException((kafka == null ? "--kafka" : "--token") + " is required with --bridge");
+        }
+        createTopic(kafka, topic, partitions);
+        OptionalLong pid = bridgePid != null ? OptionalLong.of(bridgePid) : OptionalLong.empty();
+        out.printf("bridge at %s reading %s from %s; %s%n", bridge, topic, kafka,
                 pid.isPresent() ? "CPU and RSS from /proc/" + pid.getAsLong() : "no --bridge-pid: no CPU or memory figures");
-        return new BridgeBenchmark(settings, new BridgeBenchmark.Target(bootstrap, topic, url, o.require("token"), null, pid), out).run();
+        return new BridgeBenchmark(settings, new BridgeBenchmark.Target(kafka, topic, bridge, token, null, pid), out).run();
     }
 
     private static void createTopic(String bootstrap, String topic, int partitions) throws InterruptedException, ExecutionException {

@@ -11,7 +11,7 @@ import io.sluice.app.cli.UntilStopped;
 /**
  * The main class of the bridge child process that {@code sluice bench bridge} starts ({@link LocalBridge}): a normal
  * {@link BridgeServer} from a normal configuration file, authenticating with {@link BenchOnlyAuthenticator}. Not a
- * {@link io.sluice.app.cli.Command}, so the launcher cannot start it; the token comes in the environment, never on
+ * command of {@link io.sluice.app.cli.SluiceCommand}, so the launcher cannot start it; the token comes in the environment, never on
  * the command line where {@code ps} would show it.
  */
 public final class BenchBridgeNode {

@@ -10,11 +10,15 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import picocli.CommandLine;
+
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 
 import io.sluice.sizing.bridge.BridgePoint;
 import io.sluice.sizing.bridge.BridgeResultReader;
+
+import io.sluice.app.cli.Main;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -28,10 +32,10 @@ class BenchBridgeCommandTest {
     void tinyRunDeliversStampedMessagesPrintsTheTableAndWritesAPointSizingReads(@TempDir Path dir) throws Exception {
         Path json = dir.resolve("result.json");
         ByteArrayOutputStream captured = new ByteArrayOutputStream();
-        int exit = new BenchBridgeCommand(new PrintStream(captured, true, StandardCharsets.UTF_8)).run(List.of(
+        int exit = Main.configure(new CommandLine(new BenchBridgeCommand(new PrintStream(captured, true, StandardCharsets.UTF_8)))).execute(
                 "--connections", "50", "--endpoints", "5", "--rate", "20", "--payload", "128",
                 "--warmup", "2", "--duration", "3", "--bridge-jvm", "-Xmx256m", "--json", json.toString(),
-                "--out", dir.resolve("runs").toString(), "--scenario", "tiny"));
+                "--out", dir.resolve("runs").toString(), "--scenario", "tiny");
         String output = captured.toString(StandardCharsets.UTF_8);
 
         assertThat(exit).as(output).isZero();
