@@ -4,8 +4,11 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.ServiceLoader;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
 
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
@@ -52,8 +55,8 @@ public final class DemoCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         System.out.println("Starting a single-node Kafka broker (KRaft) from the Maven Central jars...");
         LocalKafka kafka = LocalKafka.start(LocalKafka.Options.defaults());
-        List<DemoPart> parts = new java.util.ArrayList<>();
-        java.util.ServiceLoader.load(DemoPart.class).forEach(parts::add);
+        List<DemoPart> parts = new ArrayList<>();
+        ServiceLoader.load(DemoPart.class).forEach(parts::add);
         ProxyServer proxy;
         try {
             proxy = ProxyServer.start(ConfigLoader.parse(demoYaml(kafka.bootstrapServers(), bootstrap, managementPort) + filtersYaml(parts), Map.of()));
@@ -101,7 +104,7 @@ public final class DemoCommand implements Callable<Integer> {
             Runtime.getRuntime().addShutdownHook(new Thread(() -> {
                 done.countDown();
                 try {
-                    stopped.await(30, java.util.concurrent.TimeUnit.SECONDS);
+                    stopped.await(30, TimeUnit.SECONDS);
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
                 }
@@ -138,7 +141,7 @@ public final class DemoCommand implements Callable<Integer> {
     /** The filters the demo parts contribute, as top-level YAML. */
     private static String filtersYaml(List<DemoPart> parts) {
         StringBuilder definitions = new StringBuilder();
-        List<String> names = new java.util.ArrayList<>();
+        List<String> names = new ArrayList<>();
         for (DemoPart part : parts) {
             definitions.append(part.filterDefinitions().stripIndent());
             names.addAll(part.filters());
@@ -155,7 +158,7 @@ public final class DemoCommand implements Callable<Integer> {
         try (Admin admin = Admin.create(common)) {
             try {
                 admin.createTopics(List.of(new NewTopic(TOPIC, 1, (short) 1))).all().get();
-            } catch (java.util.concurrent.ExecutionException e) {
+            } catch (ExecutionException e) {
                 if (!(e.getCause() instanceof TopicExistsException)) {
                     throw e;
                 }

@@ -5,6 +5,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ExecutionException;
 
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
@@ -49,7 +50,7 @@ public final class EncryptionDemo implements DemoPart {
         String plaintext = "{\"card\":\"4111-1111-1111-1111\",\"amount\":42}";
         try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, demo.proxyBootstrap()))) {
             admin.createTopics(List.of(new NewTopic(TOPIC, 1, (short) 1))).all().get();
-        } catch (java.util.concurrent.ExecutionException e) {
+        } catch (ExecutionException e) {
             if (!(e.getCause() instanceof TopicExistsException)) {
                 throw e;
             }

@@ -1,5 +1,6 @@
 package io.sluice.app.demo;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -144,6 +145,6 @@ final class LiveScores implements AutoCloseable {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
-        producer.close(java.time.Duration.ofSeconds(5));
+        producer.close(Duration.ofSeconds(5));
     }
 }

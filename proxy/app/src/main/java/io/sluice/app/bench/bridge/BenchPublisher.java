@@ -1,6 +1,7 @@
 package io.sluice.app.bench.bridge;
 
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.Properties;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
@@ -95,6 +96,6 @@ final class BenchPublisher implements AutoCloseable {
     public void close() throws InterruptedException {
         running = false;
         thread.join(5_000);
-        producer.close(java.time.Duration.ofSeconds(5));
+        producer.close(Duration.ofSeconds(5));
     }
 }

@@ -1,6 +1,7 @@
 package io.sluice.app.bench.bridge;
 
 import java.time.Duration;
+import io.sluice.app.cli.UsageException;
 
 /**
  * What one {@code sluice bench bridge} run does.
@@ -40,7 +41,7 @@ record BenchSettings(int connections, int endpoints, double rate, int payloadByt
 
     private static void require(boolean ok, String message) {
         if (!ok) {
-            throw new io.sluice.app.cli.UsageException(message);
+            throw new UsageException(message);
         }
     }
 

@@ -10,6 +10,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -144,12 +145,12 @@ final class LocalBridge implements AutoCloseable {
         return (long) total;
     }
 
-    private java.util.Optional<HttpResponse<String>> get(String path) throws InterruptedException {
+    private Optional<HttpResponse<String>> get(String path) throws InterruptedException {
         try {
-            return java.util.Optional.of(http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + managementPort + path))
+            return Optional.of(http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + managementPort + path))
                     .timeout(Duration.ofSeconds(10)).build(), HttpResponse.BodyHandlers.ofString()));
         } catch (IOException notListening) {
-            return java.util.Optional.empty();
+            return Optional.empty();
         }
     }
 
