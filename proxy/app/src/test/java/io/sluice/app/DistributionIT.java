@@ -44,9 +44,11 @@ import io.kroxylicious.testing.kafka.api.KafkaCluster;
 import io.kroxylicious.testing.kafka.common.BrokerCluster;
 import io.kroxylicious.testing.kafka.junit5ext.KafkaClusterExtension;
 import io.sluice.auth.testing.TestIssuer;
+import io.sluice.bridge.client.HeadlessBrowser;
 import io.sluice.testkit.FreePorts;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 /**
  * The distribution as a user gets it: the tarball {@code mvn package} built, unpacked in a temporary directory, run
@@ -162,7 +164,7 @@ class DistributionIT {
     }
 
     @Test
-    void proxyAndBridgeFromTheTarballServeARealBrokerAndStopOnSigterm() throws Exception {
+    void proxyAndBridgeFromTheTarballServeARealBrokerAndABrowserAndStopOnSigterm() throws Exception {
         String topic = "scores";
         int proxyPort = FreePorts.block(3);
         int proxyManagement = FreePorts.block(1);
@@ -211,6 +213,24 @@ class DistributionIT {
         JsonNode message = browser.next();
         assertThat(message.path("type").asText()).as("%s", message).isEqualTo("message");
         assertThat(message.toString()).contains("\"home\":2");
+
+        // Chromium, with the JavaScript client this bridge serves itself, is served too.
+        try (HeadlessBrowser chromium = HeadlessBrowser.launch()) {
+            String origin = "http://127.0.0.1:" + bridgePort;
+            chromium.open(origin + "/sluice-bridge.js", "true");
+            assertThat(chromium.eval("(async () => {"
+                    + " const { SluiceBridge } = await import('/sluice-bridge.js');"
+                    + " window.received = [];"
+                    + " window.bridge = new SluiceBridge('ws://127.0.0.1:" + bridgePort + "/ws', { token: " + JSON.writeValueAsString(token) + " });"
+                    + " await bridge.connect();"
+                    + " await bridge.subscribe('/" + topic + "/live/browser', (m) => received.push(m.payload)).ready;"
+                    + " return true; })()").asBoolean()).isTrue();
+            try (KafkaProducer<String, String> producer = producer(proxyBootstrap)) {
+                producer.send(new ProducerRecord<>(topic, "live/browser", "{\"away\":3}")).get(30, TimeUnit.SECONDS);
+            }
+            await().atMost(Duration.ofSeconds(30)).until(() -> chromium.eval("received.length").asInt() == 1);
+            assertThat(chromium.eval("received[0]")).isEqualTo(JSON.readTree("{\"away\":3}"));
+        }
 
         // bin/sluice execs the JVM, so the signal reaches the server itself and the ports are released.
         assertStopsOnSigterm(bridge, bridgeManagement);
