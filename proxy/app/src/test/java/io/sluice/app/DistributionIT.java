@@ -36,6 +36,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
+import org.opentest4j.TestAbortedException;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -214,7 +215,8 @@ class DistributionIT {
         assertThat(message.path("type").asText()).as("%s", message).isEqualTo("message");
         assertThat(message.toString()).contains("\"home\":2");
 
-        // Chromium, with the JavaScript client this bridge serves itself, is served too.
+        // Chromium, with the JavaScript client this bridge serves itself, is served too. Without Chromium (outside CI) that
+        // part is skipped and said; the SIGTERM checks below still run.
         try (HeadlessBrowser chromium = HeadlessBrowser.launch()) {
             String origin = "http://127.0.0.1:" + bridgePort;
             chromium.open(origin + "/sluice-bridge.js", "true");
@@ -230,6 +232,8 @@ class DistributionIT {
             }
             await().atMost(Duration.ofSeconds(30)).until(() -> chromium.eval("received.length").asInt() == 1);
             assertThat(chromium.eval("received[0]")).isEqualTo(JSON.readTree("{\"away\":3}"));
+        } catch (TestAbortedException noBrowser) {
+            System.out.println("DistributionIT: the browser check was skipped: " + noBrowser.getMessage());
         }
 
         // bin/sluice execs the JVM, so the signal reaches the server itself and the ports are released.
