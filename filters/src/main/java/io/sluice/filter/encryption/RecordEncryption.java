@@ -5,7 +5,6 @@ import java.util.List;
 import org.slf4j.LoggerFactory;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.NullNode;
 
 import io.sluice.filter.records.RecordLimits;
 import io.sluice.filter.records.RecordReaders;
@@ -13,7 +12,6 @@ import io.sluice.kms.Kms;
 import io.sluice.kms.KmsService;
 import io.sluice.kms.cache.KeyCache;
 import io.sluice.kms.cache.KeyCacheConfig;
-import io.sluice.proxy.config.ConfigLoader;
 import io.sluice.proxy.filter.Filter;
 import io.sluice.proxy.filter.FilterFactory;
 import io.sluice.proxy.filter.FilterFactoryContext;
@@ -98,8 +96,7 @@ public final class RecordEncryption implements FilterFactory<RecordEncryption.Co
         }
 
         KmsService<?> service = context.pluginInstance(KmsService.class, config.kms());
-        Object kmsConfig = ConfigLoader.bind(config.kmsConfig() == null ? NullNode.getInstance() : config.kmsConfig(), service.configType(),
-                "filterDefinitions[" + context.filterName() + "].config.kmsConfig");
+        Object kmsConfig = context.bindConfig(config.kmsConfig(), service.configType(), "kmsConfig");
         EncryptionPolicy policy = new EncryptionPolicy(config.topics(), kek,
                 config.unresolvedKek() == null ? EncryptionPolicy.UnresolvedKek.REJECT : config.unresolvedKek(), Boolean.TRUE.equals(config.encryptHeaders()),
                 config.onUndecryptable() == null ? EncryptionPolicy.OnUndecryptable.FAIL : config.onUndecryptable());

@@ -4,7 +4,7 @@ import org.apache.kafka.common.message.ApiVersionsResponseData;
 import org.apache.kafka.common.protocol.ApiKeys;
 
 import io.sluice.filter.jwt.enforce.RequestRules;
-import io.sluice.proxy.cluster.ApiVersionsFilter;
+import io.sluice.proxy.filter.ApiVersionsResponses;
 
 /**
  * Adjusts the ApiVersions answer to what the proxy serves once it terminates SASL: the SASL APIs at the
@@ -25,7 +25,7 @@ final class ApiVersionsOffer {
         }
         offer(response, ApiKeys.SASL_HANDSHAKE, SASL_HANDSHAKE_MIN, ApiKeys.SASL_HANDSHAKE.latestVersion());
         offer(response, ApiKeys.SASL_AUTHENTICATE, ApiKeys.SASL_AUTHENTICATE.oldestVersion(), ApiKeys.SASL_AUTHENTICATE.latestVersion());
-        ApiVersionsFilter.restrict(response, ApiKeys.METADATA, RequestRules.OLDEST_METADATA_VERSION, Short.MAX_VALUE);
+        ApiVersionsResponses.restrict(response, ApiKeys.METADATA, RequestRules.OLDEST_METADATA_VERSION, Short.MAX_VALUE);
     }
 
     private static void offer(ApiVersionsResponseData response, ApiKeys api, short min, short max) {

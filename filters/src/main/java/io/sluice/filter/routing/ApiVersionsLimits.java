@@ -6,7 +6,7 @@ import java.util.Set;
 import org.apache.kafka.common.message.ApiVersionsResponseData;
 import org.apache.kafka.common.protocol.ApiKeys;
 
-import io.sluice.proxy.cluster.ApiVersionsFilter;
+import io.sluice.proxy.filter.ApiVersionsResponses;
 
 /**
  * The versions KeyRouting can route, offered instead of the broker's. Topic ids replace topic names in newer
@@ -54,14 +54,14 @@ final class ApiVersionsLimits {
         if (response.errorCode() != 0) {
             return;
         }
-        ApiVersionsFilter.restrict(response, ApiKeys.PRODUCE, (short) 0, PRODUCE_WITH_NAMES);
-        ApiVersionsFilter.restrict(response, ApiKeys.FETCH, (short) 0, FETCH_WITH_NAMES);
-        ApiVersionsFilter.restrict(response, ApiKeys.OFFSET_COMMIT, (short) 0, OFFSET_COMMIT_WITH_NAMES);
-        ApiVersionsFilter.restrict(response, ApiKeys.OFFSET_FETCH, OFFSET_FETCH_GROUPS, OFFSET_FETCH_WITH_NAMES);
-        ApiVersionsFilter.restrict(response, ApiKeys.METADATA, METADATA_WITHOUT_AUTO_CREATE, Short.MAX_VALUE);
+        ApiVersionsResponses.restrict(response, ApiKeys.PRODUCE, (short) 0, PRODUCE_WITH_NAMES);
+        ApiVersionsResponses.restrict(response, ApiKeys.FETCH, (short) 0, FETCH_WITH_NAMES);
+        ApiVersionsResponses.restrict(response, ApiKeys.OFFSET_COMMIT, (short) 0, OFFSET_COMMIT_WITH_NAMES);
+        ApiVersionsResponses.restrict(response, ApiKeys.OFFSET_FETCH, OFFSET_FETCH_GROUPS, OFFSET_FETCH_WITH_NAMES);
+        ApiVersionsResponses.restrict(response, ApiKeys.METADATA, METADATA_WITHOUT_AUTO_CREATE, Short.MAX_VALUE);
         for (ApiKeys api : ApiKeys.values()) {
             if (!offered(api)) {
-                ApiVersionsFilter.withdraw(response, api);
+                ApiVersionsResponses.withdraw(response, api);
             }
         }
     }

@@ -7,6 +7,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Properties;
 import java.util.jar.JarFile;
+import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import java.util.zip.ZipEntry;
 
@@ -27,6 +28,12 @@ public record Distribution(Path home, String version, String revision) {
     /** Where proxy/runtime's build writes what was built (io.sluice.proxy.build.BuildInfo reads the same resource). */
     private static final String BUILD_INFO = "io/sluice/proxy/build/build-info.properties";
     private static final String UNKNOWN = "unknown";
+
+    /**
+     * The runtime's jar, group-artifact-version: the version starts with a digit, which tells it from its siblings
+     * {@code sluice-proxy-api} and any later {@code sluice-proxy-*} artifact.
+     */
+    private static final Pattern RUNTIME_JAR = Pattern.compile("io\\.sluice-sluice-proxy-\\d.*\\.jar");
 
     /** Unpacks {@code tarball} into the empty or absent directory {@code into}. */
     public static Distribution unpack(Path tarball, Path into) throws IOException {
@@ -65,7 +72,7 @@ public record Distribution(Path home, String version, String revision) {
     private static Distribution withBuildInfo(Path home) throws IOException {
         Path jar;
         try (Stream<Path> lib = Files.list(home.resolve("lib"))) {
-            jar = lib.filter(p -> p.getFileName().toString().startsWith("io.sluice-sluice-proxy-")).findFirst()
+            jar = lib.filter(p -> RUNTIME_JAR.matcher(p.getFileName().toString()).matches()).findFirst()
                     .orElseThrow(() -> new IllegalArgumentException(home + "/lib has no io.sluice-sluice-proxy jar"));
         }
         Properties info = new Properties();

@@ -36,6 +36,16 @@ class DistributionTest {
     }
 
     @Test
+    void theBuildInfoComesFromTheRuntimeJarNotTheFilterApiJarBesideIt() throws IOException {
+        Path tarball = tarball(new Entry("sluice-1.2.3/bin/sluice", new byte[0]),
+                new Entry("sluice-1.2.3/lib/io.sluice-sluice-proxy-api-1.2.3.jar", proxyJar("")),
+                new Entry("sluice-1.2.3/lib/io.sluice-sluice-proxy-1.2.3.jar", proxyJar("version=1.2.3\ncommit=0123456789ab\n")));
+        Distribution distribution = Distribution.unpack(tarball, work.resolve("out"));
+        assertThat(distribution.version()).isEqualTo("1.2.3");
+        assertThat(distribution.revision()).isEqualTo("0123456789ab");
+    }
+
+    @Test
     void aCommitTheBuildCouldNotFillInIsUnknown() throws IOException {
         Path tarball = tarball(new Entry("sluice-1/bin/sluice", new byte[0]),
                 new Entry("sluice-1/lib/io.sluice-sluice-proxy-1.jar", proxyJar("version=1\ncommit=${git.commit.id.abbrev}\n")));

@@ -65,31 +65,4 @@ public final class ApiVersionsFilter implements ResponseFilter {
         }
         unsupported.forEach(response.apiKeys()::remove);
     }
-
-    /**
-     * Narrows what an ApiVersions response offers for one API to at most {@code min..max}, for filters that
-     * cannot serve some versions (names replaced by topic ids, say); an API left with no version is no longer
-     * offered, so clients do without it or fail clearly instead of sending what the filter cannot handle.
-     */
-    public static void restrict(ApiVersionsResponseData response, ApiKeys api, short min, short max) {
-        ApiVersionsResponseData.ApiVersion offered = response.apiKeys().find(api.id);
-        if (offered == null) {
-            return;
-        }
-        short narrowedMin = (short) Math.max(offered.minVersion(), min);
-        short narrowedMax = (short) Math.min(offered.maxVersion(), max);
-        if (narrowedMin > narrowedMax) {
-            response.apiKeys().remove(offered);
-        } else {
-            offered.setMinVersion(narrowedMin).setMaxVersion(narrowedMax);
-        }
-    }
-
-    /** Stops offering {@code api} at all. */
-    public static void withdraw(ApiVersionsResponseData response, ApiKeys api) {
-        ApiVersionsResponseData.ApiVersion offered = response.apiKeys().find(api.id);
-        if (offered != null) {
-            response.apiKeys().remove(offered);
-        }
-    }
 }

@@ -6,7 +6,7 @@ import com.fasterxml.jackson.databind.JsonNode;
  * A named, configured filter instance that virtual clusters refer to by name.
  *
  * @param type which filter implementation to use
- * @param config the filter's own settings, bound by the filter with {@link ConfigLoader#bind}; may be null
+ * @param config the filter's own settings, bound to the factory's {@code configType()} by {@link ConfigLoader#bind}; may be null
  */
 public record FilterDefinition(String name, String type, JsonNode config) {
 

@@ -10,6 +10,7 @@ import java.util.concurrent.ScheduledExecutorService;
 
 import org.slf4j.LoggerFactory;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.NullNode;
 
 import io.micrometer.core.instrument.MeterRegistry;
@@ -139,6 +140,13 @@ final class FilterDefinitions implements AutoCloseable {
                 throw new IllegalArgumentException("no " + pluginType.getSimpleName() + " named '" + name + "' (available: " + available(pluginType) + ")");
             }
             return plugin;
+        }
+
+        /** Through the proxy's own binder; a value that is not yet a tree (an {@code Object} field) is turned into one first. */
+        @Override
+        public <T> T bindConfig(Object value, Class<T> type, String field) {
+            JsonNode node = value instanceof JsonNode tree ? tree : ConfigLoader.mapper().valueToTree(value);
+            return ConfigLoader.bind(node, type, "filterDefinitions[" + filterName + "].config." + field);
         }
     }
 }

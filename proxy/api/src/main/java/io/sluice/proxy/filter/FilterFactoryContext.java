@@ -24,4 +24,18 @@ public interface FilterFactoryContext {
      * class name, found with {@link java.util.ServiceLoader}.
      */
     <P> P pluginInstance(Class<P> pluginType, String name);
+
+    /**
+     * Binds a nested part of this filter's config (a plugin's own settings, say) to {@code type} with the rules the
+     * proxy binds every section with: unknown fields and bad values are errors naming
+     * {@code filterDefinitions[name].config.<field>...}, and environment variables were already substituted. Declare
+     * the nested field as {@code Object} (or {@code Map<String, Object>}) in the config type: the filter then needs
+     * no binding library of its own. A null value binds like an empty object.
+     *
+     * @param value the nested value as the config type received it
+     * @param field where the value sits in this filter's config, e.g. {@code kmsConfig}
+     * @throws RuntimeException listing every problem, each naming its field: let it propagate from
+     *                          {@link FilterFactory#initialize}, the proxy reports the problems and does not start
+     */
+    <T> T bindConfig(Object value, Class<T> type, String field);
 }
