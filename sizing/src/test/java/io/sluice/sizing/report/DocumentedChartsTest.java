@@ -35,6 +35,8 @@ class DocumentedChartsTest {
     private static final Path DOCS = Path.of("..", "docs");
     private static final Path PROXY_RUNS = DOCS.resolve("sizing-runs/2026-11-22");
     private static final Path BRIDGE_RUNS = DOCS.resolve("bridge-runs/2026-11-22");
+    /** Measured with {@code bench bridge --out}, every field recorded (rssBytes included). */
+    private static final Path MEASURED_BRIDGE_RUNS = DOCS.resolve("bridge-runs/2026-11-24");
 
     @Test
     void theProxyChartInSizingMdIsWhatTheCommittedRunsDraw(@TempDir Path out) throws Exception {
@@ -71,7 +73,23 @@ class DocumentedChartsTest {
         assertThat(count(svg, "saturated")).isZero();
         String link = "](bridge-runs/2026-11-22/sizing-report/" + name + ")";
         assertThat(Files.readString(DOCS.resolve("performance.md"))).contains(link);
-        assertThat(Files.readString(DOCS.resolve("sizing.md"))).contains(link);
+    }
+
+    @Test
+    void theBridgeChartInSizingMdIsWhatTheMeasuredRunsDraw(@TempDir Path out) throws Exception {
+        List<BridgePoint> points = BridgeResultReader.readAll(MEASURED_BRIDGE_RUNS);
+        assertThat(points).extracting(BridgePoint::scenario).containsOnly("fanout-512b");
+        ReportFiles.writeBridgeCharts(Map.of("fanout-512b", points), out);
+        String name = BridgeChart.fileName("fanout-512b");
+        Path committed = MEASURED_BRIDGE_RUNS.resolve("sizing-report").resolve(name);
+
+        assertSameBytes(out.resolve(name), committed, "./sluice size bridge --runs docs/bridge-runs/2026-11-24");
+        Document svg = parse(committed);
+        // Five points measured; the idle one has no latency; 19,000 x 2.63 msg/s fell behind (94 % delivered).
+        assertThat(count(svg, "cpu")).isEqualTo(5);
+        assertThat(count(svg, "latency-mean")).isEqualTo(4);
+        assertThat(count(svg, "latency-p99")).isEqualTo(4);
+        assertThat(Files.readString(DOCS.resolve("sizing.md"))).contains("](bridge-runs/2026-11-24/sizing-report/" + name + ")");
     }
 
     @Test
