@@ -24,7 +24,7 @@ import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import io.sluice.proxy.config.ConfigLoader;
+import io.sluice.proxy.config.ProxyConfigLoader;
 import io.sluice.proxy.config.ProxyConfig;
 import io.sluice.proxy.testing.Executables;
 import io.sluice.sizing.deploy.DeploymentYaml;
@@ -151,7 +151,7 @@ class ShippedManifestsTest {
 
         List<String> configs = List.of(find(base, "ConfigMap", "sluice-proxy").at("/data/proxy.yaml").asText(), Files.readString(EXAMPLE.resolve("proxy.yaml")));
         for (String yaml : configs) {
-            ProxyConfig config = ConfigLoader.parse(yaml, env);
+            ProxyConfig config = ProxyConfigLoader.parse(yaml, env);
             assertThat(config.management().bindAddress()).as("probes and scrapes come from outside the pod").isEqualTo("0.0.0.0");
             assertThat(config.management().port()).isEqualTo(Workload.PROXY.managementPort());
             Set<Integer> configPorts = new HashSet<>();

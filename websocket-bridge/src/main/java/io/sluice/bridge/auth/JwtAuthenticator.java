@@ -11,7 +11,7 @@ import io.sluice.auth.AuthenticatorBusyException;
 import io.sluice.auth.JwtConfig;
 import io.sluice.auth.TokenRejectedException;
 import io.sluice.bridge.config.BridgeConfig;
-import io.sluice.proxy.config.ConfigException;
+import io.sluice.config.ConfigException;
 
 /**
  * The bridge's {@link Authenticator} over the shared {@link io.sluice.auth.Authenticator}: the same token validation
