@@ -1,7 +1,7 @@
 package io.sluice.auth;
 
 /**
- * {@link Authenticator#authenticateAsync} refused a token because too many validations are already waiting.
+ * {@link TokenAuthenticator#authenticateAsync} refused a token because too many validations are already waiting.
  * Not the token's fault: the caller should tell the client to try again later, not that its token is bad.
  */
 public final class AuthenticatorBusyException extends RuntimeException {

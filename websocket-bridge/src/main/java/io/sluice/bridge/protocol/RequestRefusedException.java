@@ -1,7 +1,7 @@
 package io.sluice.bridge.protocol;
 
 /** A request the bridge refuses; answered with an {@code error} message, the connection stays open. */
-public final class ProtocolException extends Exception {
+public final class RequestRefusedException extends Exception {
 
     private static final long serialVersionUID = 1L;
 
@@ -9,12 +9,12 @@ public final class ProtocolException extends Exception {
     private final Long id;
     private final long retryAfterMillis;
 
-    public ProtocolException(String code, String message, Long id) {
+    public RequestRefusedException(String code, String message, Long id) {
         this(code, message, id, -1);
     }
 
     /** @param retryAfterMillis when the same request can succeed again, sent as {@code retryAfterMs}; -1 if unknown */
-    public ProtocolException(String code, String message, Long id, long retryAfterMillis) {
+    public RequestRefusedException(String code, String message, Long id, long retryAfterMillis) {
         super(message, null, false, false);
         this.code = code;
         this.id = id;

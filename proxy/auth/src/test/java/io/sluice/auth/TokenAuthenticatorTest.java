@@ -51,7 +51,7 @@ class AuthenticatorTest {
         };
         JwtConfig config = TestJwtConfig.jwks(null, TestIssuer.ISSUER, TestIssuer.AUDIENCE).hmacSecret(SECRET).maxQueuedValidations(1).build();
         String token = TestIssuer.hmac(SECRET).token("alice", Duration.ofMinutes(5), Map.of());
-        try (Authenticator authenticator = Authenticator.create(config, held)) {
+        try (TokenAuthenticator authenticator = TokenAuthenticator.create(config, held)) {
             List<CompletableFuture<Grant>> admitted = new ArrayList<>();
             // Two run on the pool's two threads, one waits in the queue of one.
             for (int i = 0; i < 3; i++) {
@@ -74,7 +74,7 @@ class AuthenticatorTest {
     void aQueueOfLessThanOneIsRefused() {
         JwtConfig config = TestJwtConfig.jwks(null, TestIssuer.ISSUER, TestIssuer.AUDIENCE).hmacSecret(SECRET).maxQueuedValidations(0).build();
 
-        assertThatThrownBy(() -> Authenticator.create(config, Clock.systemUTC()))
+        assertThatThrownBy(() -> TokenAuthenticator.create(config, Clock.systemUTC()))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("maxQueuedValidations: must be at least 1");
     }

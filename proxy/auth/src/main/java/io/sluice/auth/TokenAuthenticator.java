@@ -26,9 +26,9 @@ import org.slf4j.LoggerFactory;
  * queueing without limit and making every later client wait behind it; its length is the config's
  * {@code maxQueuedValidations}.</p>
  */
-public final class Authenticator implements AutoCloseable {
+public final class TokenAuthenticator implements AutoCloseable {
 
-    private static final Logger LOG = LoggerFactory.getLogger(Authenticator.class);
+    private static final Logger LOG = LoggerFactory.getLogger(TokenAuthenticator.class);
     private static final AtomicInteger POOLS = new AtomicInteger();
 
     private final TokenValidator validator;
@@ -36,7 +36,7 @@ public final class Authenticator implements AutoCloseable {
     private final Clock clock;
     private final ExecutorService pool;
 
-    private Authenticator(TokenValidator validator, Clock clock, int maxQueuedValidations) {
+    private TokenAuthenticator(TokenValidator validator, Clock clock, int maxQueuedValidations) {
         this.validator = validator;
         this.config = validator.config();
         this.clock = clock;
@@ -55,14 +55,14 @@ public final class Authenticator implements AutoCloseable {
      * @throws IllegalArgumentException when the config is invalid or its key source unusable, each problem
      *                                  starting with the field it concerns
      */
-    public static Authenticator create(JwtConfig config) {
+    public static TokenAuthenticator create(JwtConfig config) {
         return create(config, Clock.systemUTC());
     }
 
     /** Validations beyond the config's {@link JwtConfig#maxQueuedValidations} waiting for a thread are refused as busy. */
-    public static Authenticator create(JwtConfig config, Clock clock) {
+    public static TokenAuthenticator create(JwtConfig config, Clock clock) {
         TokenValidator validator = new TokenValidator(config, clock);
-        return new Authenticator(validator, clock, validator.config().maxQueuedValidations());
+        return new TokenAuthenticator(validator, clock, validator.config().maxQueuedValidations());
     }
 
     public JwtConfig config() {

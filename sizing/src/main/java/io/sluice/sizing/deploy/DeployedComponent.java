@@ -11,7 +11,7 @@ import java.util.List;
  *
  * @param extraEnv environment entries beyond {@code SLUICE_JAVA_OPTS}, as YAML list items at the env list's indent
  */
-public record Workload(String name, String subcommand, String configFile, List<Port> ports, int managementPort, String extraEnv) {
+public record DeployedComponent(String name, String subcommand, String configFile, List<Port> ports, int managementPort, String extraEnv) {
 
     public record Port(String name, int port) {
     }
@@ -21,7 +21,7 @@ public record Workload(String name, String subcommand, String configFile, List<P
     public static final int PROXY_FIRST_NODE_ID = 0;
     public static final int PROXY_LAST_NODE_ID = 5;
 
-    public static final Workload PROXY = new Workload("sluice-proxy", "proxy", "proxy.yaml", proxyPorts(), 9190, """
+    public static final DeployedComponent PROXY = new DeployedComponent("sluice-proxy", "proxy", "proxy.yaml", proxyPorts(), 9190, """
             - name: POD_NAMESPACE
               valueFrom:
                 fieldRef:
@@ -32,7 +32,7 @@ public record Workload(String name, String subcommand, String configFile, List<P
               value: sluice-proxy.$(POD_NAMESPACE).svc
             """);
 
-    public static final Workload BRIDGE = new Workload("sluice-bridge", "bridge", "bridge.yaml", List.of(new Port("websocket", 8080)), 9191, "");
+    public static final DeployedComponent BRIDGE = new DeployedComponent("sluice-bridge", "bridge", "bridge.yaml", List.of(new Port("websocket", 8080)), 9191, "");
 
     private static List<Port> proxyPorts() {
         List<Port> ports = new ArrayList<>(List.of(new Port("bootstrap", PROXY_BOOTSTRAP_PORT)));
