@@ -296,15 +296,6 @@ class ProxyConfigLoaderTest {
         assertThat(ProxyConfigLoader.load(file).virtualClusters()).hasSize(1);
     }
 
-    @Test
-    void namesAMissingFile() {
-        Path missing = dir.resolve("nope.yaml");
-
-        assertThatThrownBy(() -> ProxyConfigLoader.load(missing))
-                .isInstanceOf(ConfigException.class)
-                .hasMessage("Invalid configuration: " + missing + ": configuration file does not exist");
-    }
-
     record AuditSettings(List<String> topics, Duration flushInterval, int batchSize) {
     }
 
