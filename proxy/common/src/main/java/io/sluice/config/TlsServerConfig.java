@@ -11,12 +11,12 @@ import java.util.List;
  */
 public record TlsServerConfig(KeyConfig key,
                               TrustConfig trust,
-                              ClientAuth clientAuth,
+                              ClientAuthMode clientAuth,
                               List<String> protocols,
                               List<String> cipherSuites) {
 
     public TlsServerConfig {
-        clientAuth = clientAuth == null ? ClientAuth.NONE : clientAuth;
+        clientAuth = clientAuth == null ? ClientAuthMode.NONE : clientAuth;
         protocols = protocols == null ? List.of() : List.copyOf(protocols);
         cipherSuites = cipherSuites == null ? List.of() : List.copyOf(cipherSuites);
     }

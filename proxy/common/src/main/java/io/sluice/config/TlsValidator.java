@@ -34,7 +34,7 @@ public final class TlsValidator {
         if (tls.trust() != null) {
             trust(tls.trust(), path + ".trust");
         }
-        else if (tls.clientAuth() != ClientAuth.NONE) {
+        else if (tls.clientAuth() != ClientAuthMode.NONE) {
             problems.add(path + ".trust: is required when clientAuth is " + tls.clientAuth()
                     + ", to say which client certificates to accept");
         }

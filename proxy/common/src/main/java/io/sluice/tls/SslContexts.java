@@ -14,12 +14,13 @@ import javax.net.ssl.SSLParameters;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import io.netty.handler.ssl.ClientAuth;
 import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslContextBuilder;
 import io.netty.handler.ssl.SslProvider;
 import io.netty.handler.ssl.util.InsecureTrustManagerFactory;
 
-import io.sluice.config.ClientAuth;
+import io.sluice.config.ClientAuthMode;
 import io.sluice.config.ConfigException;
 import io.sluice.config.TlsClientConfig;
 import io.sluice.config.TlsServerConfig;
@@ -104,11 +105,11 @@ public final class SslContexts {
         return cfg.verifyHostname() && !cfg.insecure();
     }
 
-    private static io.netty.handler.ssl.ClientAuth clientAuth(ClientAuth clientAuth) {
-        return switch (clientAuth) {
-            case NONE -> io.netty.handler.ssl.ClientAuth.NONE;
-            case REQUESTED -> io.netty.handler.ssl.ClientAuth.OPTIONAL;
-            case REQUIRED -> io.netty.handler.ssl.ClientAuth.REQUIRE;
+    private static ClientAuth clientAuth(ClientAuthMode mode) {
+        return switch (mode) {
+            case NONE -> ClientAuth.NONE;
+            case REQUESTED -> ClientAuth.OPTIONAL;
+            case REQUIRED -> ClientAuth.REQUIRE;
         };
     }
 

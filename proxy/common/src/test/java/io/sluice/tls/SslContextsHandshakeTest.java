@@ -14,7 +14,7 @@ import org.junit.jupiter.api.io.TempDir;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.handler.ssl.SslContext;
 
-import io.sluice.config.ClientAuth;
+import io.sluice.config.ClientAuthMode;
 import io.sluice.config.KeyConfig;
 import io.sluice.config.PasswordSource;
 import io.sluice.config.TlsClientConfig;
@@ -92,7 +92,7 @@ class SslContextsHandshakeTest {
 
     @Test
     void mutualTlsSucceedsWithAClientCertificate() throws Exception {
-        TlsServerConfig server = mtlsServer(ClientAuth.REQUIRED);
+        TlsServerConfig server = mtlsServer(ClientAuthMode.REQUIRED);
         TlsClientConfig client = new TlsClientConfig(
                 KeyConfig.pem(pki.privateKeyPem(pki.client, "client").toString(), pki.certificatePem(pki.client, "client").toString(), null),
                 TrustConfig.pem(pki.caPem(pki.ca, "ca").toString()), false, true, List.of(), List.of());
@@ -106,7 +106,7 @@ class SslContextsHandshakeTest {
     void mutualTlsFailsWithoutAClientCertificate() throws Exception {
         TlsClientConfig client = clientTrusting(TrustConfig.pem(pki.caPem(pki.ca, "ca").toString()));
 
-        TlsEcho.Outcome outcome = echo.exchange(SslContexts.forServer(mtlsServer(ClientAuth.REQUIRED)),
+        TlsEcho.Outcome outcome = echo.exchange(SslContexts.forServer(mtlsServer(ClientAuthMode.REQUIRED)),
                 SslContexts.forClient(client), client);
 
         assertThat(outcome.serverFailure()).isInstanceOf(SSLHandshakeException.class);
@@ -115,8 +115,8 @@ class SslContextsHandshakeTest {
 
     @Test
     void mutualTlsFailsWithACertificateFromAnotherCa() throws Exception {
-        TlsServerConfig server = new TlsServerConfig(mtlsServer(ClientAuth.REQUIRED).key(),
-                TrustConfig.pem(pki.caPem(pki.otherCa, "other-ca").toString()), ClientAuth.REQUIRED, null, null);
+        TlsServerConfig server = new TlsServerConfig(mtlsServer(ClientAuthMode.REQUIRED).key(),
+                TrustConfig.pem(pki.caPem(pki.otherCa, "other-ca").toString()), ClientAuthMode.REQUIRED, null, null);
         TlsClientConfig client = new TlsClientConfig(
                 KeyConfig.pem(pki.privateKeyPem(pki.client, "client").toString(), pki.certificatePem(pki.client, "client").toString(), null),
                 TrustConfig.pem(pki.caPem(pki.ca, "ca").toString()), false, true, List.of(), List.of());
@@ -131,7 +131,7 @@ class SslContextsHandshakeTest {
     void requestedClientAuthLetsClientsWithoutACertificateIn() throws Exception {
         TlsClientConfig client = clientTrusting(TrustConfig.pem(pki.caPem(pki.ca, "ca").toString()));
 
-        TlsEcho.Outcome outcome = echo.exchange(SslContexts.forServer(mtlsServer(ClientAuth.REQUESTED)),
+        TlsEcho.Outcome outcome = echo.exchange(SslContexts.forServer(mtlsServer(ClientAuthMode.REQUESTED)),
                 SslContexts.forClient(client), client);
 
         assertThat(outcome.succeeded()).as("%s", outcome).isTrue();
@@ -225,7 +225,7 @@ class SslContextsHandshakeTest {
                 pki.certificatePem(bundle, name).toString(), null), null, null, null, null);
     }
 
-    private static TlsServerConfig mtlsServer(ClientAuth clientAuth) throws Exception {
+    private static TlsServerConfig mtlsServer(ClientAuthMode clientAuth) throws Exception {
         return new TlsServerConfig(pemServer(pki.server, "server").key(), TrustConfig.pem(pki.caPem(pki.ca, "ca").toString()),
                 clientAuth, null, null);
     }

@@ -12,7 +12,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 import com.fasterxml.jackson.databind.JsonNode;
 
-import io.sluice.config.ClientAuth;
+import io.sluice.config.ClientAuthMode;
 import io.sluice.config.ConfigException;
 import io.sluice.config.ConfigLoader;
 import io.sluice.config.HostPort;
@@ -179,7 +179,7 @@ class ProxyConfigLoaderTest {
         assertThat(ports.portForNode(11)).isEqualTo(OptionalInt.of(19104));
         TlsServerConfig serverTls = gateway.tls();
         assertThat(serverTls.key()).isEqualTo(KeyConfig.pem(key.toString(), cert.toString(), PasswordSource.of("hunter2")));
-        assertThat(serverTls.clientAuth()).isEqualTo(ClientAuth.REQUIRED);
+        assertThat(serverTls.clientAuth()).isEqualTo(ClientAuthMode.REQUIRED);
         assertThat(serverTls.protocols()).isEmpty();
         assertThat(serverTls.cipherSuites()).containsExactly("TLS_AES_128_GCM_SHA256");
     }
