@@ -95,7 +95,7 @@ final class RecordEncryptionFilter implements RequestFilter, ResponseFilter {
     // ---- produce: encrypt ----
 
     @Override
-    public CompletionStage<RequestFilterResult> onRequest(ApiKeys apiKey, RequestHeaderData header, ApiMessage request, FilterContext context) {
+    public CompletionStage<RequestFilterResult> onRequest(ApiKeys apiKey, short apiVersion, RequestHeaderData header, ApiMessage request, FilterContext context) {
         ProduceRequestData produce = (ProduceRequestData) request;
         List<Uuid> ids = new ArrayList<>();
         produce.topicData().forEach(t -> {

@@ -87,7 +87,7 @@ final class JwtAuthFilter implements RequestFilter, ResponseFilter {
     }
 
     @Override
-    public CompletionStage<RequestFilterResult> onRequest(ApiKeys apiKey, RequestHeaderData header, ApiMessage request, FilterContext context) {
+    public CompletionStage<RequestFilterResult> onRequest(ApiKeys apiKey, short apiVersion, RequestHeaderData header, ApiMessage request, FilterContext context) {
         // Read now: the proxy replaces the correlation id with its own once the request is forwarded.
         int correlationId = header.correlationId();
         switch (apiKey) {

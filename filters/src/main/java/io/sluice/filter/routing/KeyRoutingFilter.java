@@ -78,7 +78,7 @@ final class KeyRoutingFilter implements RequestFilter, ResponseFilter {
     }
 
     @Override
-    public CompletionStage<RequestFilterResult> onRequest(ApiKeys apiKey, RequestHeaderData header, ApiMessage request, FilterContext context) {
+    public CompletionStage<RequestFilterResult> onRequest(ApiKeys apiKey, short apiVersion, RequestHeaderData header, ApiMessage request, FilterContext context) {
         if (!ApiVersionsLimits.offered(apiKey)) {
             return refuse(apiKey, header, request, context);
         }

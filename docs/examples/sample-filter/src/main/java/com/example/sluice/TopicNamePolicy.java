@@ -65,7 +65,7 @@ public final class TopicNamePolicy implements FilterFactory<TopicNamePolicy.Conf
             }
 
             @Override
-            public CompletionStage<RequestFilterResult> onRequest(ApiKeys apiKey, RequestHeaderData header, ApiMessage request,
+            public CompletionStage<RequestFilterResult> onRequest(ApiKeys apiKey, short apiVersion, RequestHeaderData header, ApiMessage request,
                                                                   FilterContext context) {
                 boolean allowed = ((CreateTopicsRequestData) request).topics().stream()
                         .allMatch(topic -> topic.name().startsWith(policy.requiredPrefix()));
