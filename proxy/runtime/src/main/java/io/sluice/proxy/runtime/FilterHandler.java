@@ -22,7 +22,6 @@ import io.sluice.proxy.codec.DecodedResponse;
 import io.sluice.proxy.codec.RequestDropped;
 import io.sluice.proxy.codec.RequestFrame;
 import io.sluice.proxy.codec.ResponseFrame;
-import io.sluice.proxy.filter.Filter;
 import io.sluice.proxy.filter.RequestFilter;
 import io.sluice.proxy.filter.RequestFilterResult;
 import io.sluice.proxy.filter.ResponseFilter;
@@ -53,10 +52,10 @@ final class FilterHandler extends ChannelDuplexHandler {
     private boolean responseBusy;
     private boolean removed;
 
-    FilterHandler(String filterName, Filter filter, ProxyConnection connection, Duration timeout) {
-        this.filterName = filterName;
-        this.requestFilter = filter instanceof RequestFilter rf ? rf : null;
-        this.responseFilter = filter instanceof ResponseFilter rf ? rf : null;
+    FilterHandler(NamedFilter filter, ProxyConnection connection, Duration timeout) {
+        this.filterName = filter.name();
+        this.requestFilter = filter.requests();
+        this.responseFilter = filter.responses();
         this.connection = connection;
         this.timeoutNanos = timeout.toNanos();
         this.context = new FilterContextImpl(this, connection, filterName);

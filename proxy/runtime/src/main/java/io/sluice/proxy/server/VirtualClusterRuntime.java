@@ -21,7 +21,6 @@ import io.sluice.proxy.config.HostPort;
 import io.sluice.proxy.config.NetworkConfig;
 import io.sluice.proxy.config.PreAuthenticationConfig;
 import io.sluice.proxy.config.VirtualClusterConfig;
-import io.sluice.proxy.filter.ResponseFilter;
 import io.sluice.proxy.metrics.ProxyMetrics;
 import io.sluice.proxy.metrics.VirtualClusterMetrics;
 import io.sluice.proxy.runtime.ConnectionLimiter;
@@ -146,8 +145,8 @@ final class VirtualClusterRuntime {
             chain.add(new NamedFilter(def.name(),
                     def.create(new FilterDefinitions.FactoryContext(def.name(), meterRegistry, connection.frontend().eventLoop()))));
         }
-        boolean fetchDecodedAnyway = chain.stream().anyMatch(f -> f.filter() instanceof ResponseFilter rf
-                && rf.shouldHandleResponse(ApiKeys.FETCH, ApiKeys.FETCH.latestVersion(true)));
+        boolean fetchDecodedAnyway = chain.stream().anyMatch(f -> f.responses() != null
+                && f.responses().shouldHandleResponse(ApiKeys.FETCH, ApiKeys.FETCH.latestVersion(true)));
         chain.add(new NamedFilter("broker-address", new BrokerAddressFilter(gateway)));
         chain.add(new NamedFilter("api-versions", new ApiVersionsFilter(fetchDecodedAnyway ? Map.of()
                 : Map.of(ApiKeys.FETCH, ApiVersionsFilter.FETCH_WITHOUT_NODE_ENDPOINTS))));
