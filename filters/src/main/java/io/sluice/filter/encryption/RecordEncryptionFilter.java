@@ -204,7 +204,7 @@ final class RecordEncryptionFilter implements ProduceRequestFilter, FetchRespons
     }
 
     private CompletionStage<ResponseFilterResult> decryptResponse(ResponseHeaderData header, ApiMessage response, List<FetchedRecords.Topic> topics,
-                                                          FilterContext context) {
+                                                                  FilterContext context) {
         List<Uuid> ids = new ArrayList<>();
         topics.forEach(t -> {
             if (t.name() == null || t.name().isEmpty()) {
