@@ -9,7 +9,6 @@ import java.util.function.Supplier;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.message.FetchResponseData;
 import org.apache.kafka.common.message.ShareFetchResponseData;
-import org.apache.kafka.common.protocol.ApiMessage;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.record.BaseRecords;
 import org.apache.kafka.common.record.MemoryRecords;
@@ -40,23 +39,24 @@ final class FetchedRecords {
     record Topic(String name, Uuid id, List<Partition> partitions) {
     }
 
-    /** The topics of a Fetch or ShareFetch response; the partitions write through to the response. */
-    static List<Topic> of(ApiMessage response) {
-        List<Topic> topics = new ArrayList<>();
-        if (response instanceof FetchResponseData fetch) {
-            for (FetchResponseData.FetchableTopicResponse topic : fetch.responses()) {
-                List<Partition> partitions = new ArrayList<>(topic.partitions().size());
-                topic.partitions().forEach(p -> partitions.add(new View(p.partitionIndex(), p::records, p::setRecords, e -> p.setErrorCode((short) e))));
-                topics.add(new Topic(topic.topic(), topic.topicId(), partitions));
-            }
-        } else if (response instanceof ShareFetchResponseData share) {
-            for (ShareFetchResponseData.ShareFetchableTopicResponse topic : share.responses()) {
-                List<Partition> partitions = new ArrayList<>(topic.partitions().size());
-                topic.partitions().forEach(p -> partitions.add(new View(p.partitionIndex(), p::records, p::setRecords, e -> p.setErrorCode((short) e))));
-                topics.add(new Topic(null, topic.topicId(), partitions));
-            }
-        } else {
-            throw new IllegalArgumentException("not a response with records: " + response.getClass().getSimpleName());
+    /** The topics of a Fetch response; the partitions write through to the response. */
+    static List<Topic> of(FetchResponseData fetch) {
+        List<Topic> topics = new ArrayList<>(fetch.responses().size());
+        for (FetchResponseData.FetchableTopicResponse topic : fetch.responses()) {
+            List<Partition> partitions = new ArrayList<>(topic.partitions().size());
+            topic.partitions().forEach(p -> partitions.add(new View(p.partitionIndex(), p::records, p::setRecords, e -> p.setErrorCode((short) e))));
+            topics.add(new Topic(topic.topic(), topic.topicId(), partitions));
+        }
+        return topics;
+    }
+
+    /** The topics of a ShareFetch response (by id only); the partitions write through to the response. */
+    static List<Topic> of(ShareFetchResponseData share) {
+        List<Topic> topics = new ArrayList<>(share.responses().size());
+        for (ShareFetchResponseData.ShareFetchableTopicResponse topic : share.responses()) {
+            List<Partition> partitions = new ArrayList<>(topic.partitions().size());
+            topic.partitions().forEach(p -> partitions.add(new View(p.partitionIndex(), p::records, p::setRecords, e -> p.setErrorCode((short) e))));
+            topics.add(new Topic(null, topic.topicId(), partitions));
         }
         return topics;
     }

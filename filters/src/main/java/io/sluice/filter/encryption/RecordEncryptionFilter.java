@@ -11,16 +11,16 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.function.Function;
 
-
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.InvalidRecordException;
 import org.apache.kafka.common.errors.ApiException;
 import org.apache.kafka.common.errors.TimeoutException;
 import org.apache.kafka.common.errors.UnknownTopicIdException;
+import org.apache.kafka.common.message.FetchResponseData;
 import org.apache.kafka.common.message.ProduceRequestData;
 import org.apache.kafka.common.message.RequestHeaderData;
 import org.apache.kafka.common.message.ResponseHeaderData;
-import org.apache.kafka.common.protocol.ApiKeys;
+import org.apache.kafka.common.message.ShareFetchResponseData;
 import org.apache.kafka.common.protocol.ApiMessage;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.record.MemoryRecords;
@@ -34,11 +34,12 @@ import io.sluice.filter.records.BatchRewriter;
 import io.sluice.filter.records.RecordReader;
 import io.sluice.filter.records.RecordReaders;
 import io.sluice.filter.records.UnreadableRecords;
+import io.sluice.proxy.filter.FetchResponseFilter;
 import io.sluice.proxy.filter.FilterContext;
-import io.sluice.proxy.filter.RequestFilter;
+import io.sluice.proxy.filter.ProduceRequestFilter;
 import io.sluice.proxy.filter.RequestFilterResult;
-import io.sluice.proxy.filter.ResponseFilter;
 import io.sluice.proxy.filter.ResponseFilterResult;
+import io.sluice.proxy.filter.ShareFetchResponseFilter;
 
 /**
  * Encrypts record values (and optionally headers) of selected topics on Produce, and decrypts any
@@ -61,7 +62,7 @@ import io.sluice.proxy.filter.ResponseFilterResult;
  *       UNKNOWN_TOPIC_ID and no records: they might be ciphertext.</li>
  * </ul>
  */
-final class RecordEncryptionFilter implements RequestFilter, ResponseFilter {
+final class RecordEncryptionFilter implements ProduceRequestFilter, FetchResponseFilter, ShareFetchResponseFilter {
 
     private static final Logger LOG = LoggerFactory.getLogger(RecordEncryptionFilter.class);
 
@@ -82,21 +83,11 @@ final class RecordEncryptionFilter implements RequestFilter, ResponseFilter {
         this.readers = readers;
     }
 
-    @Override
-    public boolean shouldHandleRequest(ApiKeys apiKey, short apiVersion) {
-        return apiKey == ApiKeys.PRODUCE;
-    }
-
-    @Override
-    public boolean shouldHandleResponse(ApiKeys apiKey, short apiVersion) {
-        return apiKey == ApiKeys.FETCH || apiKey == ApiKeys.SHARE_FETCH;
-    }
-
     // ---- produce: encrypt ----
 
     @Override
-    public CompletionStage<RequestFilterResult> onRequest(ApiKeys apiKey, RequestHeaderData header, ApiMessage request, FilterContext context) {
-        ProduceRequestData produce = (ProduceRequestData) request;
+    public CompletionStage<RequestFilterResult> onProduceRequest(short apiVersion, RequestHeaderData header, ProduceRequestData produce,
+                                                                 FilterContext context) {
         List<Uuid> ids = new ArrayList<>();
         produce.topicData().forEach(t -> {
             if (t.name() == null || t.name().isEmpty()) {
@@ -201,9 +192,19 @@ final class RecordEncryptionFilter implements RequestFilter, ResponseFilter {
     // ---- fetch: decrypt ----
 
     @Override
-    public CompletionStage<ResponseFilterResult> onResponse(ApiKeys apiKey, short apiVersion, ResponseHeaderData header, ApiMessage response,
-                                                            FilterContext context) {
-        List<FetchedRecords.Topic> topics = FetchedRecords.of(response);
+    public CompletionStage<ResponseFilterResult> onFetchResponse(short apiVersion, ResponseHeaderData header, FetchResponseData response,
+                                                                 FilterContext context) {
+        return decryptResponse(header, response, FetchedRecords.of(response), context);
+    }
+
+    @Override
+    public CompletionStage<ResponseFilterResult> onShareFetchResponse(short apiVersion, ResponseHeaderData header, ShareFetchResponseData response,
+                                                                      FilterContext context) {
+        return decryptResponse(header, response, FetchedRecords.of(response), context);
+    }
+
+    private CompletionStage<ResponseFilterResult> decryptResponse(ResponseHeaderData header, ApiMessage response, List<FetchedRecords.Topic> topics,
+                                                                  FilterContext context) {
         List<Uuid> ids = new ArrayList<>();
         topics.forEach(t -> {
             if (t.name() == null || t.name().isEmpty()) {

@@ -11,7 +11,6 @@ import java.util.concurrent.CompletionStage;
 
 import org.apache.kafka.common.message.ApiVersionsResponseData;
 import org.apache.kafka.common.message.RequestHeaderData;
-import org.apache.kafka.common.message.ResponseHeaderData;
 import org.apache.kafka.common.message.SaslAuthenticateRequestData;
 import org.apache.kafka.common.message.SaslAuthenticateResponseData;
 import org.apache.kafka.common.message.SaslHandshakeRequestData;
@@ -32,13 +31,12 @@ import io.sluice.filter.jwt.enforce.Decision;
 import io.sluice.filter.jwt.enforce.RequestRules;
 import io.sluice.filter.jwt.sasl.OAuthBearerClientMessage;
 import io.sluice.filter.records.RecordReaders;
-import io.sluice.filter.rewrite.PendingRewrites;
 import io.sluice.proxy.filter.AuthenticatedPrincipal;
 import io.sluice.proxy.filter.FilterContext;
 import io.sluice.proxy.filter.RequestFilter;
 import io.sluice.proxy.filter.RequestFilterResult;
-import io.sluice.proxy.filter.ResponseFilter;
-import io.sluice.proxy.filter.ResponseFilterResult;
+import io.sluice.proxy.filter.RequestFilterResultBuilder;
+import io.sluice.proxy.filter.ResponseHook;
 
 /**
  * One client connection's SASL/OAUTHBEARER session and the authorization of everything it sends.
@@ -53,7 +51,7 @@ import io.sluice.proxy.filter.ResponseFilterResult;
  * The session ends when the token does (plus the clock skew); the SaslAuthenticate response tells the
  * client so, and Kafka clients re-authenticate with a fresh token before then.
  */
-final class JwtAuthFilter implements RequestFilter, ResponseFilter {
+final class JwtAuthFilter implements RequestFilter {
 
     private static final Logger LOG = LoggerFactory.getLogger(JwtAuthFilter.class);
     static final String MECHANISM = "OAUTHBEARER";
@@ -63,7 +61,6 @@ final class JwtAuthFilter implements RequestFilter, ResponseFilter {
     private final TokenAuthenticator authenticator;
     private final AuthMetrics metrics;
     private final RecordReaders records;
-    private final PendingRewrites rewrites = new PendingRewrites();
     private Stage stage = Stage.AWAITING_HANDSHAKE;
     private boolean reauthenticating;
     private Grant grant;
@@ -82,21 +79,12 @@ final class JwtAuthFilter implements RequestFilter, ResponseFilter {
     }
 
     @Override
-    public boolean shouldHandleResponse(ApiKeys apiKey, short apiVersion) {
-        return RequestRules.mayRewriteResponse(apiKey);
-    }
-
-    @Override
-    public CompletionStage<RequestFilterResult> onRequest(ApiKeys apiKey, RequestHeaderData header, ApiMessage request, FilterContext context) {
-        // Read now: the proxy replaces the correlation id with its own once the request is forwarded.
-        int correlationId = header.correlationId();
+    public CompletionStage<RequestFilterResult> onRequest(ApiKeys apiKey, short apiVersion, RequestHeaderData header, ApiMessage request, FilterContext context) {
         switch (apiKey) {
             case API_VERSIONS:
-                rewrites.expect(correlationId, response -> {
-                    ApiVersionsOffer.apply((ApiVersionsResponseData) response);
-                    return CompletableFuture.completedFuture(null);
-                });
-                return context.forwardRequest(header, request);
+                return context.requestFilterResultBuilder().forward(header, request)
+                        .withResponseHook(ResponseHook.of(response -> ApiVersionsOffer.apply((ApiVersionsResponseData) response)))
+                        .completed();
             case SASL_HANDSHAKE:
                 return handshake(header, (SaslHandshakeRequestData) request, context);
             case SASL_AUTHENTICATE:
@@ -111,15 +99,13 @@ final class JwtAuthFilter implements RequestFilter, ResponseFilter {
             return close(context, "session of " + grant.subject() + " ended at " + grant.validUntil() + " without re-authentication");
         }
         return RequestRules.decide(apiKey, header.requestApiVersion(), request, access, records, context)
-                .thenApply(decision -> apply(decision, correlationId, header, request, context));
+                .thenApply(decision -> apply(decision, header, request, context));
     }
 
-    private RequestFilterResult apply(Decision decision, int correlationId, RequestHeaderData header, ApiMessage request, FilterContext context) {
+    private RequestFilterResult apply(Decision decision, RequestHeaderData header, ApiMessage request, FilterContext context) {
         if (decision instanceof Decision.Forward forward) {
-            if (forward.rewrite() != null) {
-                rewrites.expect(correlationId, forward.rewrite());
-            }
-            return context.requestFilterResultBuilder().forward(header, request).build();
+            RequestFilterResultBuilder result = context.requestFilterResultBuilder().forward(header, request);
+            return (forward.rewrite() != null ? result.withResponseHook(forward.rewrite()) : result).build();
         }
         if (decision instanceof Decision.Deny deny) {
             metrics.denied(ApiKeys.forId(request.apiKey()).name);
@@ -140,12 +126,6 @@ final class JwtAuthFilter implements RequestFilter, ResponseFilter {
         metrics.denied(ApiKeys.forId(request.apiKey()).name);
         LOG.info("{}: closing: {}", context.channelDescriptor(), Untrusted.text(((Decision.Close) decision).why()));
         return context.requestFilterResultBuilder().withCloseConnection().build();
-    }
-
-    @Override
-    public CompletionStage<ResponseFilterResult> onResponse(ApiKeys apiKey, short apiVersion, ResponseHeaderData header, ApiMessage response,
-                                                            FilterContext context) {
-        return rewrites.forward(header, response, context);
     }
 
     // ---- SASL ----

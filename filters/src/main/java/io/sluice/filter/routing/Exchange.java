@@ -1,18 +1,16 @@
 package io.sluice.filter.routing;
 
-import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;
 
 import org.apache.kafka.common.message.RequestHeaderData;
 import org.apache.kafka.common.protocol.ApiMessage;
 
-import io.sluice.filter.rewrite.PendingRewrites;
-import io.sluice.filter.rewrite.ResponseRewrite;
 import io.sluice.proxy.filter.FilterContext;
 import io.sluice.proxy.filter.RequestFilterResult;
+import io.sluice.proxy.filter.ResponseHook;
 
 /** One request being routed: how to forward it (with the rewrite its response needs) or answer it. */
-record Exchange(int correlationId, RequestHeaderData header, FilterContext context, PendingRewrites rewrites) {
+record Exchange(RequestHeaderData header, FilterContext context) {
 
     short version() {
         return header.requestApiVersion();
@@ -24,12 +22,7 @@ record Exchange(int correlationId, RequestHeaderData header, FilterContext conte
 
     /** Forwards {@code request}, and changes its response with {@code rewrite} (a synchronous one) on the way back. */
     RequestFilterResult forward(ApiMessage request, Consumer<ApiMessage> rewrite) {
-        ResponseRewrite async = response -> {
-            rewrite.accept(response);
-            return CompletableFuture.completedFuture(null);
-        };
-        rewrites.expect(correlationId, async);
-        return forward(request);
+        return context.requestFilterResultBuilder().forward(header, request).withResponseHook(ResponseHook.of(rewrite)).build();
     }
 
     RequestFilterResult respond(ApiMessage response) {

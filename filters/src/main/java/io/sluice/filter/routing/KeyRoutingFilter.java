@@ -16,7 +16,6 @@ import org.apache.kafka.common.message.OffsetFetchRequestData;
 import org.apache.kafka.common.message.OffsetForLeaderEpochRequestData;
 import org.apache.kafka.common.message.ProduceRequestData;
 import org.apache.kafka.common.message.RequestHeaderData;
-import org.apache.kafka.common.message.ResponseHeaderData;
 import org.apache.kafka.common.message.TxnOffsetCommitRequestData;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.ApiMessage;
@@ -25,12 +24,9 @@ import org.slf4j.LoggerFactory;
 import org.slf4j.event.Level;
 
 import io.sluice.filter.records.RecordReaders;
-import io.sluice.filter.rewrite.PendingRewrites;
 import io.sluice.proxy.filter.FilterContext;
 import io.sluice.proxy.filter.RequestFilter;
 import io.sluice.proxy.filter.RequestFilterResult;
-import io.sluice.proxy.filter.ResponseFilter;
-import io.sluice.proxy.filter.ResponseFilterResult;
 import io.sluice.logging.RateLimitedLog;
 
 /**
@@ -39,13 +35,12 @@ import io.sluice.logging.RateLimitedLog;
  * id; JoinGroup and SyncGroup, whose subscriptions and assignments are the clients' own bytes and hold the names
  * the clients use) pass untouched.
  */
-final class KeyRoutingFilter implements RequestFilter, ResponseFilter {
+final class KeyRoutingFilter implements RequestFilter {
 
     private static final Logger LOG = LoggerFactory.getLogger(KeyRoutingFilter.class);
     /** Refusals are counted (sluice_routing_requests_refused_total) and logged at most once a second, all connections together. */
     private static final RateLimitedLog REFUSALS = new RateLimitedLog(LOG, Level.INFO, Duration.ofSeconds(1));
 
-    private final PendingRewrites rewrites = new PendingRewrites();
     private final RoutingMetrics metrics;
     private final MetadataRouting metadata;
     private final ProduceRouting produce;
@@ -73,16 +68,11 @@ final class KeyRoutingFilter implements RequestFilter, ResponseFilter {
     }
 
     @Override
-    public boolean shouldHandleResponse(ApiKeys apiKey, short apiVersion) {
-        return ApiVersionsLimits.ROUTED.contains(apiKey);
-    }
-
-    @Override
-    public CompletionStage<RequestFilterResult> onRequest(ApiKeys apiKey, RequestHeaderData header, ApiMessage request, FilterContext context) {
+    public CompletionStage<RequestFilterResult> onRequest(ApiKeys apiKey, short apiVersion, RequestHeaderData header, ApiMessage request, FilterContext context) {
         if (!ApiVersionsLimits.offered(apiKey)) {
             return refuse(apiKey, header, request, context);
         }
-        Exchange exchange = new Exchange(header.correlationId(), header, context, rewrites);
+        Exchange exchange = new Exchange(header, context);
         if (!ApiVersionsLimits.routable(apiKey, header.requestApiVersion())) {
             // Never offered (ApiVersionsLimits), so only a client ignoring ApiVersions sends it.
             LOG.info("{}: closing: {} v{} cannot be routed by topic name", context.channelDescriptor(), apiKey, header.requestApiVersion());
@@ -121,11 +111,5 @@ final class KeyRoutingFilter implements RequestFilter, ResponseFilter {
         } catch (RuntimeException e) {
             return context.requestFilterResultBuilder().withCloseConnection().completed();
         }
-    }
-
-    @Override
-    public CompletionStage<ResponseFilterResult> onResponse(ApiKeys apiKey, short apiVersion, ResponseHeaderData header, ApiMessage response,
-                                                            FilterContext context) {
-        return rewrites.forward(header, response, context);
     }
 }

@@ -5,15 +5,13 @@ import java.util.concurrent.CompletionStage;
 import org.apache.kafka.common.errors.PolicyViolationException;
 import org.apache.kafka.common.message.CreateTopicsRequestData;
 import org.apache.kafka.common.message.RequestHeaderData;
-import org.apache.kafka.common.protocol.ApiKeys;
-import org.apache.kafka.common.protocol.ApiMessage;
 
 import io.micrometer.core.instrument.Counter;
+import io.sluice.proxy.filter.CreateTopicsRequestFilter;
 import io.sluice.proxy.filter.Filter;
 import io.sluice.proxy.filter.FilterContext;
 import io.sluice.proxy.filter.FilterFactory;
 import io.sluice.proxy.filter.FilterFactoryContext;
-import io.sluice.proxy.filter.RequestFilter;
 import io.sluice.proxy.filter.RequestFilterResult;
 
 /**
@@ -58,16 +56,12 @@ public final class TopicNamePolicy implements FilterFactory<TopicNamePolicy.Conf
 
     @Override
     public Filter createFilter(FilterFactoryContext context, Policy policy) {
-        return new RequestFilter() {
+        // A typed interface: only CreateTopics requests are decoded and handed to it, already as CreateTopicsRequestData.
+        return new CreateTopicsRequestFilter() {
             @Override
-            public boolean shouldHandleRequest(ApiKeys apiKey, short apiVersion) {
-                return apiKey == ApiKeys.CREATE_TOPICS;
-            }
-
-            @Override
-            public CompletionStage<RequestFilterResult> onRequest(ApiKeys apiKey, RequestHeaderData header, ApiMessage request,
-                                                                  FilterContext context) {
-                boolean allowed = ((CreateTopicsRequestData) request).topics().stream()
+            public CompletionStage<RequestFilterResult> onCreateTopicsRequest(short apiVersion, RequestHeaderData header, CreateTopicsRequestData request,
+                                                                              FilterContext context) {
+                boolean allowed = request.topics().stream()
                         .allMatch(topic -> topic.name().startsWith(policy.requiredPrefix()));
                 if (allowed) {
                     return context.forwardRequest(header, request);

@@ -3,13 +3,13 @@ package io.sluice.filter.jwt.enforce;
 import org.apache.kafka.common.errors.ApiException;
 import org.apache.kafka.common.protocol.ApiMessage;
 
-import io.sluice.filter.rewrite.ResponseRewrite;
+import io.sluice.proxy.filter.ResponseHook;
 
 /** What authorization decided about one request. */
 public sealed interface Decision {
 
-    /** Send it on (perhaps changed in place); {@code rewrite}, if not null, is applied to its response. */
-    record Forward(ResponseRewrite rewrite) implements Decision {
+    /** Send it on (perhaps changed in place); {@code rewrite}, if not null, is the hook that changes its response. */
+    record Forward(ResponseHook rewrite) implements Decision {
     }
 
     /** Answer with the API's own error response carrying {@code error} for every resource in the request. */
@@ -26,7 +26,7 @@ public sealed interface Decision {
 
     Decision FORWARD = new Forward(null);
 
-    static Decision forward(ResponseRewrite rewrite) {
+    static Decision forward(ResponseHook rewrite) {
         return new Forward(rewrite);
     }
 

@@ -56,18 +56,7 @@ public final class RequestRules {
             ApiKeys.DESCRIBE_SHARE_GROUP_OFFSETS, ApiKeys.ALTER_SHARE_GROUP_OFFSETS, ApiKeys.DELETE_SHARE_GROUP_OFFSETS,
             ApiKeys.SHARE_GROUP_HEARTBEAT, ApiKeys.SHARE_FETCH, ApiKeys.SHARE_ACKNOWLEDGE);
 
-    /** APIs whose responses may be rewritten: the proxy must decode them. */
-    private static final Set<ApiKeys> RESPONSES_REWRITTEN = EnumSet.of(ApiKeys.API_VERSIONS, ApiKeys.PRODUCE, ApiKeys.FETCH,
-            ApiKeys.LIST_OFFSETS, ApiKeys.OFFSET_FOR_LEADER_EPOCH, ApiKeys.METADATA, ApiKeys.DESCRIBE_TOPIC_PARTITIONS,
-            ApiKeys.DESCRIBE_PRODUCERS, ApiKeys.FIND_COORDINATOR, ApiKeys.OFFSET_FETCH, ApiKeys.DESCRIBE_GROUPS, ApiKeys.LIST_GROUPS,
-            ApiKeys.CONSUMER_GROUP_DESCRIBE, ApiKeys.SHARE_GROUP_DESCRIBE, ApiKeys.STREAMS_GROUP_DESCRIBE,
-            ApiKeys.STREAMS_GROUP_HEARTBEAT);
-
     private RequestRules() {
-    }
-
-    public static boolean mayRewriteResponse(ApiKeys api) {
-        return RESPONSES_REWRITTEN.contains(api);
     }
 
     /**

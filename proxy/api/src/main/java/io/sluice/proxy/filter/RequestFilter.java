@@ -24,6 +24,9 @@ public interface RequestFilter extends Filter {
      * Handles one request. The returned stage must complete (on any thread) within the proxy's filter
      * timeout, or the connection is closed. Build the result with {@link FilterContext#requestFilterResultBuilder()}
      * or {@link FilterContext#forwardRequest}. The header and request may be modified in place.
+     *
+     * @param apiVersion the request's version ({@code header.requestApiVersion()}), which its response will have too
      */
-    CompletionStage<RequestFilterResult> onRequest(ApiKeys apiKey, RequestHeaderData header, ApiMessage request, FilterContext context);
+    CompletionStage<RequestFilterResult> onRequest(ApiKeys apiKey, short apiVersion, RequestHeaderData header, ApiMessage request,
+                                                   FilterContext context);
 }

@@ -27,4 +27,9 @@ public interface RequestFilterResult {
     boolean drop();
 
     boolean closeConnection();
+
+    /** What to run on the forwarded request's response at this filter's place; null for none. */
+    default ResponseHook responseHook() {
+        return null;
+    }
 }

@@ -11,7 +11,8 @@ import org.apache.kafka.common.protocol.ApiMessage;
 
 /**
  * Builds a {@link RequestFilterResult}. Choose one outcome (forward, short-circuit, error response or drop),
- * optionally add {@link #withCloseConnection()}, then {@link #build()} or {@link #completed()}.
+ * optionally add {@link #withResponseHook} (after forward) and {@link #withCloseConnection()}, then {@link #build()} or
+ * {@link #completed()}.
  */
 public final class RequestFilterResultBuilder {
 
@@ -19,6 +20,7 @@ public final class RequestFilterResultBuilder {
     private ApiMessage message;
     private ResponseHeaderData responseHeader;
     private ApiMessage response;
+    private ResponseHook responseHook;
     private boolean drop;
     private boolean close;
     private boolean decided;
@@ -55,6 +57,22 @@ public final class RequestFilterResultBuilder {
         return this;
     }
 
+    /**
+     * Runs {@code hook} on the response to the forwarded request, at this filter's place on the response path; see
+     * {@link ResponseHook}. Only with {@link #forward}: a short-circuit response is the filter's own, and a dropped
+     * request has none.
+     */
+    public RequestFilterResultBuilder withResponseHook(ResponseHook hook) {
+        if (message == null) {
+            throw new IllegalStateException("withResponseHook follows forward(header, request)");
+        }
+        if (responseHook != null) {
+            throw new IllegalStateException("a forwarded request has at most one response hook per filter");
+        }
+        this.responseHook = Objects.requireNonNull(hook, "hook");
+        return this;
+    }
+
     public RequestFilterResultBuilder withCloseConnection() {
         this.close = true;
         return this;
@@ -64,7 +82,7 @@ public final class RequestFilterResultBuilder {
         if (!decided && !close) {
             throw new IllegalStateException("choose forward, shortCircuitResponse, errorResponse or drop (or withCloseConnection)");
         }
-        return new Result(header, message, response, responseHeader, drop || (!decided && close), close);
+        return new Result(header, message, response, responseHeader, drop || (!decided && close), close, responseHook);
     }
 
     public CompletionStage<RequestFilterResult> completed() {
@@ -79,7 +97,7 @@ public final class RequestFilterResultBuilder {
     }
 
     private record Result(RequestHeaderData header, ApiMessage message, ApiMessage shortCircuitResponse,
-                          ResponseHeaderData shortCircuitResponseHeader, boolean drop, boolean closeConnection)
+                          ResponseHeaderData shortCircuitResponseHeader, boolean drop, boolean closeConnection, ResponseHook responseHook)
             implements RequestFilterResult {
     }
 }

@@ -1,6 +1,7 @@
 package io.sluice.proxy.codec;
 
 import java.util.ArrayDeque;
+import java.util.List;
 
 import org.apache.kafka.common.protocol.ApiKeys;
 
@@ -12,20 +13,26 @@ import org.apache.kafka.common.protocol.ApiKeys;
 public final class CorrelationTracker {
 
     /** What the response decoder needs to know about the request a response answers. */
-    public record Pending(int upstreamId, int clientCorrelationId, ApiKeys apiKey, short apiVersion, boolean decodeResponse, OutOfBand outOfBand) {
+    public record Pending(int upstreamId, int clientCorrelationId, ApiKeys apiKey, short apiVersion, boolean decodeResponse, OutOfBand outOfBand,
+                          List<AttachedHook> responseHooks) {
     }
 
     private final ArrayDeque<Pending> pending = new ArrayDeque<>();
     private int nextId;
 
-    /** Assigns the upstream correlation id; records the request when a response will come. */
+    /**
+     * Assigns the upstream correlation id; records the request when a response will come, with the response hooks
+     * filters attached to it (a request without a response drops them: they never run).
+     */
     public int register(RequestFrame request, boolean decodeResponse, OutOfBand outOfBand) {
         int id = nextId++;
         if (nextId < 0) {
             nextId = 0;
         }
         if (request.hasResponse()) {
-            pending.addLast(new Pending(id, request.correlationId(), request.apiKey(), request.apiVersion(), decodeResponse, outOfBand));
+            List<AttachedHook> hooks = request instanceof DecodedRequest decoded ? decoded.responseHooks() : List.of();
+            pending.addLast(new Pending(id, request.correlationId(), request.apiKey(), request.apiVersion(), decodeResponse || !hooks.isEmpty(),
+                    outOfBand, hooks));
         }
         return id;
     }

@@ -1,10 +1,14 @@
 package io.sluice.proxy.codec;
 
+import java.util.ArrayList;
+import java.util.List;
+
 import org.apache.kafka.common.message.RequestHeaderData;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.ApiMessage;
 
 import io.netty.buffer.ByteBuf;
+import io.sluice.proxy.filter.ResponseHook;
 
 /** A request decoded into kafka-clients' generated classes, for filters to read and change. */
 public final class DecodedRequest implements RequestFrame {
@@ -14,6 +18,7 @@ public final class DecodedRequest implements RequestFrame {
     private ByteBuf backing;
     private RequestHeaderData header;
     private ApiMessage body;
+    private List<AttachedHook> responseHooks = List.of();
 
     /**
      * @param backing the frame the message was decoded from, or null: records in the body are views of it,
@@ -71,6 +76,19 @@ public final class DecodedRequest implements RequestFrame {
         newHeader.setRequestApiVersion(header.requestApiVersion());
         this.header = newHeader;
         this.body = newBody;
+    }
+
+    /** Runs {@code hook} at {@code owner}'s place on this request's response path (see {@link ResponseHook}). */
+    public void attachResponseHook(Object owner, ResponseHook hook) {
+        if (responseHooks.isEmpty()) {
+            responseHooks = new ArrayList<>(2);
+        }
+        responseHooks.add(new AttachedHook(owner, hook));
+    }
+
+    /** The hooks filters attached, in the order they were attached (nearest the client first); empty for none. */
+    public List<AttachedHook> responseHooks() {
+        return responseHooks;
     }
 
     @Override

@@ -12,7 +12,7 @@ import io.netty.channel.ChannelInboundHandlerAdapter;
 
 /**
  * Broker frames in, {@link ResponseFrame}s out. A response carries only a correlation id, so the request
- * it answers (API, version, whether anyone wants it decoded) comes from the {@link CorrelationTracker};
+ * it answers (API, version, whether anyone wants it decoded, the filters' hooks on it) comes from the {@link CorrelationTracker};
  * the client's own correlation id is put back here.
  */
 public final class ResponseDecoder extends ChannelInboundHandlerAdapter {
@@ -67,6 +67,6 @@ public final class ResponseDecoder extends ChannelInboundHandlerAdapter {
         ApiMessage body = request.apiKey().messageType.newResponse();
         body.read(reader, request.apiVersion());
         header.setCorrelationId(request.clientCorrelationId());
-        return new DecodedResponse(request.apiKey(), request.apiVersion(), header, body, request.outOfBand(), backing);
+        return new DecodedResponse(request.apiKey(), request.apiVersion(), header, body, request.outOfBand(), backing, request.responseHooks());
     }
 }

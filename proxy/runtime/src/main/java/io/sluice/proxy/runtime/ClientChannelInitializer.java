@@ -1,6 +1,5 @@
 package io.sluice.proxy.runtime;
 
-import java.util.ArrayList;
 import java.util.List;
 
 import io.netty.channel.ChannelInitializer;
@@ -10,7 +9,6 @@ import io.sluice.proxy.codec.FrameDecoder;
 import io.sluice.proxy.codec.FrameEncoder;
 import io.sluice.proxy.codec.RequestDecoder;
 import io.sluice.proxy.config.PreAuthenticationConfig;
-import io.sluice.proxy.filter.Filter;
 
 /**
  * Assembles the pipeline of a client connection. Read top to bottom it is the request's path; responses
@@ -45,9 +43,7 @@ public final class ClientChannelInitializer extends ChannelInitializer<SocketCha
         ProxyConnection connection = new ProxyConnection(ch, setup.virtualCluster(), setup.gateway(), setup.metrics());
         setup.openConnections().add(connection);
         List<NamedFilter> filters = setup.createFilters(connection);
-        List<Filter> plain = new ArrayList<>(filters.size());
-        filters.forEach(f -> plain.add(f.filter()));
-        connection.decodePolicy(new FilterChainDecodePolicy(plain));
+        connection.decodePolicy(new FilterChainDecodePolicy(filters));
 
         ChannelPipeline p = ch.pipeline();
         if (setup.clientSslContext() != null) {
@@ -65,7 +61,7 @@ public final class ClientChannelInitializer extends ChannelInitializer<SocketCha
         p.addLast("sequencer", new ResponseSequencer(setup.metrics(), connection));
         for (int i = 0; i < filters.size(); i++) {
             NamedFilter f = filters.get(i);
-            p.addLast("filter-" + i + "-" + f.name(), new FilterHandler(f.name(), f.filter(), connection, setup.filterTimeout()));
+            p.addLast("filter-" + i + "-" + f.name(), new FilterHandler(f, connection, setup.filterTimeout()));
         }
         p.addLast("upstream", new UpstreamForwarder(connection, setup.dialer()));
     }

@@ -5,12 +5,10 @@ import java.util.List;
 import org.apache.kafka.common.protocol.ApiKeys;
 
 import io.sluice.proxy.codec.DecodePolicy;
-import io.sluice.proxy.filter.Filter;
-import io.sluice.proxy.filter.RequestFilter;
-import io.sluice.proxy.filter.ResponseFilter;
 
 /**
- * Decode a message when any filter on the connection handles it. The filters' answers are asked once per
+ * Decode a message when any filter on the connection handles it (a response also when a filter attached a hook to its
+ * request: see {@code CorrelationTracker.register}). The filters' answers are asked once per
  * API and version and remembered, so the per-request cost is an array lookup.
  */
 final class FilterChainDecodePolicy implements DecodePolicy {
@@ -19,11 +17,11 @@ final class FilterChainDecodePolicy implements DecodePolicy {
     private static final byte NO = 1;
     private static final byte YES = 2;
 
-    private final List<Filter> filters;
+    private final List<NamedFilter> filters;
     private final byte[][] requests = new byte[maxApiKey() + 1][];
     private final byte[][] responses = new byte[maxApiKey() + 1][];
 
-    FilterChainDecodePolicy(List<Filter> filters) {
+    FilterChainDecodePolicy(List<NamedFilter> filters) {
         this.filters = filters;
     }
 
@@ -31,7 +29,7 @@ final class FilterChainDecodePolicy implements DecodePolicy {
     public boolean decodeRequest(ApiKeys apiKey, short apiVersion) {
         byte[] byVersion = versions(requests, apiKey);
         if (byVersion[apiVersion] == UNKNOWN) {
-            boolean any = filters.stream().anyMatch(f -> f instanceof RequestFilter rf && rf.shouldHandleRequest(apiKey, apiVersion));
+            boolean any = filters.stream().anyMatch(f -> f.requests() != null && f.requests().shouldHandleRequest(apiKey, apiVersion));
             byVersion[apiVersion] = any ? YES : NO;
         }
         return byVersion[apiVersion] == YES;
@@ -41,7 +39,7 @@ final class FilterChainDecodePolicy implements DecodePolicy {
     public boolean decodeResponse(ApiKeys apiKey, short apiVersion) {
         byte[] byVersion = versions(responses, apiKey);
         if (byVersion[apiVersion] == UNKNOWN) {
-            boolean any = filters.stream().anyMatch(f -> f instanceof ResponseFilter rf && rf.shouldHandleResponse(apiKey, apiVersion));
+            boolean any = filters.stream().anyMatch(f -> f.responses() != null && f.responses().shouldHandleResponse(apiKey, apiVersion));
             byVersion[apiVersion] = any ? YES : NO;
         }
         return byVersion[apiVersion] == YES;

@@ -8,6 +8,7 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.Consumer;
 
 import org.apache.kafka.common.message.ResponseHeaderData;
 import org.apache.kafka.common.protocol.ApiMessage;
@@ -21,11 +22,11 @@ import io.sluice.proxy.codec.DecodedResponse;
 import io.sluice.proxy.codec.RequestDropped;
 import io.sluice.proxy.codec.RequestFrame;
 import io.sluice.proxy.codec.ResponseFrame;
-import io.sluice.proxy.filter.Filter;
 import io.sluice.proxy.filter.RequestFilter;
 import io.sluice.proxy.filter.RequestFilterResult;
 import io.sluice.proxy.filter.ResponseFilter;
 import io.sluice.proxy.filter.ResponseFilterResult;
+import io.sluice.proxy.filter.ResponseHook;
 
 /**
  * Runs one filter instance in the client pipeline: requests pass it inbound, responses outbound. While the
@@ -51,10 +52,10 @@ final class FilterHandler extends ChannelDuplexHandler {
     private boolean responseBusy;
     private boolean removed;
 
-    FilterHandler(String filterName, Filter filter, ProxyConnection connection, Duration timeout) {
-        this.filterName = filterName;
-        this.requestFilter = filter instanceof RequestFilter rf ? rf : null;
-        this.responseFilter = filter instanceof ResponseFilter rf ? rf : null;
+    FilterHandler(NamedFilter filter, ProxyConnection connection, Duration timeout) {
+        this.filterName = filter.name();
+        this.requestFilter = filter.requests();
+        this.responseFilter = filter.responses();
         this.connection = connection;
         this.timeoutNanos = timeout.toNanos();
         this.context = new FilterContextImpl(this, connection, filterName);
@@ -106,7 +107,7 @@ final class FilterHandler extends ChannelDuplexHandler {
         }
         CompletionStage<RequestFilterResult> stage;
         try {
-            stage = requestFilter.onRequest(request.apiKey(), request.header(), request.body(), context);
+            stage = requestFilter.onRequest(request.apiKey(), request.apiVersion(), request.header(), request.body(), context);
         } catch (RuntimeException e) {
             request.release();
             fail("onRequest(" + request.apiKey() + ") threw", e);
@@ -151,8 +152,9 @@ final class FilterHandler extends ChannelDuplexHandler {
             ResponseHeaderData header = result.shortCircuitResponseHeader() != null ? result.shortCircuitResponseHeader() : new ResponseHeaderData();
             header.setCorrelationId(request.correlationId());
             if (request.hasResponse()) {
+                // Filters nearer the client that forwarded this request still see their hooks run on the answer.
                 ctx.writeAndFlush(new DecodedResponse(request.apiKey(), request.apiVersion(), header, result.shortCircuitResponse(),
-                        request.outOfBand(), null));
+                        request.outOfBand(), null, request.responseHooks()));
             }
         } else if (result.drop()) {
             request.release();
@@ -168,6 +170,9 @@ final class FilterHandler extends ChannelDuplexHandler {
                 request.release();
                 fail("onRequest(" + request.apiKey() + ") forwarded a bad message", e);
                 return;
+            }
+            if (result.responseHook() != null) {
+                request.attachResponseHook(this, result.responseHook());
             }
             ctx.fireChannelRead(request);
         }
@@ -215,8 +220,27 @@ final class FilterHandler extends ChannelDuplexHandler {
             ctx.write(msg, promise);
             return;
         }
+        ResponseHook hook = response.takeResponseHook(this);
+        if (hook == null) {
+            filterResponse(response, promise);
+            return;
+        }
+        // The hook the filter attached to the request runs first, under the same timeout as the filter's own callbacks.
+        CompletionStage<Void> stage;
+        try {
+            stage = hook.onResponse(response.body());
+        } catch (RuntimeException e) {
+            response.release();
+            promise.tryFailure(e);
+            fail("response hook (" + response.apiKey() + ") threw", e);
+            return;
+        }
+        awaitResponseStage(response, promise, "response hook (" + response.apiKey() + ")", stage, done -> filterResponse(response, promise));
+    }
+
+    private void filterResponse(DecodedResponse response, ChannelPromise promise) {
         if (responseFilter == null || !responseFilter.shouldHandleResponse(response.apiKey(), response.apiVersion())) {
-            ctx.write(msg, promise);
+            ctx.write(response, promise);
             return;
         }
         CompletionStage<ResponseFilterResult> stage;
@@ -228,13 +252,21 @@ final class FilterHandler extends ChannelDuplexHandler {
             fail("onResponse(" + response.apiKey() + ") threw", e);
             return;
         }
-        CompletableFuture<ResponseFilterResult> future = stage.toCompletableFuture();
+        awaitResponseStage(response, promise, "onResponse(" + response.apiKey() + ")", stage, result -> completeResponse(response, promise, result));
+    }
+
+    /**
+     * Continues with {@code then} once {@code stage} completes, on the event loop; later responses queue behind it
+     * meanwhile, and a stage that fails or does not complete within the timeout closes the connection.
+     */
+    private <T> void awaitResponseStage(DecodedResponse response, ChannelPromise promise, String what, CompletionStage<T> stage, Consumer<T> then) {
+        CompletableFuture<T> future = stage.toCompletableFuture();
         if (future.isDone()) {
-            completeResponse(response, promise, future);
+            continueResponse(response, promise, what, future, then);
             return;
         }
         responseBusy = true;
-        ScheduledFuture<?> timer = ctx.executor().schedule(() -> timedOut("onResponse(" + response.apiKey() + ")"), timeoutNanos, TimeUnit.NANOSECONDS);
+        ScheduledFuture<?> timer = ctx.executor().schedule(() -> timedOut(what), timeoutNanos, TimeUnit.NANOSECONDS);
         future.whenComplete((r, e) -> onLoop(() -> {
             timer.cancel(false);
             if (removed || connection.isClosing()) {
@@ -243,7 +275,7 @@ final class FilterHandler extends ChannelDuplexHandler {
                 return;
             }
             responseBusy = false;
-            completeResponse(response, promise, future);
+            continueResponse(response, promise, what, future, then);
             while (!responseBusy && !queuedResponses.isEmpty() && !removed) {
                 QueuedWrite next = queuedResponses.pollFirst();
                 handleResponse(next.msg(), next.promise());
@@ -252,15 +284,23 @@ final class FilterHandler extends ChannelDuplexHandler {
         }));
     }
 
-    private void completeResponse(DecodedResponse response, ChannelPromise promise, CompletableFuture<ResponseFilterResult> future) {
-        ResponseFilterResult result;
+    private <T> void continueResponse(DecodedResponse response, ChannelPromise promise, String what, CompletableFuture<T> future, Consumer<T> then) {
+        T value;
         try {
-            result = future.join();
-            if (result == null) {
-                throw new IllegalStateException("filter completed with a null result");
-            }
+            value = future.join();
         } catch (RuntimeException e) {
             response.release();
+            promise.tryFailure(e);
+            fail(what + " failed", e);
+            return;
+        }
+        then.accept(value);
+    }
+
+    private void completeResponse(DecodedResponse response, ChannelPromise promise, ResponseFilterResult result) {
+        if (result == null) {
+            response.release();
+            IllegalStateException e = new IllegalStateException("filter completed with a null result");
             promise.tryFailure(e);
             fail("onResponse(" + response.apiKey() + ") failed", e);
             return;

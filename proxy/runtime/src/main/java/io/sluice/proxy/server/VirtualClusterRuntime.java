@@ -21,7 +21,6 @@ import io.sluice.config.HostPort;
 import io.sluice.proxy.config.NetworkConfig;
 import io.sluice.proxy.config.PreAuthenticationConfig;
 import io.sluice.proxy.config.VirtualClusterConfig;
-import io.sluice.proxy.filter.ResponseFilter;
 import io.sluice.proxy.metrics.ProxyMetrics;
 import io.sluice.proxy.metrics.VirtualClusterMetrics;
 import io.sluice.proxy.runtime.ConnectionLimiter;
@@ -147,8 +146,10 @@ final class VirtualClusterRuntime {
             chain.add(new NamedFilter(def.name(),
                     def.create(new FilterDefinitions.FactoryContext(def.name(), meterRegistry, connection.frontend().eventLoop()))));
         }
-        boolean fetchDecodedAnyway = chain.stream().anyMatch(f -> f.filter() instanceof ResponseFilter rf
-                && rf.shouldHandleResponse(ApiKeys.FETCH, ApiKeys.FETCH.latestVersion(true)));
+        // A filter that handles Fetch requests may attach response hooks to them, which decode their responses.
+        short fetch = ApiKeys.FETCH.latestVersion(true);
+        boolean fetchDecodedAnyway = chain.stream().anyMatch(f -> f.responses() != null && f.responses().shouldHandleResponse(ApiKeys.FETCH, fetch)
+                || f.requests() != null && f.requests().shouldHandleRequest(ApiKeys.FETCH, fetch));
         chain.add(new NamedFilter("broker-address", new BrokerAddressFilter(gateway)));
         chain.add(new NamedFilter("api-versions", new ApiVersionsFilter(fetchDecodedAnyway ? Map.of()
                 : Map.of(ApiKeys.FETCH, ApiVersionsFilter.FETCH_WITHOUT_NODE_ENDPOINTS))));

@@ -171,14 +171,7 @@ class FilterChainTest {
                 defaultFilters: [stall]
                 """)) {
             String topic = createTopic(proxy);
-            try (KafkaWire wire = new KafkaWire(proxy.bootstrapPort())) {
-                // The timeout plus a margin: the close must not wait behind the response the filter holds.
-                wire.socket().setSoTimeout(4_000);
-                long start = System.nanoTime();
-                wire.send(ApiKeys.LIST_OFFSETS, (short) 7, listOffsets(topic));
-                assertThat(wire.closedByPeer()).as("connection closed by the proxy").isTrue();
-                assertThat(Duration.ofNanos(System.nanoTime() - start)).isGreaterThanOrEqualTo(Duration.ofMillis(900));
-            }
+            assertListOffsetsClosesItsConnectionAfterOneSecond(proxy, topic);
             assertThat(proxy.metric("sluice_filter_errors_total", "filter=\"stall\"")).isEqualTo(1);
             produce(proxy, topic, "still-working");
         }
@@ -261,7 +254,19 @@ class FilterChainTest {
 
     // ---- helpers ----
 
-    private static ListOffsetsRequestData listOffsets(String topic) {
+    /** A ListOffsets for {@code topic} on a raw connection is not answered, and the connection closes after the 1 s filter timeout. */
+    static void assertListOffsetsClosesItsConnectionAfterOneSecond(ProxyFixture proxy, String topic) throws Exception {
+        try (KafkaWire wire = new KafkaWire(proxy.bootstrapPort())) {
+            // The timeout plus a margin: the close must not wait behind the response the filter holds.
+            wire.socket().setSoTimeout(4_000);
+            long start = System.nanoTime();
+            wire.send(ApiKeys.LIST_OFFSETS, (short) 7, listOffsets(topic));
+            assertThat(wire.closedByPeer()).as("connection closed by the proxy").isTrue();
+            assertThat(Duration.ofNanos(System.nanoTime() - start)).isGreaterThanOrEqualTo(Duration.ofMillis(900));
+        }
+    }
+
+    static ListOffsetsRequestData listOffsets(String topic) {
         return new ListOffsetsRequestData().setReplicaId(-1).setTopics(List.of(new ListOffsetsRequestData.ListOffsetsTopic().setName(topic)
                 .setPartitions(List.of(new ListOffsetsRequestData.ListOffsetsPartition().setPartitionIndex(0).setTimestamp(-1)))));
     }

@@ -36,7 +36,7 @@ public final class PartitionCountHeader extends NoConfigFilterFactory {
             }
 
             @Override
-            public CompletionStage<RequestFilterResult> onRequest(ApiKeys apiKey, RequestHeaderData header, ApiMessage request, FilterContext ctx) {
+            public CompletionStage<RequestFilterResult> onRequest(ApiKeys apiKey, short apiVersion, RequestHeaderData header, ApiMessage request, FilterContext ctx) {
                 ProduceRequestData produce = (ProduceRequestData) request;
                 MetadataRequestData metadata = new MetadataRequestData().setAllowAutoTopicCreation(false);
                 // Produce v13+ names topics by id only; Metadata v12+ accepts either.

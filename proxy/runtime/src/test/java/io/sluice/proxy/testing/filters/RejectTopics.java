@@ -44,7 +44,7 @@ public final class RejectTopics implements FilterFactory<RejectTopics.Config, Re
             }
 
             @Override
-            public CompletionStage<RequestFilterResult> onRequest(ApiKeys apiKey, RequestHeaderData header, ApiMessage request, FilterContext ctx) {
+            public CompletionStage<RequestFilterResult> onRequest(ApiKeys apiKey, short apiVersion, RequestHeaderData header, ApiMessage request, FilterContext ctx) {
                 ProduceRequestData produce = (ProduceRequestData) request;
                 List<org.apache.kafka.common.Uuid> ids = produce.topicData().stream().map(ProduceRequestData.TopicProduceData::topicId).toList();
                 return ctx.topicNames(ids).thenCompose(names -> {

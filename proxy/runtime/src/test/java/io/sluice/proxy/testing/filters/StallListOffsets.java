@@ -25,7 +25,7 @@ public final class StallListOffsets extends NoConfigFilterFactory {
             }
 
             @Override
-            public CompletionStage<RequestFilterResult> onRequest(ApiKeys apiKey, RequestHeaderData header, ApiMessage request, FilterContext ctx) {
+            public CompletionStage<RequestFilterResult> onRequest(ApiKeys apiKey, short apiVersion, RequestHeaderData header, ApiMessage request, FilterContext ctx) {
                 return new CompletableFuture<>();
             }
         };

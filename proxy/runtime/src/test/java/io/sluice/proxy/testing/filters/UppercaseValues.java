@@ -28,7 +28,7 @@ public final class UppercaseValues extends NoConfigFilterFactory {
             }
 
             @Override
-            public CompletionStage<RequestFilterResult> onRequest(ApiKeys apiKey, RequestHeaderData header, ApiMessage request, FilterContext ctx) {
+            public CompletionStage<RequestFilterResult> onRequest(ApiKeys apiKey, short apiVersion, RequestHeaderData header, ApiMessage request, FilterContext ctx) {
                 return java.util.concurrent.CompletableFuture.supplyAsync(() -> {
                     RecordRewriter.rewrite((ProduceRequestData) request, r -> new SimpleRecord(r.timestamp(), r.key(), upper(r.value()), r.headers()));
                     return ctx.requestFilterResultBuilder().forward(header, request).build();
