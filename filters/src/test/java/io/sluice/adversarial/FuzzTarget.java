@@ -17,7 +17,7 @@ import io.kroxylicious.testing.kafka.api.KafkaCluster;
 import io.sluice.auth.testing.JwksServer;
 import io.sluice.auth.testing.TestIssuer;
 import io.sluice.filter.jwt.TestTokenCallbackHandler;
-import io.sluice.proxy.config.ConfigLoader;
+import io.sluice.proxy.config.ProxyConfigLoader;
 import io.sluice.testkit.FreePorts;
 import io.sluice.proxy.server.ProxyServer;
 
@@ -116,7 +116,7 @@ final class FuzzTarget implements AutoCloseable {
                           kmsConfig:
                             keys: [fuzz]
                     """.formatted(virtualClusters, jwks.url(), TestIssuer.ISSUER, TestIssuer.AUDIENCE, ROUTED, SECURE, HEALTH);
-            proxy = ProxyServer.start(ConfigLoader.parse(yaml, Map.of()));
+            proxy = ProxyServer.start(ProxyConfigLoader.parse(yaml, Map.of()));
             for (Cluster c : clusters) {
                 List<Integer> targets = new ArrayList<>();
                 for (int i = 0; i <= RELAYED_NODES; i++) {

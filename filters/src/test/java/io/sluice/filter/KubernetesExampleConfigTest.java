@@ -12,7 +12,8 @@ import org.junit.jupiter.api.Test;
 
 import io.sluice.filter.encryption.RecordEncryption;
 import io.sluice.kms.KmsService;
-import io.sluice.proxy.config.ConfigLoader;
+import io.sluice.config.ConfigLoader;
+import io.sluice.proxy.config.ProxyConfigLoader;
 import io.sluice.proxy.config.FilterDefinition;
 import io.sluice.proxy.config.ProxyConfig;
 import io.sluice.proxy.filter.FilterFactory;
@@ -31,7 +32,7 @@ class KubernetesExampleConfigTest {
 
     @Test
     void theExampleOverlaysFiltersBindToTheirFactoriesConfigs() throws IOException {
-        ProxyConfig config = ConfigLoader.parse(Files.readString(EXAMPLE), Map.of("KAFKA_BOOTSTRAP", "kafka:9092",
+        ProxyConfig config = ProxyConfigLoader.parse(Files.readString(EXAMPLE), Map.of("KAFKA_BOOTSTRAP", "kafka:9092",
                 "SLUICE_ADVERTISED_HOST", "kafka.example.com", "SLUICE_JWKS", "https://issuer.example/.well-known/jwks.json",
                 "SLUICE_JWT_ISSUER", "https://issuer.example", "SLUICE_JWT_AUDIENCE", "sluice", "VAULT_ADDR", "https://vault.example.com:8200"));
 

@@ -8,7 +8,7 @@ import org.slf4j.Logger;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.sluice.auth.Untrusted;
-import io.sluice.proxy.logging.RateLimitedLog;
+import io.sluice.logging.RateLimitedLog;
 
 /**
  * What an operator sees of records that cannot be decrypted: a counter by reason, whatever the policy did with them

@@ -1,6 +1,6 @@
 package io.sluice.filter.jwt;
 
-import io.sluice.auth.Authenticator;
+import io.sluice.auth.TokenAuthenticator;
 import io.sluice.filter.records.RecordReaders;
 import io.sluice.proxy.filter.Filter;
 import io.sluice.proxy.filter.FilterFactory;
@@ -35,7 +35,7 @@ public final class JwtAuth implements FilterFactory<JwtAuthConfig, JwtAuth.Share
     public static final String IDENTITY_ATTRIBUTE = "identity";
 
     /** What every connection of one filter definition shares. */
-    record Shared(Authenticator authenticator, AuthMetrics metrics, RecordReaders records) {
+    record Shared(TokenAuthenticator authenticator, AuthMetrics metrics, RecordReaders records) {
     }
 
     @Override
@@ -45,7 +45,7 @@ public final class JwtAuth implements FilterFactory<JwtAuthConfig, JwtAuth.Share
 
     @Override
     public Shared initialize(FilterFactoryContext context, JwtAuthConfig config) {
-        Authenticator authenticator = Authenticator.create(config.jwt());
+        TokenAuthenticator authenticator = TokenAuthenticator.create(config.jwt());
         return new Shared(authenticator, new AuthMetrics(context.meterRegistry(), context.filterName()),
                 new RecordReaders(config.records(), context.meterRegistry(), context.filterName()));
     }

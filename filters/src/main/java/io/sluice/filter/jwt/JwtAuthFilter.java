@@ -22,7 +22,7 @@ import org.apache.kafka.common.protocol.Errors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import io.sluice.auth.Authenticator;
+import io.sluice.auth.TokenAuthenticator;
 import io.sluice.auth.AuthenticatorBusyException;
 import io.sluice.auth.Grant;
 import io.sluice.auth.TokenRejectedException;
@@ -60,7 +60,7 @@ final class JwtAuthFilter implements RequestFilter, ResponseFilter {
 
     private enum Stage { AWAITING_HANDSHAKE, AWAITING_TOKEN, AUTHENTICATED }
 
-    private final Authenticator authenticator;
+    private final TokenAuthenticator authenticator;
     private final AuthMetrics metrics;
     private final RecordReaders records;
     private final PendingRewrites rewrites = new PendingRewrites();
@@ -69,7 +69,7 @@ final class JwtAuthFilter implements RequestFilter, ResponseFilter {
     private Grant grant;
     private Access access;
 
-    JwtAuthFilter(Authenticator authenticator, AuthMetrics metrics, RecordReaders records) {
+    JwtAuthFilter(TokenAuthenticator authenticator, AuthMetrics metrics, RecordReaders records) {
         this.authenticator = authenticator;
         this.metrics = metrics;
         this.records = records;

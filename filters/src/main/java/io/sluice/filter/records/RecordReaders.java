@@ -9,7 +9,7 @@ import org.slf4j.LoggerFactory;
 
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
-import io.sluice.proxy.logging.RateLimitedLog;
+import io.sluice.logging.RateLimitedLog;
 
 /**
  * One filter definition's {@link RecordReader}s: its {@link RecordLimits}, and a meter and a rate-limited log line

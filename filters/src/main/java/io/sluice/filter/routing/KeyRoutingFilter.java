@@ -31,7 +31,7 @@ import io.sluice.proxy.filter.RequestFilter;
 import io.sluice.proxy.filter.RequestFilterResult;
 import io.sluice.proxy.filter.ResponseFilter;
 import io.sluice.proxy.filter.ResponseFilterResult;
-import io.sluice.proxy.logging.RateLimitedLog;
+import io.sluice.logging.RateLimitedLog;
 
 /**
  * One connection's routing: topic names in requests from virtual to real, in responses back, records of other

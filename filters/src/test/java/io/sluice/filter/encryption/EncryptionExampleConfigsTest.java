@@ -7,7 +7,7 @@ import java.util.Map;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
-import io.sluice.proxy.config.ConfigLoader;
+import io.sluice.proxy.config.ProxyConfigLoader;
 import io.sluice.proxy.config.ProxyConfig;
 import io.sluice.proxy.server.ProxyServer;
 
@@ -21,7 +21,7 @@ class EncryptionExampleConfigsTest {
     void exampleStartsAProxy(String file) throws Exception {
         String yaml = Files.readString(Path.of("../config/examples", file));
         int port = io.sluice.testkit.FreePorts.block(4);
-        ProxyConfig config = ConfigLoader.parse(yaml.replace("port: 9190", "port: 0"), Map.of(
+        ProxyConfig config = ProxyConfigLoader.parse(yaml.replace("port: 9190", "port: 0"), Map.of(
                 "KAFKA_BOOTSTRAP", "127.0.0.1:1",
                 "SLUICE_BOOTSTRAP", "127.0.0.1:" + port,
                 // The Vault client does not contact Vault until a key is needed.

@@ -42,7 +42,7 @@ import io.kroxylicious.testing.kafka.api.KafkaCluster;
 import io.kroxylicious.testing.kafka.junit5ext.KafkaClusterExtension;
 import io.sluice.auth.JwtConfig;
 import io.sluice.auth.testing.TestIssuer;
-import io.sluice.proxy.config.ConfigException;
+import io.sluice.config.ConfigException;
 import io.sluice.proxy.testing.KafkaWire;
 import io.sluice.proxy.testing.ProxyFixture;
 

@@ -8,8 +8,9 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 import io.sluice.auth.JwtConfig;
-import io.sluice.proxy.config.ConfigException;
-import io.sluice.proxy.config.ConfigLoader;
+import io.sluice.config.ConfigException;
+import io.sluice.config.ConfigLoader;
+import io.sluice.proxy.config.ProxyConfigLoader;
 import io.sluice.proxy.config.FilterDefinition;
 import io.sluice.proxy.config.ProxyConfig;
 
@@ -23,7 +24,7 @@ class JwtExampleConfigTest {
 
     @Test
     void exampleBindsTheJwtAuthFilterToTheGivenKeysIssuerAndAudience() throws Exception {
-        ProxyConfig proxy = ConfigLoader.parse(Files.readString(EXAMPLE), Map.of(
+        ProxyConfig proxy = ProxyConfigLoader.parse(Files.readString(EXAMPLE), Map.of(
                 "KAFKA_BOOTSTRAP", "kafka:9092",
                 "SLUICE_JWKS", "https://idp.example.com/jwks.json",
                 "SLUICE_JWT_ISSUER", "https://idp.example.com/",
@@ -44,7 +45,7 @@ class JwtExampleConfigTest {
 
     @Test
     void exampleNeedsTheKeysIssuerAndAudience() {
-        assertThatThrownBy(() -> ConfigLoader.parse(Files.readString(EXAMPLE), Map.of("KAFKA_BOOTSTRAP", "kafka:9092")))
+        assertThatThrownBy(() -> ProxyConfigLoader.parse(Files.readString(EXAMPLE), Map.of("KAFKA_BOOTSTRAP", "kafka:9092")))
                 .isInstanceOf(ConfigException.class)
                 .hasMessageContaining("SLUICE_JWKS is not set")
                 .hasMessageContaining("SLUICE_JWT_ISSUER is not set")
@@ -54,7 +55,7 @@ class JwtExampleConfigTest {
     @Test
     void unknownConfigFieldIsAnErrorNamingIt() throws Exception {
         String yaml = Files.readString(EXAMPLE).replace("permissionsClaim: sluice", "permissionClaim: sluice");
-        ProxyConfig config = ConfigLoader.parse(yaml, Map.of("KAFKA_BOOTSTRAP", "k:9092", "SLUICE_JWKS", "/etc/jwks.json",
+        ProxyConfig config = ProxyConfigLoader.parse(yaml, Map.of("KAFKA_BOOTSTRAP", "k:9092", "SLUICE_JWKS", "/etc/jwks.json",
                 "SLUICE_JWT_ISSUER", "i", "SLUICE_JWT_AUDIENCE", "a"));
 
         assertThatThrownBy(() -> ConfigLoader.bind(config.filterDefinitions().get(0).config(), new JwtAuth().configType(), "filterDefinitions[0].config"))

@@ -19,7 +19,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import io.sluice.proxy.config.ConfigLoader;
+import io.sluice.config.ConfigLoader;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 

@@ -6,8 +6,9 @@ import java.util.Map;
 
 import org.junit.jupiter.api.Test;
 
-import io.sluice.proxy.config.ConfigException;
-import io.sluice.proxy.config.ConfigLoader;
+import io.sluice.config.ConfigException;
+import io.sluice.config.ConfigLoader;
+import io.sluice.proxy.config.ProxyConfigLoader;
 import io.sluice.proxy.config.FilterDefinition;
 import io.sluice.proxy.config.ProxyConfig;
 
@@ -20,7 +21,7 @@ class KeyRoutingExampleConfigTest {
     private static final Path EXAMPLE = Path.of("../config/examples/key-routing.yaml");
 
     private static RouteTable exampleRoutes() throws Exception {
-        ProxyConfig config = ConfigLoader.parse(Files.readString(EXAMPLE), Map.of("KAFKA_BOOTSTRAP", "kafka:9092"));
+        ProxyConfig config = ProxyConfigLoader.parse(Files.readString(EXAMPLE), Map.of("KAFKA_BOOTSTRAP", "kafka:9092"));
         FilterDefinition routing = config.filtersFor(config.virtualClusters().get(0)).get(0);
         assertThat(routing.type()).isEqualTo("KeyRouting");
         assertThat(config.virtualClusters().get(0).gateways().get(0).portIdentifiesNode().bootstrapAddress().toString()).isEqualTo("127.0.0.1:9192");
@@ -45,7 +46,7 @@ class KeyRoutingExampleConfigTest {
     @Test
     void anUnknownFieldIsAnErrorNamingIt() throws Exception {
         String yaml = Files.readString(EXAMPLE).replace("hideRealTopics: true", "hideRealTopic: true");
-        ProxyConfig config = ConfigLoader.parse(yaml, Map.of("KAFKA_BOOTSTRAP", "k:9092"));
+        ProxyConfig config = ProxyConfigLoader.parse(yaml, Map.of("KAFKA_BOOTSTRAP", "k:9092"));
 
         assertThatThrownBy(() -> ConfigLoader.bind(config.filterDefinitions().get(0).config(), KeyRouting.Config.class, "filterDefinitions[0].config"))
                 .isInstanceOf(ConfigException.class)

@@ -12,7 +12,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import com.fasterxml.jackson.dataformat.yaml.YAMLGenerator;
 
-import io.sluice.proxy.config.ConfigLoader;
+import io.sluice.config.ConfigLoader;
 
 /**
  * The OMB Kafka driver file for each target ({@code omb/drivers/TARGET.yaml}), with addresses taken from the

@@ -118,6 +118,8 @@ class DistributionIT {
         assertThat(jars).anyMatch(j -> j.startsWith("io.sluice-sluice-app-"))
                 .anyMatch(j -> j.matches("io\\.sluice-sluice-proxy-\\d.*\\.jar"))
                 .anyMatch(j -> j.startsWith("io.sluice-sluice-proxy-api-"))
+                .anyMatch(j -> j.startsWith("io.sluice-sluice-common-"))
+                .anyMatch(j -> j.startsWith("io.sluice-sluice-auth-"))
                 .anyMatch(j -> j.startsWith("io.sluice-sluice-websocket-bridge-"))
                 .anyMatch(j -> j.startsWith("ch.qos.logback-logback-classic-"))
                 .noneMatch(j -> j.contains("-tests") || j.contains("junit") || j.contains("assertj") || j.contains("kroxylicious"));

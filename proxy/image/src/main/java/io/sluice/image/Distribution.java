@@ -25,15 +25,15 @@ import org.apache.commons.compress.compressors.gzip.GzipCompressorInputStream;
  */
 public record Distribution(Path home, String version, String revision) {
 
-    /** Where proxy/runtime's build writes what was built (io.sluice.proxy.build.BuildInfo reads the same resource). */
-    private static final String BUILD_INFO = "io/sluice/proxy/build/build-info.properties";
+    /** Where proxy/common's build writes what was built (io.sluice.build.BuildInfo reads the same resource). */
+    private static final String BUILD_INFO = "io/sluice/build/build-info.properties";
     private static final String UNKNOWN = "unknown";
 
     /**
-     * The runtime's jar, group-artifact-version: the version starts with a digit, which tells it from its siblings
-     * {@code sluice-proxy-api} and any later {@code sluice-proxy-*} artifact.
+     * The jar that holds the build facts, group-artifact-version: the version starts with a digit, which tells it from
+     * any later {@code sluice-common-*} artifact.
      */
-    private static final Pattern RUNTIME_JAR = Pattern.compile("io\\.sluice-sluice-proxy-\\d.*\\.jar");
+    private static final Pattern BUILD_INFO_JAR = Pattern.compile("io\\.sluice-sluice-common-\\d.*\\.jar");
 
     /** Unpacks {@code tarball} into the empty or absent directory {@code into}. */
     public static Distribution unpack(Path tarball, Path into) throws IOException {
@@ -68,12 +68,12 @@ public record Distribution(Path home, String version, String revision) {
         return withBuildInfo(home);
     }
 
-    /** Reads the version and commit recorded in the distribution's sluice-proxy jar, so the labels name its build. */
+    /** Reads the version and commit recorded in the distribution's sluice-common jar, so the labels name its build. */
     private static Distribution withBuildInfo(Path home) throws IOException {
         Path jar;
         try (Stream<Path> lib = Files.list(home.resolve("lib"))) {
-            jar = lib.filter(p -> RUNTIME_JAR.matcher(p.getFileName().toString()).matches()).findFirst()
-                    .orElseThrow(() -> new IllegalArgumentException(home + "/lib has no io.sluice-sluice-proxy jar"));
+            jar = lib.filter(p -> BUILD_INFO_JAR.matcher(p.getFileName().toString()).matches()).findFirst()
+                    .orElseThrow(() -> new IllegalArgumentException(home + "/lib has no io.sluice-sluice-common jar"));
         }
         Properties info = new Properties();
         try (JarFile file = new JarFile(jar.toFile())) {

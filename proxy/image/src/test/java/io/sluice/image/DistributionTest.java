@@ -27,7 +27,7 @@ class DistributionTest {
     @Test
     void readsTheVersionAndCommitTheDistributionsBuildRecorded() throws IOException {
         Path tarball = tarball(new Entry("sluice-1.2.3/bin/sluice", "#!/bin/sh\n".getBytes(StandardCharsets.UTF_8)),
-                new Entry("sluice-1.2.3/lib/io.sluice-sluice-proxy-1.2.3.jar", proxyJar("version=1.2.3\ncommit=0123456789ab\n")));
+                new Entry("sluice-1.2.3/lib/io.sluice-sluice-common-1.2.3.jar", buildInfoJar("version=1.2.3\ncommit=0123456789ab\n")));
         Distribution distribution = Distribution.unpack(tarball, work.resolve("out"));
         assertThat(distribution.home().getFileName()).hasToString("sluice-1.2.3");
         assertThat(distribution.home().resolve("bin/sluice")).hasContent("#!/bin/sh");
@@ -36,10 +36,10 @@ class DistributionTest {
     }
 
     @Test
-    void theBuildInfoComesFromTheRuntimeJarNotTheFilterApiJarBesideIt() throws IOException {
+    void theBuildInfoComesFromTheCommonJarNotTheJarsBesideIt() throws IOException {
         Path tarball = tarball(new Entry("sluice-1.2.3/bin/sluice", new byte[0]),
-                new Entry("sluice-1.2.3/lib/io.sluice-sluice-proxy-api-1.2.3.jar", proxyJar("")),
-                new Entry("sluice-1.2.3/lib/io.sluice-sluice-proxy-1.2.3.jar", proxyJar("version=1.2.3\ncommit=0123456789ab\n")));
+                new Entry("sluice-1.2.3/lib/io.sluice-sluice-proxy-1.2.3.jar", buildInfoJar("")),
+                new Entry("sluice-1.2.3/lib/io.sluice-sluice-common-1.2.3.jar", buildInfoJar("version=1.2.3\ncommit=0123456789ab\n")));
         Distribution distribution = Distribution.unpack(tarball, work.resolve("out"));
         assertThat(distribution.version()).isEqualTo("1.2.3");
         assertThat(distribution.revision()).isEqualTo("0123456789ab");
@@ -48,7 +48,7 @@ class DistributionTest {
     @Test
     void aCommitTheBuildCouldNotFillInIsUnknown() throws IOException {
         Path tarball = tarball(new Entry("sluice-1/bin/sluice", new byte[0]),
-                new Entry("sluice-1/lib/io.sluice-sluice-proxy-1.jar", proxyJar("version=1\ncommit=${git.commit.id.abbrev}\n")));
+                new Entry("sluice-1/lib/io.sluice-sluice-common-1.jar", buildInfoJar("version=1\ncommit=${git.commit.id.abbrev}\n")));
         assertThat(Distribution.unpack(tarball, work.resolve("out")).revision()).isEqualTo("unknown");
     }
 
@@ -85,11 +85,11 @@ class DistributionTest {
         return file;
     }
 
-    /** A jar holding only the build-info resource proxy/runtime's build writes. */
-    private static byte[] proxyJar(String buildInfo) throws IOException {
+    /** A jar holding only the build-info resource proxy/common's build writes. */
+    private static byte[] buildInfoJar(String buildInfo) throws IOException {
         ByteArrayOutputStream bytes = new ByteArrayOutputStream();
         try (JarOutputStream jar = new JarOutputStream(bytes)) {
-            jar.putNextEntry(new JarEntry("io/sluice/proxy/build/build-info.properties"));
+            jar.putNextEntry(new JarEntry("io/sluice/build/build-info.properties"));
             jar.write(buildInfo.getBytes(StandardCharsets.ISO_8859_1));
             jar.closeEntry();
         }

@@ -9,7 +9,7 @@ import java.util.Properties;
 import java.util.stream.Collectors;
 
 /**
- * A complete Deployment for a {@link Workload}: what the shipped base runs (image, config, probes on the management
+ * A complete Deployment for a {@link DeployedComponent}: what the shipped base runs (image, config, probes on the management
  * port, a locked-down security context, Prometheus annotations) with the replicas, CPU, memory and JVM options a
  * sizing decided. Requests equal limits: a fixed CPU budget makes the throughput ceiling deterministic (Kroxylicious's
  * advice), and equal memory makes the pod Guaranteed, the last to be evicted.
@@ -25,12 +25,12 @@ public final class DeploymentYaml {
     /**
      * @param header comment lines (without {@code #}) saying what the sizing was for
      */
-    public static String of(Workload workload, List<String> header, int replicas, int millicores, long memoryBytes, JvmBudget jvm) {
+    public static String of(DeployedComponent component, List<String> header, int replicas, int millicores, long memoryBytes, JvmBudget jvm) {
         String comments = header.stream().map(line -> "# " + line + "\n").collect(Collectors.joining());
-        String ports = workload.ports().stream()
+        String ports = component.ports().stream()
                 .map(p -> String.format(Locale.ROOT, "            - name: %s%n              containerPort: %d%n", p.name(), p.port()))
                 .collect(Collectors.joining());
-        String extraEnv = workload.extraEnv().lines().map(line -> "            " + line + "\n").collect(Collectors.joining());
+        String extraEnv = component.extraEnv().lines().map(line -> "            " + line + "\n").collect(Collectors.joining());
         String memory = (memoryBytes >> 20) + "Mi";
         return comments + String.format(Locale.ROOT, """
                 apiVersion: apps/v1
@@ -132,7 +132,7 @@ public final class DeploymentYaml {
                         - name: tmp
                           emptyDir:
                             sizeLimit: 64Mi
-                """, workload.name(), replicas, workload.managementPort(), IMAGE, workload.subcommand(), workload.configFile(),
+                """, component.name(), replicas, component.managementPort(), IMAGE, component.subcommand(), component.configFile(),
                 String.join(" ", jvm.options()), extraEnv, ports, millicores, memory);
     }
 

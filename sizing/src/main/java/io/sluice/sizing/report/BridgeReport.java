@@ -7,7 +7,7 @@ import io.sluice.sizing.bridge.BridgeFit;
 import io.sluice.sizing.bridge.BridgePlan;
 import io.sluice.sizing.bridge.BridgePoint;
 import io.sluice.sizing.deploy.DeploymentYaml;
-import io.sluice.sizing.deploy.Workload;
+import io.sluice.sizing.deploy.DeployedComponent;
 import io.sluice.sizing.fit.Estimate;
 import io.sluice.sizing.fit.LinearFit;
 
@@ -46,7 +46,7 @@ public final class BridgeReport {
                         plan.audience().users(), Figures.number(plan.audience().messagesPerUser(), 2), plan.audience().headroom()),
                 plan.podsForLoad() + " pod(s) carry the audience; +1 so any one can fail (N+1)",
                 "memory: the fit's upper bound x headroom, holding the JVM's budget: " + plan.jvm().formula());
-        return DeploymentYaml.of(Workload.BRIDGE, header, plan.replicas(), plan.millicoresPerPod(), plan.memoryBytesPerPod(), plan.jvm());
+        return DeploymentYaml.of(DeployedComponent.BRIDGE, header, plan.replicas(), plan.millicoresPerPod(), plan.memoryBytesPerPod(), plan.jvm());
     }
 
     public static String html(List<BridgeFit> fits, List<BridgePlan> plans) {

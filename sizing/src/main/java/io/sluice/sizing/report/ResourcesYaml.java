@@ -4,7 +4,7 @@ import java.util.List;
 import java.util.Locale;
 
 import io.sluice.sizing.deploy.DeploymentYaml;
-import io.sluice.sizing.deploy.Workload;
+import io.sluice.sizing.deploy.DeployedComponent;
 import io.sluice.sizing.plan.PodPlan;
 
 /**
@@ -24,6 +24,6 @@ public final class ResourcesYaml {
                 String.format(Locale.ROOT, "%d pod(s) carry the load at %.1f MB/s each; +1 so any one can fail (N+1). Evidence: %s",
                         plan.podsForLoad(), plan.trafficPerPodMBps(), evidence),
                 "memory: " + plan.memoryExplained());
-        return DeploymentYaml.of(Workload.PROXY, header, plan.replicas(), plan.millicoresPerPod(), plan.memoryBytesPerPod(), plan.jvm());
+        return DeploymentYaml.of(DeployedComponent.PROXY, header, plan.replicas(), plan.millicoresPerPod(), plan.memoryBytesPerPod(), plan.jvm());
     }
 }

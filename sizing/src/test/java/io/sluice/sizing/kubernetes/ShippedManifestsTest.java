@@ -24,12 +24,12 @@ import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import io.sluice.proxy.config.ConfigLoader;
+import io.sluice.proxy.config.ProxyConfigLoader;
 import io.sluice.proxy.config.ProxyConfig;
 import io.sluice.proxy.testing.Executables;
 import io.sluice.sizing.deploy.DeploymentYaml;
 import io.sluice.sizing.deploy.JvmBudget;
-import io.sluice.sizing.deploy.Workload;
+import io.sluice.sizing.deploy.DeployedComponent;
 import io.sluice.sizing.plan.Sizing;
 import io.sluice.sizing.plan.TrafficSpec;
 import io.sluice.sizing.report.SizingOutput;
@@ -151,9 +151,9 @@ class ShippedManifestsTest {
 
         List<String> configs = List.of(find(base, "ConfigMap", "sluice-proxy").at("/data/proxy.yaml").asText(), Files.readString(EXAMPLE.resolve("proxy.yaml")));
         for (String yaml : configs) {
-            ProxyConfig config = ConfigLoader.parse(yaml, env);
+            ProxyConfig config = ProxyConfigLoader.parse(yaml, env);
             assertThat(config.management().bindAddress()).as("probes and scrapes come from outside the pod").isEqualTo("0.0.0.0");
-            assertThat(config.management().port()).isEqualTo(Workload.PROXY.managementPort());
+            assertThat(config.management().port()).isEqualTo(DeployedComponent.PROXY.managementPort());
             Set<Integer> configPorts = new HashSet<>();
             var gateway = config.virtualClusters().get(0).gateways().get(0).portIdentifiesNode();
             configPorts.add(gateway.bootstrapAddress().port());
@@ -185,7 +185,7 @@ class ShippedManifestsTest {
     @Test
     void theBridgeDeploymentIsWhatSluiceSizeBridgeWritesForOneCoreAndTheDefaultHeap() throws IOException {
         JvmBudget jvm = new JvmBudget(1L << 30, "-XX:+UseParallelGC", 2);
-        String expected = DeploymentYaml.of(Workload.BRIDGE, List.of(), 2, 1000, jvm.limitBytes(), jvm);
+        String expected = DeploymentYaml.of(DeployedComponent.BRIDGE, List.of(), 2, 1000, jvm.limitBytes(), jvm);
 
         assertThat(YAML.readTree(BASE.resolve("sluice-bridge-deployment.yaml").toFile())).isEqualTo(YAML.readTree(expected));
     }

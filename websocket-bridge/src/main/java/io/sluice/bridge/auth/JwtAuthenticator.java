@@ -9,12 +9,13 @@ import org.slf4j.LoggerFactory;
 
 import io.sluice.auth.AuthenticatorBusyException;
 import io.sluice.auth.JwtConfig;
+import io.sluice.auth.TokenAuthenticator;
 import io.sluice.auth.TokenRejectedException;
 import io.sluice.bridge.config.BridgeConfig;
-import io.sluice.proxy.config.ConfigException;
+import io.sluice.config.ConfigException;
 
 /**
- * The bridge's {@link Authenticator} over the shared {@link io.sluice.auth.Authenticator}: the same token validation
+ * The bridge's {@link Authenticator} over the shared {@link TokenAuthenticator}: the same token validation
  * and permission model as the proxy's JwtAuth filter, so a token means the same in both. Validation runs on the shared
  * authenticator's own pool (it may fetch a JWKS), never on the event loop.
  *
@@ -27,9 +28,9 @@ public final class JwtAuthenticator implements Authenticator, AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(JwtAuthenticator.class);
 
-    private final io.sluice.auth.Authenticator tokens;
+    private final TokenAuthenticator tokens;
 
-    public JwtAuthenticator(io.sluice.auth.Authenticator tokens) {
+    public JwtAuthenticator(TokenAuthenticator tokens) {
         this.tokens = tokens;
     }
 
@@ -39,7 +40,7 @@ public final class JwtAuthenticator implements Authenticator, AutoCloseable {
      * @throws IllegalArgumentException when the config or its key source is unusable, naming the field
      */
     public static JwtAuthenticator create(JwtConfig config) {
-        return new JwtAuthenticator(io.sluice.auth.Authenticator.create(config));
+        return new JwtAuthenticator(TokenAuthenticator.create(config));
     }
 
     /** Every client authenticates with a JWT; a node without {@code auth.jwt} would serve anyone, so it does not start. */

@@ -7,7 +7,7 @@ import com.fasterxml.jackson.annotation.JsonCreator;
 import com.fasterxml.jackson.annotation.JsonProperty;
 import com.fasterxml.jackson.databind.annotation.JsonDeserialize;
 
-import io.sluice.proxy.config.ManagementConfig;
+import io.sluice.config.ManagementConfig;
 
 /**
  * The whole bridge configuration, as loaded by {@link BridgeConfigLoader}. Sections are never null; {@code topics} is

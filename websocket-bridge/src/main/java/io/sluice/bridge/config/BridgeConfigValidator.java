@@ -7,7 +7,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.regex.Pattern;
 
-import io.sluice.proxy.config.TlsValidator;
+import io.sluice.config.TlsValidator;
 
 /** Checks a bound configuration and lists every problem, each naming its field. */
 final class BridgeConfigValidator {

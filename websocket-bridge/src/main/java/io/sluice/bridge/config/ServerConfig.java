@@ -7,8 +7,8 @@ import java.time.Duration;
 import com.fasterxml.jackson.annotation.JsonCreator;
 import com.fasterxml.jackson.annotation.JsonProperty;
 
-import io.sluice.proxy.config.HostPort;
-import io.sluice.proxy.config.TlsServerConfig;
+import io.sluice.config.HostPort;
+import io.sluice.config.TlsServerConfig;
 
 /**
  * The WebSocket listener.

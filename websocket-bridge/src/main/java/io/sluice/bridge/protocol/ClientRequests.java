@@ -43,16 +43,16 @@ public final class ClientRequests {
     private ClientRequests() {
     }
 
-    public static ClientRequest parse(ByteBuf text, RequestLimitsConfig limits) throws ProtocolException {
+    public static ClientRequest parse(ByteBuf text, RequestLimitsConfig limits) throws RequestRefusedException {
         JsonNode node;
         try (ByteBufInputStream in = new ByteBufInputStream(text.duplicate())) {
             node = JSON.readTree(in);
         }
         catch (IOException e) {
-            throw new ProtocolException(ErrorCodes.MALFORMED, "not a JSON object: " + firstLine(e.getMessage()), null);
+            throw new RequestRefusedException(ErrorCodes.MALFORMED, "not a JSON object: " + firstLine(e.getMessage()), null);
         }
         if (node == null || !node.isObject()) {
-            throw new ProtocolException(ErrorCodes.MALFORMED, "a message must be a JSON object", null);
+            throw new RequestRefusedException(ErrorCodes.MALFORMED, "a message must be a JSON object", null);
         }
         Long id = id(node);
         String type = text(node, "type", id, true);
@@ -64,32 +64,32 @@ public final class ClientRequests {
             case "unsubscribe" -> new ClientRequest.Unsubscribe(id, endpoint(node, id, limits));
             case "publish" -> publish(node, id, limits);
             // Echoed only as far as a real type could go: it may be anything up to the frame size.
-            default -> throw new ProtocolException(ErrorCodes.UNKNOWN_TYPE, "unknown message type '"
+            default -> throw new RequestRefusedException(ErrorCodes.UNKNOWN_TYPE, "unknown message type '"
                     + (type.length() > 32 ? type.substring(0, 32) + "..." : type) + "'", id);
         };
     }
 
-    private static String token(JsonNode node, Long id, RequestLimitsConfig limits) throws ProtocolException {
+    private static String token(JsonNode node, Long id, RequestLimitsConfig limits) throws RequestRefusedException {
         return bounded(text(node, "token", id, true), "token", limits.maxTokenBytes(), id);
     }
 
-    private static String endpoint(JsonNode node, Long id, RequestLimitsConfig limits) throws ProtocolException {
+    private static String endpoint(JsonNode node, Long id, RequestLimitsConfig limits) throws RequestRefusedException {
         return bounded(text(node, "endpoint", id, true), "endpoint", limits.maxEndpointBytes(), id);
     }
 
-    private static String bounded(String value, String field, int maxBytes, Long id) throws ProtocolException {
+    private static String bounded(String value, String field, int maxBytes, Long id) throws RequestRefusedException {
         // Chars are at most 3 UTF-8 bytes each (a surrogate pair is 4 for 2), so most strings need no encoding to check.
         if (value.length() * 3L > maxBytes && value.getBytes(StandardCharsets.UTF_8).length > maxBytes) {
-            throw new ProtocolException(ErrorCodes.MALFORMED, field + " is longer than " + maxBytes + " bytes", id);
+            throw new RequestRefusedException(ErrorCodes.MALFORMED, field + " is longer than " + maxBytes + " bytes", id);
         }
         return value;
     }
 
-    private static ClientRequest publish(JsonNode node, Long id, RequestLimitsConfig limits) throws ProtocolException {
+    private static ClientRequest publish(JsonNode node, Long id, RequestLimitsConfig limits) throws RequestRefusedException {
         String endpoint = endpoint(node, id, limits);
         JsonNode payload = node.get("payload");
         if (payload == null) {
-            throw new ProtocolException(ErrorCodes.MALFORMED, "publish: payload is required", id);
+            throw new RequestRefusedException(ErrorCodes.MALFORMED, "publish: payload is required", id);
         }
         String formatName = text(node, "format", id, false);
         PayloadFormat format;
@@ -99,14 +99,14 @@ public final class ClientRequests {
         else {
             format = PayloadFormat.fromWire(formatName);
             if (format == null) {
-                throw new ProtocolException(ErrorCodes.MALFORMED, "publish: format must be json, text, base64 or none", id);
+                throw new RequestRefusedException(ErrorCodes.MALFORMED, "publish: format must be json, text, base64 or none", id);
             }
         }
         if ((format == PayloadFormat.TEXT || format == PayloadFormat.BASE64) && !payload.isTextual()) {
-            throw new ProtocolException(ErrorCodes.MALFORMED, "publish: a " + format.wireName() + " payload must be a string", id);
+            throw new RequestRefusedException(ErrorCodes.MALFORMED, "publish: a " + format.wireName() + " payload must be a string", id);
         }
         if (format == PayloadFormat.BASE64 && !isBase64(payload.asText())) {
-            throw new ProtocolException(ErrorCodes.MALFORMED, "publish: payload is not valid base64", id);
+            throw new RequestRefusedException(ErrorCodes.MALFORMED, "publish: payload is not valid base64", id);
         }
         return new ClientRequest.Publish(id, endpoint, format, payload);
     }
@@ -121,13 +121,13 @@ public final class ClientRequests {
         }
     }
 
-    private static List<ClientRequest.Position> positions(JsonNode node, Long id) throws ProtocolException {
+    private static List<ClientRequest.Position> positions(JsonNode node, Long id) throws RequestRefusedException {
         JsonNode recover = node.get("recover");
         if (recover == null || recover.isNull()) {
             return List.of();
         }
         if (!recover.isArray()) {
-            throw new ProtocolException(ErrorCodes.MALFORMED, "subscribe: recover must be a list of {epoch, seq}", id);
+            throw new RequestRefusedException(ErrorCodes.MALFORMED, "subscribe: recover must be a list of {epoch, seq}", id);
         }
         List<ClientRequest.Position> positions = new ArrayList<>();
         Set<String> epochs = new HashSet<>();
@@ -135,55 +135,55 @@ public final class ClientRequests {
             JsonNode epoch = p.get("epoch");
             JsonNode seq = p.get("seq");
             if (epoch == null || !epoch.isTextual() || seq == null || !seq.canConvertToLong() || !seq.isIntegralNumber()) {
-                throw new ProtocolException(ErrorCodes.MALFORMED, "subscribe: each recover entry needs a string epoch and an integer seq", id);
+                throw new RequestRefusedException(ErrorCodes.MALFORMED, "subscribe: each recover entry needs a string epoch and an integer seq", id);
             }
             if (epoch.asText().length() > MAX_EPOCH_CHARS) {
-                throw new ProtocolException(ErrorCodes.MALFORMED, "subscribe: a recover epoch is longer than " + MAX_EPOCH_CHARS
+                throw new RequestRefusedException(ErrorCodes.MALFORMED, "subscribe: a recover epoch is longer than " + MAX_EPOCH_CHARS
                         + " characters; epochs are the server's, sent back unchanged", id);
             }
             if (seq.asLong() < -1) {
-                throw new ProtocolException(ErrorCodes.MALFORMED, "subscribe: a recover seq is -1 or more", id);
+                throw new RequestRefusedException(ErrorCodes.MALFORMED, "subscribe: a recover seq is -1 or more", id);
             }
             if (!epochs.add(epoch.asText())) {
-                throw new ProtocolException(ErrorCodes.MALFORMED, "subscribe: epoch " + epoch.asText() + " appears twice in recover", id);
+                throw new RequestRefusedException(ErrorCodes.MALFORMED, "subscribe: epoch " + epoch.asText() + " appears twice in recover", id);
             }
             positions.add(new ClientRequest.Position(epoch.asText(), seq.asLong()));
         }
         return positions;
     }
 
-    private static Long id(JsonNode node) throws ProtocolException {
+    private static Long id(JsonNode node) throws RequestRefusedException {
         JsonNode id = node.get("id");
         if (id == null || id.isNull()) {
             return null;
         }
         if (!id.isIntegralNumber() || !id.canConvertToLong()) {
-            throw new ProtocolException(ErrorCodes.MALFORMED, "id must be an integer", null);
+            throw new RequestRefusedException(ErrorCodes.MALFORMED, "id must be an integer", null);
         }
         return id.asLong();
     }
 
-    private static String text(JsonNode node, String field, Long id, boolean required) throws ProtocolException {
+    private static String text(JsonNode node, String field, Long id, boolean required) throws RequestRefusedException {
         JsonNode value = node.get(field);
         if (value == null || value.isNull()) {
             if (required) {
-                throw new ProtocolException(ErrorCodes.MALFORMED, field + " is required", id);
+                throw new RequestRefusedException(ErrorCodes.MALFORMED, field + " is required", id);
             }
             return null;
         }
         if (!value.isTextual()) {
-            throw new ProtocolException(ErrorCodes.MALFORMED, field + " must be a string", id);
+            throw new RequestRefusedException(ErrorCodes.MALFORMED, field + " must be a string", id);
         }
         return value.asText();
     }
 
-    private static boolean bool(JsonNode node, String field, Long id) throws ProtocolException {
+    private static boolean bool(JsonNode node, String field, Long id) throws RequestRefusedException {
         JsonNode value = node.get(field);
         if (value == null || value.isNull()) {
             return false;
         }
         if (!value.isBoolean()) {
-            throw new ProtocolException(ErrorCodes.MALFORMED, field + " must be true or false", id);
+            throw new RequestRefusedException(ErrorCodes.MALFORMED, field + " must be true or false", id);
         }
         return value.asBoolean();
     }

@@ -39,12 +39,12 @@ import io.sluice.bridge.session.SessionServices;
 import io.sluice.bridge.subscription.EndpointTable;
 import io.sluice.bridge.subscription.Hub;
 import io.sluice.bridge.web.StaticContent;
-import io.sluice.proxy.build.BuildInfo;
-import io.sluice.proxy.management.ManagementServer;
-import io.sluice.proxy.management.ManagementServer.Readiness;
-import io.sluice.proxy.metrics.ProxyMetrics;
-import io.sluice.proxy.server.Transport;
-import io.sluice.proxy.tls.SslContexts;
+import io.sluice.build.BuildInfo;
+import io.sluice.management.ManagementServer;
+import io.sluice.management.ManagementServer.Readiness;
+import io.sluice.metrics.JvmMetrics;
+import io.sluice.transport.Transport;
+import io.sluice.tls.SslContexts;
 
 /**
  * A running bridge node: the Kafka reader feeding the hub, the WebSocket listener, the recovery reader, the publisher
@@ -72,7 +72,7 @@ public final class BridgeServer implements AutoCloseable {
 
     private BridgeServer(BridgeConfig config, Authenticator authenticator, StaticContent content) {
         this.config = config;
-        this.jvmMetrics = ProxyMetrics.bindJvmMetrics(registry);
+        this.jvmMetrics = JvmMetrics.bind(registry);
         String node = config.server().nodeName();
         PartitionEpochs epochs = new PartitionEpochs();
         this.hub = new Hub(new EndpointTable(config.mappings()), epochs, config.recovery(),

@@ -3,7 +3,7 @@ package io.sluice.bridge.server;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import io.sluice.proxy.logging.RateLimitedLog;
+import io.sluice.logging.RateLimitedLog;
 
 /**
  * Refused connections, logged at most once per {@link RateLimitedLog#DEFAULT_INTERVAL} at WARN: under a flood every

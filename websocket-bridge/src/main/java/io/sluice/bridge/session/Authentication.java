@@ -11,7 +11,7 @@ import io.sluice.bridge.auth.Principal;
 import io.sluice.bridge.protocol.ClientRequest;
 import io.sluice.bridge.protocol.CloseCodes;
 import io.sluice.bridge.protocol.ErrorCodes;
-import io.sluice.bridge.protocol.ProtocolException;
+import io.sluice.bridge.protocol.RequestRefusedException;
 import io.sluice.bridge.protocol.ServerMessages;
 
 /**
@@ -52,9 +52,9 @@ final class Authentication {
                 services.auth().connectTimeout().toMillis(), TimeUnit.MILLISECONDS);
     }
 
-    void connect(ClientRequest.Connect connect) throws ProtocolException {
+    void connect(ClientRequest.Connect connect) throws RequestRefusedException {
         if (principal != null || pending) {
-            throw new ProtocolException(ErrorCodes.ALREADY_CONNECTED, "already connected", connect.id());
+            throw new RequestRefusedException(ErrorCodes.ALREADY_CONNECTED, "already connected", connect.id());
         }
         pending = true;
         // Between two frames now: normal-sized messages from here on, but nothing more read until the token is accepted.

@@ -11,7 +11,7 @@ import org.slf4j.LoggerFactory;
 import org.slf4j.event.Level;
 
 import io.sluice.bridge.metrics.BridgeMetrics;
-import io.sluice.proxy.logging.RateLimitedLog;
+import io.sluice.logging.RateLimitedLog;
 
 /**
  * Counts a request refused by a limit and logs it, at most one line per limit and minute with the number refused in

@@ -13,7 +13,7 @@ import io.sluice.bridge.kafka.PartitionEpochs;
 import io.sluice.bridge.protocol.ClientRequest;
 import io.sluice.bridge.protocol.ErrorCodes;
 import io.sluice.bridge.protocol.MessageEncoder;
-import io.sluice.bridge.protocol.ProtocolException;
+import io.sluice.bridge.protocol.RequestRefusedException;
 import io.sluice.bridge.protocol.ServerMessages;
 import io.sluice.bridge.subscription.EndpointTable;
 import io.sluice.bridge.subscription.Subscription;
@@ -39,13 +39,13 @@ final class Requests {
                 System.nanoTime());
     }
 
-    void handle(ClientRequest request) throws ProtocolException {
+    void handle(ClientRequest request) throws RequestRefusedException {
         if (request instanceof ClientRequest.Connect connect) {
             session.connect(connect);
             return;
         }
         if (session.principal() == null) {
-            throw new ProtocolException(ErrorCodes.NOT_CONNECTED, "send connect with a token first", request.id());
+            throw new RequestRefusedException(ErrorCodes.NOT_CONNECTED, "send connect with a token first", request.id());
         }
         if (request instanceof ClientRequest.Refresh refresh) {
             refresh(refresh);
@@ -56,7 +56,7 @@ final class Requests {
         else if (request instanceof ClientRequest.Unsubscribe unsubscribe) {
             Subscription s = session.subscription(unsubscribe.endpoint());
             if (s == null) {
-                throw new ProtocolException(ErrorCodes.NOT_SUBSCRIBED, "not subscribed to " + unsubscribe.endpoint(), request.id());
+                throw new RequestRefusedException(ErrorCodes.NOT_SUBSCRIBED, "not subscribed to " + unsubscribe.endpoint(), request.id());
             }
             session.unsubscribe(s);
             session.control(ServerMessages.unsubscribed(unsubscribe.id(), unsubscribe.endpoint(), null));
@@ -66,12 +66,12 @@ final class Requests {
         }
     }
 
-    private void refresh(ClientRequest.Refresh refresh) throws ProtocolException {
+    private void refresh(ClientRequest.Refresh refresh) throws RequestRefusedException {
         // Validation may take a while (a JWKS fetch); overlapping ones would queue unbounded work and could finish out
         // of order, an older token replacing a newer one.
         if (refreshing) {
             Refusals.refused(services, "refresh_in_flight", session.channel().remoteAddress());
-            throw new ProtocolException(ErrorCodes.BUSY, "a refresh is already being validated; wait for its reply", refresh.id());
+            throw new RequestRefusedException(ErrorCodes.BUSY, "a refresh is already being validated; wait for its reply", refresh.id());
         }
         refreshing = true;
         try {
@@ -84,29 +84,29 @@ final class Requests {
         }
     }
 
-    private void subscribe(ClientRequest.Subscribe request) throws ProtocolException {
+    private void subscribe(ClientRequest.Subscribe request) throws RequestRefusedException {
         // Every subscribe is charged, refused ones too: each costs the node lookups, and the accepted ones the hub's lock.
         // Unsubscribes are not: there cannot be more of them that do anything than there were subscribes.
         long wait = subscribes.take(System.nanoTime());
         if (wait > 0) {
             Refusals.refused(services, "subscribe_rate", session.channel().remoteAddress());
-            throw new ProtocolException(ErrorCodes.RATE_LIMITED, "more than " + services.requests().subscribesPerSecond()
+            throw new RequestRefusedException(ErrorCodes.RATE_LIMITED, "more than " + services.requests().subscribesPerSecond()
                     + " subscribes per second; retry later", request.id(), Math.max(1, TimeUnit.NANOSECONDS.toMillis(wait)));
         }
         String pattern = request.endpoint();
         validEndpoint(pattern, true, request.id());
         if (session.subscribed(pattern)) {
-            throw new ProtocolException(ErrorCodes.ALREADY_SUBSCRIBED, "already subscribed to " + pattern, request.id());
+            throw new RequestRefusedException(ErrorCodes.ALREADY_SUBSCRIBED, "already subscribed to " + pattern, request.id());
         }
         if (session.subscriptionCount() >= services.maxSubscriptions()) {
-            throw new ProtocolException(ErrorCodes.TOO_MANY_SUBSCRIPTIONS, "this connection already has "
+            throw new RequestRefusedException(ErrorCodes.TOO_MANY_SUBSCRIPTIONS, "this connection already has "
                     + session.subscriptionCount() + " subscriptions, the most allowed; unsubscribe first or use a prefix", request.id());
         }
         if (services.hub().table().cover(pattern).isEmpty()) {
-            throw new ProtocolException(ErrorCodes.UNKNOWN_ENDPOINT, "no endpoint " + pattern + " is configured", request.id());
+            throw new RequestRefusedException(ErrorCodes.UNKNOWN_ENDPOINT, "no endpoint " + pattern + " is configured", request.id());
         }
         if (!permitted(pattern)) {
-            throw new ProtocolException(ErrorCodes.FORBIDDEN, "not allowed to subscribe to " + pattern, request.id());
+            throw new RequestRefusedException(ErrorCodes.FORBIDDEN, "not allowed to subscribe to " + pattern, request.id());
         }
         checkRecover(request);
         session.subscribe(request);
@@ -118,7 +118,7 @@ final class Requests {
      * with Kafka's default partitioner, but in any with a custom one), and as many epochs this node does not read (a
      * recreated topic's old history, reported as gaps) as that, at least one.
      */
-    private void checkRecover(ClientRequest.Subscribe request) throws ProtocolException {
+    private void checkRecover(ClientRequest.Subscribe request) throws RequestRefusedException {
         if (request.recover().isEmpty()) {
             return;
         }
@@ -134,12 +134,12 @@ final class Requests {
             }
             else if (!topics.contains(partition.topic())) {
                 // Not naming the topic: the client may not be allowed to know it.
-                throw new ProtocolException(ErrorCodes.MALFORMED, "subscribe: recover epoch " + position.epoch()
+                throw new RequestRefusedException(ErrorCodes.MALFORMED, "subscribe: recover epoch " + position.epoch()
                         + " is not a partition " + request.endpoint() + " covers", request.id());
             }
         }
         if (unknown > Math.max(1, partitions)) {
-            throw new ProtocolException(ErrorCodes.MALFORMED, "subscribe: recover names " + unknown + " epochs this node does"
+            throw new RequestRefusedException(ErrorCodes.MALFORMED, "subscribe: recover names " + unknown + " epochs this node does"
                     + " not read; at most " + Math.max(1, partitions) + " (one per partition the subscription covers)", request.id());
         }
     }
@@ -153,27 +153,27 @@ final class Requests {
                 : principal.canSubscribeAll(c.topic(), c.key()));
     }
 
-    private void publish(ClientRequest.Publish request) throws ProtocolException {
+    private void publish(ClientRequest.Publish request) throws RequestRefusedException {
         validEndpoint(request.endpoint(), false, request.id());
         EndpointTable.Target target = services.hub().table().resolve(request.endpoint());
         if (target == null) {
-            throw new ProtocolException(ErrorCodes.UNKNOWN_ENDPOINT, "no endpoint " + request.endpoint() + " is configured", request.id());
+            throw new RequestRefusedException(ErrorCodes.UNKNOWN_ENDPOINT, "no endpoint " + request.endpoint() + " is configured", request.id());
         }
         if (!session.principal().canPublish(target.topic(), target.key())) {
-            throw new ProtocolException(ErrorCodes.FORBIDDEN, "not allowed to publish to " + request.endpoint(), request.id());
+            throw new RequestRefusedException(ErrorCodes.FORBIDDEN, "not allowed to publish to " + request.endpoint(), request.id());
         }
         byte[] value;
         try {
             value = MessageEncoder.decodePayload(request.format(), request.payload());
         }
         catch (IllegalArgumentException e) {
-            throw new ProtocolException(ErrorCodes.MALFORMED, "publish: " + e.getMessage(), request.id());
+            throw new RequestRefusedException(ErrorCodes.MALFORMED, "publish: " + e.getMessage(), request.id());
         }
         int bytes = value == null ? 0 : value.length;
         if (publishesInFlight > 0 && (publishesInFlight >= services.requests().publishesInFlight()
                 || publishBytesInFlight + bytes > services.requests().publishBytesInFlight())) {
             Refusals.refused(services, "publishes_in_flight", session.channel().remoteAddress());
-            throw new ProtocolException(ErrorCodes.BUSY, "this connection has " + publishesInFlight + " publishes ("
+            throw new RequestRefusedException(ErrorCodes.BUSY, "this connection has " + publishesInFlight + " publishes ("
                     + publishBytesInFlight + " bytes) waiting for Kafka, as many as it may; publish again after an ack", request.id());
         }
         publishesInFlight++;
@@ -195,13 +195,13 @@ final class Requests {
                 }));
     }
 
-    private static void validEndpoint(String endpoint, boolean prefixAllowed, Long id) throws ProtocolException {
+    private static void validEndpoint(String endpoint, boolean prefixAllowed, Long id) throws RequestRefusedException {
         if (!endpoint.startsWith("/")) {
-            throw new ProtocolException(ErrorCodes.MALFORMED, "an endpoint starts with '/'", id);
+            throw new RequestRefusedException(ErrorCodes.MALFORMED, "an endpoint starts with '/'", id);
         }
         int star = endpoint.indexOf('*');
         if (star >= 0 && (!prefixAllowed || !EndpointTable.isPrefix(endpoint) || star != endpoint.length() - 1)) {
-            throw new ProtocolException(ErrorCodes.MALFORMED, prefixAllowed
+            throw new RequestRefusedException(ErrorCodes.MALFORMED, prefixAllowed
                     ? "'*' may only end an endpoint, after '/' (e.g. /scores/live/*)"
                     : "publish needs an exact endpoint, without '*'", id);
         }

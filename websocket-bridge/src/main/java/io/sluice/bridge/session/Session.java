@@ -29,7 +29,7 @@ import io.sluice.bridge.protocol.CloseCodes;
 import io.sluice.bridge.protocol.EncodedMessage;
 import io.sluice.bridge.protocol.ErrorCodes;
 import io.sluice.bridge.protocol.MessageEncoder;
-import io.sluice.bridge.protocol.ProtocolException;
+import io.sluice.bridge.protocol.RequestRefusedException;
 import io.sluice.bridge.protocol.ServerMessages;
 import io.sluice.bridge.recovery.RecoveryPlan;
 import io.sluice.bridge.subscription.EndpointTable;
@@ -105,7 +105,7 @@ public final class Session extends Outlet {
         try {
             requests.handle(ClientRequests.parse(text, services.requests()));
         }
-        catch (ProtocolException e) {
+        catch (RequestRefusedException e) {
             error(e.id(), e.code(), e.getMessage(), e.retryAfterMillis());
         }
     }
@@ -117,7 +117,7 @@ public final class Session extends Outlet {
 
     // ---- authentication
 
-    void connect(ClientRequest.Connect connect) throws ProtocolException {
+    void connect(ClientRequest.Connect connect) throws RequestRefusedException {
         authentication.connect(connect);
     }
 
@@ -145,7 +145,7 @@ public final class Session extends Outlet {
         return subscriptions.containsKey(pattern);
     }
 
-    void subscribe(ClientRequest.Subscribe request) throws ProtocolException {
+    void subscribe(ClientRequest.Subscribe request) throws RequestRefusedException {
         Subscription subscription = new Subscription(this, request.endpoint(), request.delta());
         SubscriptionState state = new SubscriptionState(request.delta());
         subscription.attach(state);
@@ -159,7 +159,7 @@ public final class Session extends Outlet {
             if (fromKafka == null) {
                 unsubscribe(subscription);
                 plan.cached().forEach(EncodedMessage::release);
-                throw new ProtocolException(ErrorCodes.BUSY, "recovery needs " + plan.reads().size() + " Kafka log read(s) and"
+                throw new RequestRefusedException(ErrorCodes.BUSY, "recovery needs " + plan.reads().size() + " Kafka log read(s) and"
                         + " this connection or node has as many running as it takes; subscribe again after a backoff", request.id());
             }
         }

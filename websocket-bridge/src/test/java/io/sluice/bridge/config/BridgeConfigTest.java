@@ -7,8 +7,8 @@ import java.util.Map;
 
 import org.junit.jupiter.api.Test;
 
-import io.sluice.proxy.config.ConfigException;
-import io.sluice.proxy.config.ConfigLoader;
+import io.sluice.config.ConfigException;
+import io.sluice.config.ConfigLoader;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;

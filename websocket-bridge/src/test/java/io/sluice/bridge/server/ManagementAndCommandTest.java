@@ -42,7 +42,7 @@ class ManagementAndCommandTest {
                 assertThat(metrics).contains("sluice_bridge_connections 1.0", "sluice_bridge_subscriptions 1.0",
                         "sluice_bridge_messages_out_total", "sluice_bridge_bytes_out_total",
                         "sluice_bridge_end_to_end_latency_seconds_bucket", "jvm_memory_used_bytes",
-                        "sluice_build_info{commit=\"" + io.sluice.proxy.build.BuildInfo.current().commit() + "\",version=\"");
+                        "sluice_build_info{commit=\"" + io.sluice.build.BuildInfo.current().commit() + "\",version=\"");
                 assertThat(bridge.metric("sluice_bridge_messages_out_total", "")).isEqualTo(1);
             }
         }

@@ -18,8 +18,8 @@ import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslContextBuilder;
 import io.sluice.bridge.auth.TestAuthenticator;
 import io.sluice.bridge.config.BridgeConfigLoader;
-import io.sluice.proxy.config.ConfigException;
-import io.sluice.proxy.tls.TestPki;
+import io.sluice.config.ConfigException;
+import io.sluice.tls.TestPki;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;

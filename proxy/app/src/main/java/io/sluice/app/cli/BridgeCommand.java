@@ -11,7 +11,7 @@ import io.sluice.bridge.config.BridgeConfig;
 import io.sluice.bridge.config.BridgeConfigLoader;
 import io.sluice.bridge.server.BridgeServer;
 import io.sluice.bridge.web.StaticContent;
-import io.sluice.proxy.tls.SslContexts;
+import io.sluice.tls.SslContexts;
 
 /** {@code sluice bridge --config FILE}: runs a bridge node until stopped; with {@code --validate}, only checks the file. */
 @Command(name = "bridge", description = "Run a WebSocket bridge node until SIGTERM or Ctrl-C.")

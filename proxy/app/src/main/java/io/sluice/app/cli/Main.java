@@ -10,8 +10,8 @@ import picocli.CommandLine.Model.UsageMessageSpec;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.UnmatchedArgumentException;
 
-import io.sluice.proxy.config.ConfigException;
-import io.sluice.proxy.logging.LogSettings;
+import io.sluice.config.ConfigException;
+import io.sluice.logging.LogSettings;
 
 /**
  * The {@code sluice} launcher. The command tree is {@link SluiceCommand}'s; this class checks the logging environment

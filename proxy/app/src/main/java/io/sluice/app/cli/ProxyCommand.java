@@ -6,7 +6,7 @@ import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
-import io.sluice.proxy.config.ConfigLoader;
+import io.sluice.proxy.config.ProxyConfigLoader;
 import io.sluice.proxy.config.ProxyConfig;
 import io.sluice.proxy.server.ProxyServer;
 
@@ -25,7 +25,7 @@ public final class ProxyCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        ProxyConfig loaded = ConfigLoader.load(config);
+        ProxyConfig loaded = ProxyConfigLoader.load(config);
         if (validate) {
             ProxyServer.validate(loaded);
             System.out.println("valid");

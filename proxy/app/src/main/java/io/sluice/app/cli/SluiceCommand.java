@@ -10,7 +10,7 @@ import picocli.CommandLine.Spec;
 
 import io.sluice.app.bench.bridge.BenchBridgeCommand;
 import io.sluice.app.demo.DemoCommand;
-import io.sluice.proxy.build.BuildInfo;
+import io.sluice.build.BuildInfo;
 
 /**
  * {@code sluice}: the root of the command tree. The app holds every command, so the tree is plain picocli subcommands

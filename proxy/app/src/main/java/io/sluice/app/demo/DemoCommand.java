@@ -25,7 +25,7 @@ import org.apache.kafka.common.serialization.StringSerializer;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
-import io.sluice.proxy.config.ConfigLoader;
+import io.sluice.proxy.config.ProxyConfigLoader;
 import io.sluice.proxy.config.ProxyConfig;
 import io.sluice.testkit.LocalKafka;
 import io.sluice.proxy.server.ProxyServer;
@@ -59,7 +59,7 @@ public final class DemoCommand implements Callable<Integer> {
         ServiceLoader.load(DemoPart.class).forEach(parts::add);
         ProxyServer proxy;
         try {
-            proxy = ProxyServer.start(ConfigLoader.parse(demoYaml(kafka.bootstrapServers(), bootstrap, managementPort) + filtersYaml(parts), Map.of()));
+            proxy = ProxyServer.start(ProxyConfigLoader.parse(demoYaml(kafka.bootstrapServers(), bootstrap, managementPort) + filtersYaml(parts), Map.of()));
         } catch (RuntimeException e) {
             kafka.close();
             throw e;
@@ -118,7 +118,7 @@ public final class DemoCommand implements Callable<Integer> {
     }
 
     static ProxyConfig demoConfig(String kafkaBootstrap, String proxyBootstrap, int managementPort) {
-        return ConfigLoader.parse(demoYaml(kafkaBootstrap, proxyBootstrap, managementPort), Map.of());
+        return ProxyConfigLoader.parse(demoYaml(kafkaBootstrap, proxyBootstrap, managementPort), Map.of());
     }
 
     /** The demo's proxy configuration: one virtual cluster, passthrough, one port-per-broker gateway. */

@@ -6,7 +6,7 @@ import org.junit.jupiter.api.Test;
 
 import io.sluice.bridge.auth.JwtAuthenticator;
 import io.sluice.bridge.config.BridgeConfigLoader;
-import io.sluice.proxy.config.ConfigException;
+import io.sluice.config.ConfigException;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;

@@ -14,7 +14,7 @@ import picocli.CommandLine;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Model.OptionSpec;
 
-import io.sluice.proxy.build.BuildInfo;
+import io.sluice.build.BuildInfo;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -17,7 +17,7 @@ import org.slf4j.LoggerFactory;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 
-import io.sluice.proxy.logging.LogSettings;
+import io.sluice.logging.LogSettings;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -28,7 +28,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 class LogOutputTest {
 
     private static final ObjectMapper JSON = new ObjectMapper();
-    private static final String SLUICE_LOGGER = "io.sluice.proxy.logging.Sample";
+    private static final String SLUICE_LOGGER = "io.sluice.logging.Sample";
     private static final String KAFKA_LOGGER = "org.apache.kafka.clients.Sample";
     private static final String OTHER_LOGGER = "com.example.Sample";
     /** A message a client could have shaped: a forged second line must stay inside the first. */

@@ -14,8 +14,9 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import io.sluice.proxy.config.ConfigException;
-import io.sluice.proxy.config.ConfigLoader;
+import io.sluice.config.ConfigException;
+import io.sluice.config.ConfigLoader;
+import io.sluice.proxy.config.ProxyConfigLoader;
 import io.sluice.proxy.config.ProxyConfig;
 import io.sluice.proxy.server.ProxyServer;
 import io.sluice.testkit.JavaCommand;
@@ -102,7 +103,7 @@ class ValidateModeTest {
     void validatingAVaultEncryptionConfigDoesNotLogInToVault() throws Exception {
         try (ServerSocket vault = new ServerSocket(0)) {
             String yaml = ConfigLoader.read(EXAMPLES.resolve("encryption.yaml"));
-            ProxyConfig config = ConfigLoader.parse(yaml, Map.of("KAFKA_BOOTSTRAP", "kafka.invalid:9092",
+            ProxyConfig config = ProxyConfigLoader.parse(yaml, Map.of("KAFKA_BOOTSTRAP", "kafka.invalid:9092",
                     "VAULT_ADDR", "http://127.0.0.1:" + vault.getLocalPort(), "VAULT_TOKEN", "not-a-real-token"));
 
             ProxyServer.validate(config);
@@ -111,7 +112,7 @@ class ValidateModeTest {
             vault.setSoTimeout((int) Duration.ofSeconds(2).toMillis());
             assertThatThrownBy(vault::accept).as("a connection reached the fake Vault").isInstanceOf(SocketTimeoutException.class);
 
-            ProxyConfig bad = ConfigLoader.parse(yaml, Map.of("KAFKA_BOOTSTRAP", "kafka.invalid:9092", "VAULT_ADDR", "ftp://vault", "VAULT_TOKEN", "t"));
+            ProxyConfig bad = ProxyConfigLoader.parse(yaml, Map.of("KAFKA_BOOTSTRAP", "kafka.invalid:9092", "VAULT_ADDR", "ftp://vault", "VAULT_TOKEN", "t"));
             assertThatThrownBy(() -> ProxyServer.validate(bad)).isInstanceOf(ConfigException.class)
                     .satisfies(e -> assertThat(((ConfigException) e).problems()).singleElement().asString().startsWith("filterDefinitions[0].config: vaultUrl"));
         }

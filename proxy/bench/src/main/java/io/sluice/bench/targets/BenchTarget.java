@@ -7,8 +7,8 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.ServiceLoader;
 
-import io.sluice.proxy.config.ConfigException;
-import io.sluice.proxy.config.ConfigLoader;
+import io.sluice.config.ConfigException;
+import io.sluice.proxy.config.ProxyConfigLoader;
 import io.sluice.proxy.config.FilterDefinition;
 import io.sluice.proxy.config.ProxyConfig;
 import io.sluice.proxy.filter.FilterFactory;
@@ -51,7 +51,7 @@ public record BenchTarget(String name, String description, String proxyConfigTem
         }
         ProxyConfig config;
         try {
-            config = ConfigLoader.parse(proxyConfigTemplate, env);
+            config = ProxyConfigLoader.parse(proxyConfigTemplate, env);
         } catch (ConfigException e) {
             return Optional.of("its proxy configuration does not load: " + String.join("; ", e.problems()));
         }

@@ -17,7 +17,7 @@ import org.apache.kafka.common.message.ShareFetchResponseData;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.ApiMessage;
 
-import io.sluice.proxy.config.HostPort;
+import io.sluice.config.HostPort;
 import io.sluice.proxy.filter.FilterContext;
 import io.sluice.proxy.filter.ResponseFilter;
 import io.sluice.proxy.filter.ResponseFilterResult;

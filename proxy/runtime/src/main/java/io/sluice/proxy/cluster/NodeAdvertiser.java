@@ -2,7 +2,7 @@ package io.sluice.proxy.cluster;
 
 import java.util.concurrent.CompletionStage;
 
-import io.sluice.proxy.config.HostPort;
+import io.sluice.config.HostPort;
 
 /**
  * Maps a broker's real address to the address clients must use instead: the gateway port that stands for

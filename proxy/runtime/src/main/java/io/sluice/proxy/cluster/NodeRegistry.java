@@ -7,7 +7,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import io.sluice.proxy.config.HostPort;
+import io.sluice.config.HostPort;
 
 /**
  * The real addresses of a target cluster's brokers by node id, learned from every response that names

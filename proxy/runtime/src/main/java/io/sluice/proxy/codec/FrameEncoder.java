@@ -7,7 +7,7 @@ import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelOutboundHandlerAdapter;
 import io.netty.channel.ChannelPromise;
-import io.sluice.proxy.logging.RateLimitedLog;
+import io.sluice.logging.RateLimitedLog;
 
 /**
  * Turns frames back into bytes on either side of the proxy: decoded messages are serialised, opaque ones

@@ -1,6 +1,7 @@
 package io.sluice.proxy.config;
 
 import java.util.OptionalInt;
+import io.sluice.config.HostPort;
 
 /** An advertised broker address pattern with {@code $(nodeId)} filled in, split into host and optional port. */
 record AdvertisedPattern(String host, OptionalInt port) {

@@ -9,6 +9,7 @@ import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.databind.DeserializationContext;
 import com.fasterxml.jackson.databind.JsonMappingException;
 import com.fasterxml.jackson.databind.deser.std.StdDeserializer;
+import io.sluice.config.HostPort;
 
 /**
  * Accepts bootstrap servers both as Kafka writes them ({@code "h1:9092,h2:9092"}, which is what an environment variable

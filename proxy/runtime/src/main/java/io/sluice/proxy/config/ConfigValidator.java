@@ -8,6 +8,9 @@ import java.util.Map;
 import java.util.Set;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
+import io.sluice.config.HostPort;
+import io.sluice.config.ManagementConfig;
+import io.sluice.config.TlsValidator;
 
 /** Checks a bound configuration and lists every problem, each naming its field. */
 final class ConfigValidator {

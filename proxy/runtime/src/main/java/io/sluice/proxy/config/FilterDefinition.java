@@ -1,6 +1,7 @@
 package io.sluice.proxy.config;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.sluice.config.ConfigLoader;
 
 /**
  * A named, configured filter instance that virtual clusters refer to by name.

@@ -1,5 +1,7 @@
 package io.sluice.proxy.config;
 
+import io.sluice.config.TlsServerConfig;
+
 /**
  * One way in to a virtual cluster: a listening address scheme and optional TLS.
  *

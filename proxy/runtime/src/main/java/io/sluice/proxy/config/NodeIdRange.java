@@ -2,6 +2,7 @@ package io.sluice.proxy.config;
 
 import com.fasterxml.jackson.annotation.JsonCreator;
 import com.fasterxml.jackson.annotation.JsonProperty;
+import io.sluice.config.RequiredFieldException;
 
 /** A named, inclusive range of broker node ids, e.g. {@code brokers: 0..2}. */
 public record NodeIdRange(String name, int start, int end) {

@@ -1,6 +1,7 @@
 package io.sluice.proxy.config;
 
 import java.util.List;
+import io.sluice.config.HostPort;
 
 /** Checks one {@code portIdentifiesNode} section. */
 final class NodePortsValidator {

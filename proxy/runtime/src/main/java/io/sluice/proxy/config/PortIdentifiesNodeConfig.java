@@ -6,6 +6,7 @@ import java.util.OptionalInt;
 
 import com.fasterxml.jackson.annotation.JsonCreator;
 import com.fasterxml.jackson.annotation.JsonProperty;
+import io.sluice.config.HostPort;
 
 /**
  * The "port identifies node" scheme: clients bootstrap on one port and reach each broker on a port of its own.

@@ -2,9 +2,11 @@ package io.sluice.proxy.config;
 
 import java.util.List;
 import java.util.Optional;
+import io.sluice.config.ConfigException;
+import io.sluice.config.ManagementConfig;
 
 /**
- * The whole proxy configuration, as loaded by {@link ConfigLoader}. Network and management settings are never null
+ * The whole proxy configuration, as loaded by {@link ProxyConfigLoader}. Network and management settings are never null
  * and the lists are never null, so callers need no defaulting of their own.
  */
 public record ProxyConfig(NetworkConfig network,
@@ -28,7 +30,7 @@ public record ProxyConfig(NetworkConfig network,
     /**
      * The filter chain of a cluster in order: its own list, or {@code defaultFilters} when it has none.
      *
-     * @throws ConfigException when a name has no definition, which {@link ConfigLoader} rules out but a configuration
+     * @throws ConfigException when a name has no definition, which {@link ProxyConfigLoader} rules out but a configuration
      *                         built in code may have
      */
     public List<FilterDefinition> filtersFor(VirtualClusterConfig cluster) {

@@ -1,6 +1,7 @@
 package io.sluice.proxy.config;
 
 import java.util.Set;
+import io.sluice.config.PasswordSource;
 
 /**
  * The proxy's own credentials towards the target cluster. With these set, every broker connection is

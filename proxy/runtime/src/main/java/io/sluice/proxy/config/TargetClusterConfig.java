@@ -7,6 +7,8 @@ import java.util.stream.Collectors;
 import com.fasterxml.jackson.annotation.JsonCreator;
 import com.fasterxml.jackson.annotation.JsonProperty;
 import com.fasterxml.jackson.databind.annotation.JsonDeserialize;
+import io.sluice.config.HostPort;
+import io.sluice.config.TlsClientConfig;
 
 /**
  * The real Kafka cluster behind a virtual cluster.

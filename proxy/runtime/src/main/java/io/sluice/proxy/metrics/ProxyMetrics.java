@@ -1,14 +1,6 @@
 package io.sluice.proxy.metrics;
 
 import io.micrometer.core.instrument.MeterRegistry;
-import io.micrometer.core.instrument.binder.jvm.JvmGcMetrics;
-import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
-import io.micrometer.core.instrument.binder.jvm.JvmThreadMetrics;
-import io.micrometer.core.instrument.binder.system.FileDescriptorMetrics;
-import io.micrometer.core.instrument.binder.system.ProcessorMetrics;
-import io.micrometer.core.instrument.binder.system.UptimeMetrics;
-
-import io.sluice.proxy.build.BuildInfo;
 
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
@@ -43,23 +35,6 @@ public final class ProxyMetrics {
 
     public MeterRegistry registry() {
         return registry;
-    }
-
-    /**
-     * Binds JVM and process meters, and {@code sluice_build_info}. The returned handle unregisters the GC notification listeners; callers that
-     * bind once for the life of the process may ignore it.
-     */
-    public static AutoCloseable bindJvmMetrics(MeterRegistry registry) {
-        BuildInfo.current().register(registry);
-        new JvmMemoryMetrics().bindTo(registry);
-        new ProcessorMetrics().bindTo(registry);
-        new JvmThreadMetrics().bindTo(registry);
-        new UptimeMetrics().bindTo(registry);
-        // A proxy holds two sockets per client connection; running out of descriptors is its most likely resource failure.
-        new FileDescriptorMetrics().bindTo(registry);
-        JvmGcMetrics gc = new JvmGcMetrics();
-        gc.bindTo(registry);
-        return gc;
     }
 
     private record Port(String virtualCluster, String nodeId) {

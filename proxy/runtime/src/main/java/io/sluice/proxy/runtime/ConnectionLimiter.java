@@ -12,7 +12,7 @@ import org.slf4j.LoggerFactory;
 
 import io.netty.channel.Channel;
 import io.sluice.proxy.config.ConnectionLimitsConfig;
-import io.sluice.proxy.logging.RateLimitedLog;
+import io.sluice.logging.RateLimitedLog;
 import io.sluice.proxy.metrics.VirtualClusterMetrics;
 
 /**

@@ -21,7 +21,7 @@ import io.sluice.proxy.codec.FrameDecoder;
 import io.sluice.proxy.codec.ProtocolException;
 import io.sluice.proxy.config.PreAuthenticationConfig;
 import io.sluice.proxy.filter.AuthenticatedPrincipal;
-import io.sluice.proxy.logging.RateLimitedLog;
+import io.sluice.logging.RateLimitedLog;
 import io.sluice.proxy.metrics.VirtualClusterMetrics;
 
 /**

@@ -14,15 +14,16 @@ import io.netty.channel.ChannelOption;
 import io.netty.channel.WriteBufferWaterMark;
 import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslHandler;
-import io.sluice.proxy.config.HostPort;
+import io.sluice.config.HostPort;
 import io.sluice.proxy.config.NetworkConfig;
 import io.sluice.proxy.config.SaslClientConfig;
-import io.sluice.proxy.config.TlsClientConfig;
+import io.sluice.config.TlsClientConfig;
 import io.sluice.proxy.runtime.ProxyConnection;
 import io.sluice.proxy.runtime.UpstreamAuthenticator;
 import io.sluice.proxy.runtime.UpstreamChannelInitializer;
 import io.sluice.proxy.runtime.UpstreamDialer;
-import io.sluice.proxy.tls.SslContexts;
+import io.sluice.tls.SslContexts;
+import io.sluice.transport.Transport;
 
 /**
  * Connects a client connection to a broker on the client's own event loop, so both halves of the

@@ -21,11 +21,11 @@ import org.apache.kafka.common.Node;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import io.sluice.proxy.config.HostPort;
-import io.sluice.proxy.config.KeyConfig;
+import io.sluice.config.HostPort;
+import io.sluice.config.KeyConfig;
 import io.sluice.proxy.config.TargetClusterConfig;
-import io.sluice.proxy.config.TlsClientConfig;
-import io.sluice.proxy.config.TrustConfig;
+import io.sluice.config.TlsClientConfig;
+import io.sluice.config.TrustConfig;
 
 /**
  * Asks the target cluster which brokers it has, so node ports are bound before any client needs one

@@ -15,8 +15,8 @@ import com.fasterxml.jackson.databind.node.NullNode;
 
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import io.sluice.proxy.config.ConfigException;
-import io.sluice.proxy.config.ConfigLoader;
+import io.sluice.config.ConfigException;
+import io.sluice.config.ConfigLoader;
 import io.sluice.proxy.config.FilterDefinition;
 import io.sluice.proxy.filter.Filter;
 import io.sluice.proxy.filter.FilterFactory;

@@ -22,7 +22,7 @@ import io.netty.channel.WriteBufferWaterMark;
 import io.netty.handler.ssl.SslContext;
 import io.sluice.proxy.cluster.NodeAdvertiser;
 import io.sluice.proxy.config.GatewayConfig;
-import io.sluice.proxy.config.HostPort;
+import io.sluice.config.HostPort;
 import io.sluice.proxy.config.NetworkConfig;
 import io.sluice.proxy.config.PreAuthenticationConfig;
 import io.sluice.proxy.metrics.ProxyMetrics;
@@ -34,6 +34,7 @@ import io.sluice.proxy.runtime.NamedFilter;
 import io.sluice.proxy.runtime.OpenConnections;
 import io.sluice.proxy.runtime.ProxyConnection;
 import io.sluice.proxy.runtime.UpstreamDialer;
+import io.sluice.transport.Transport;
 
 /**
  * A port-per-broker gateway: one bootstrap port, plus one port per broker node, bound the first time the

@@ -21,18 +21,20 @@ import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.netty.channel.Channel;
 import io.netty.channel.EventLoopGroup;
-import io.sluice.proxy.build.BuildInfo;
-import io.sluice.proxy.config.ConfigException;
+import io.sluice.build.BuildInfo;
+import io.sluice.config.ConfigException;
 import io.sluice.proxy.config.FilterDefinition;
 import io.sluice.proxy.config.GatewayConfig;
-import io.sluice.proxy.config.HostPort;
+import io.sluice.config.HostPort;
 import io.sluice.proxy.config.ProxyConfig;
 import io.sluice.proxy.config.VirtualClusterConfig;
-import io.sluice.proxy.management.ManagementServer;
-import io.sluice.proxy.management.ManagementServer.Readiness;
+import io.sluice.management.ManagementServer;
+import io.sluice.metrics.JvmMetrics;
+import io.sluice.management.ManagementServer.Readiness;
 import io.sluice.proxy.metrics.ProxyMetrics;
 import io.sluice.proxy.runtime.OpenConnections;
-import io.sluice.proxy.tls.SslContexts;
+import io.sluice.tls.SslContexts;
+import io.sluice.transport.Transport;
 
 /**
  * The running proxy: event loops, every virtual cluster's gateways, discovery, and the management port.
@@ -70,7 +72,7 @@ public final class ProxyServer implements AutoCloseable {
             group.shutdownGracefully(0, 2, TimeUnit.SECONDS);
             throw e;
         }
-        this.jvmMetrics = ProxyMetrics.bindJvmMetrics(registry);
+        this.jvmMetrics = JvmMetrics.bind(registry);
     }
 
     public static ProxyServer start(ProxyConfig config) {
@@ -85,7 +87,7 @@ public final class ProxyServer implements AutoCloseable {
     }
 
     /**
-     * What {@link #start} checks beyond {@link io.sluice.proxy.config.ConfigLoader}: the TLS material each virtual
+     * What {@link #start} checks beyond {@link io.sluice.config.ConfigLoader}: the TLS material each virtual
      * cluster loads (gateway certificates, trust for the target cluster), and every filter definition's type and config
      * as the filter's own {@link io.sluice.proxy.filter.FilterFactory#validate} checks it. Binds no port and reaches no
      * broker or KMS; {@code sluice proxy --validate} runs it.

@@ -17,7 +17,7 @@ import io.sluice.proxy.cluster.ApiVersionsFilter;
 import io.sluice.proxy.cluster.BrokerAddressFilter;
 import io.sluice.proxy.cluster.NodeRegistry;
 import io.sluice.proxy.config.GatewayConfig;
-import io.sluice.proxy.config.HostPort;
+import io.sluice.config.HostPort;
 import io.sluice.proxy.config.NetworkConfig;
 import io.sluice.proxy.config.PreAuthenticationConfig;
 import io.sluice.proxy.config.VirtualClusterConfig;
@@ -29,7 +29,8 @@ import io.sluice.proxy.runtime.NamedFilter;
 import io.sluice.proxy.runtime.OpenConnections;
 import io.sluice.proxy.runtime.ProxyConnection;
 import io.sluice.proxy.runtime.UpstreamDialer;
-import io.sluice.proxy.tls.SslContexts;
+import io.sluice.tls.SslContexts;
+import io.sluice.transport.Transport;
 
 /** One virtual cluster while the proxy runs: its gateways, its broker registry, its filter chain. */
 final class VirtualClusterRuntime {

@@ -11,6 +11,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
+import io.sluice.config.ConfigException;
 
 class ConfigValidationTest {
 
@@ -26,7 +27,7 @@ class ConfigValidationTest {
 
     @Test
     void theMinimalConfigIsValid() {
-        assertThat(ConfigLoader.parse(cluster("demo", 9192, ""), Map.of())).isNotNull();
+        assertThat(ProxyConfigLoader.parse(cluster("demo", 9192, ""), Map.of())).isNotNull();
     }
 
     @Test
@@ -216,7 +217,7 @@ class ConfigValidationTest {
                 filterDefinitions: [{name: audit, type: Audit}]
                 """;
 
-        ProxyConfig config = ConfigLoader.parse(yaml, Map.of());
+        ProxyConfig config = ProxyConfigLoader.parse(yaml, Map.of());
 
         assertThat(config.filtersFor(config.virtualClusters().get(0))).isEmpty();
     }
@@ -325,7 +326,7 @@ class ConfigValidationTest {
     void reportsProblemsFromAllSectionsAtOnce() {
         String yaml = "virtualClusters:\n" + item(cluster("A", 9192, "")) + "network: {maxFrameBytes: -1}\n";
 
-        ConfigException e = catchThrowableOfType(ConfigException.class, () -> ConfigLoader.parse(yaml, Map.of()));
+        ConfigException e = catchThrowableOfType(ConfigException.class, () -> ProxyConfigLoader.parse(yaml, Map.of()));
 
         assertThat(e.problems()).hasSize(2);
         assertThat(e.getMessage()).startsWith("Invalid configuration (2 problems):")
@@ -364,7 +365,7 @@ class ConfigValidationTest {
 
     @Test
     void preAuthenticationLimitsAndConnectionLimitsHaveDefaults() {
-        ProxyConfig config = ConfigLoader.parse(cluster("demo", 9192, ""), Map.of());
+        ProxyConfig config = ProxyConfigLoader.parse(cluster("demo", 9192, ""), Map.of());
 
         assertThat(config.network().preAuthentication()).isEqualTo(new PreAuthenticationConfig(512 * 1024, java.time.Duration.ofSeconds(20), 8));
         assertThat(config.virtualClusters().get(0).connectionLimits()).isEqualTo(new ConnectionLimitsConfig(10_000, 1_000));
@@ -372,7 +373,7 @@ class ConfigValidationTest {
 
     private List<String> problems(String yaml) {
         try {
-            ConfigLoader.parse(yaml, Map.of());
+            ProxyConfigLoader.parse(yaml, Map.of());
             return List.of();
         }
         catch (ConfigException e) {

@@ -11,6 +11,8 @@ import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import io.sluice.config.ConfigException;
+import io.sluice.config.TlsClientConfig;
 
 /** The complete configurations shown in docs/configuration.md must load, so the reference cannot drift from the code. */
 class DocumentedExamplesTest {
@@ -35,7 +37,7 @@ class DocumentedExamplesTest {
         for (String yaml : complete) {
             // The certificate and key files an example names do not exist here; anything else must be right.
             try {
-                ConfigLoader.parse(yaml, Map.of("KAFKA_BOOTSTRAP", "kafka:9092"));
+                ProxyConfigLoader.parse(yaml, Map.of("KAFKA_BOOTSTRAP", "kafka:9092"));
             }
             catch (ConfigException e) {
                 assertThat(e.problems()).as(yaml).allMatch(p -> p.endsWith("' does not exist"));
@@ -45,9 +47,9 @@ class DocumentedExamplesTest {
 
     @Test
     void anEmptyClientTlsSectionMeansVerifiedTlsWithTheJvmTrustStore() {
-        String yaml = ConfigLoaderTest.MINIMAL.replace("bootstrapServers: kafka:9092", "bootstrapServers: kafka:9092\n      tls: {}");
+        String yaml = ProxyConfigLoaderTest.MINIMAL.replace("bootstrapServers: kafka:9092", "bootstrapServers: kafka:9092\n      tls: {}");
 
-        TlsClientConfig tls = ConfigLoader.parse(yaml, Map.of()).virtualClusters().get(0).targetCluster().tls();
+        TlsClientConfig tls = ProxyConfigLoader.parse(yaml, Map.of()).virtualClusters().get(0).targetCluster().tls();
 
         assertThat(tls).isEqualTo(TlsClientConfig.defaults());
     }

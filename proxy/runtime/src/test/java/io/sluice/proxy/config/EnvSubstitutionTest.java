@@ -7,6 +7,8 @@ import org.junit.jupiter.api.Test;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
+import io.sluice.config.ConfigException;
+import io.sluice.config.HostPort;
 
 class EnvSubstitutionTest {
 
@@ -27,7 +29,7 @@ class EnvSubstitutionTest {
 
     @Test
     void substitutesValuesKeysAndDefaults() {
-        ProxyConfig config = ConfigLoader.parse(TEMPLATE, Map.of(
+        ProxyConfig config = ProxyConfigLoader.parse(TEMPLATE, Map.of(
                 "CLUSTER", "orders", "KAFKA", "k1:9092,k2:9092", "JAAS", "x", "PORT", "19192"));
 
         assertThat(config.management().port()).isEqualTo(9999);
@@ -44,7 +46,7 @@ class EnvSubstitutionTest {
         String jaas = "org.apache.kafka.common.security.plain.PlainLoginModule required username=\"u\" "
                 + "password=\"p: #[not] {yaml}\";\n  evil: injected";
 
-        ProxyConfig config = ConfigLoader.parse(TEMPLATE, Map.of("CLUSTER", "c", "KAFKA", "k:1", "JAAS", jaas));
+        ProxyConfig config = ProxyConfigLoader.parse(TEMPLATE, Map.of("CLUSTER", "c", "KAFKA", "k:1", "JAAS", jaas));
 
         assertThat(config.virtualClusters().get(0).targetCluster().discoveryProperties())
                 .containsExactly(Map.entry("sasl.jaas.config", jaas));
@@ -52,18 +54,18 @@ class EnvSubstitutionTest {
 
     @Test
     void aDefaultAppliesToAnEmptyVariableToo() {
-        ProxyConfig config = ConfigLoader.parse(TEMPLATE, Map.of("CLUSTER", "c", "KAFKA", "k:1", "JAAS", "x", "MGMT_PORT", ""));
+        ProxyConfig config = ProxyConfigLoader.parse(TEMPLATE, Map.of("CLUSTER", "c", "KAFKA", "k:1", "JAAS", "x", "MGMT_PORT", ""));
 
         assertThat(config.management().port()).isEqualTo(9999);
     }
 
     @Test
     void doubleDollarEscapesAReference() {
-        ProxyConfig config = ConfigLoader.parse(TEMPLATE, Map.of("CLUSTER", "c", "KAFKA", "k:1",
+        ProxyConfig config = ProxyConfigLoader.parse(TEMPLATE, Map.of("CLUSTER", "c", "KAFKA", "k:1",
                 "JAAS", "unused", "PROP_KEY", "p"));
         String yaml = TEMPLATE.replace("${JAAS}", "\"$${JAAS} costs $5 and $${X:-y}\"");
 
-        ProxyConfig escaped = ConfigLoader.parse(yaml, Map.of("CLUSTER", "c", "KAFKA", "k:1"));
+        ProxyConfig escaped = ProxyConfigLoader.parse(yaml, Map.of("CLUSTER", "c", "KAFKA", "k:1"));
 
         assertThat(config.virtualClusters().get(0).targetCluster().discoveryProperties()).containsEntry("p", "unused");
         assertThat(escaped.virtualClusters().get(0).targetCluster().discoveryProperties())
@@ -72,7 +74,7 @@ class EnvSubstitutionTest {
 
     @Test
     void substitutedTextIsNotScannedAgain() {
-        ProxyConfig config = ConfigLoader.parse(TEMPLATE, Map.of("CLUSTER", "c", "KAFKA", "k:1", "JAAS", "${SECRET}"));
+        ProxyConfig config = ProxyConfigLoader.parse(TEMPLATE, Map.of("CLUSTER", "c", "KAFKA", "k:1", "JAAS", "${SECRET}"));
 
         assertThat(config.virtualClusters().get(0).targetCluster().discoveryProperties())
                 .containsEntry("sasl.jaas.config", "${SECRET}");
@@ -81,7 +83,7 @@ class EnvSubstitutionTest {
     @Test
     void everyMissingVariableIsNamedWithItsField() {
         ConfigException e = catchThrowableOfType(ConfigException.class,
-                () -> ConfigLoader.parse(TEMPLATE, Map.of("CLUSTER", "c")));
+                () -> ProxyConfigLoader.parse(TEMPLATE, Map.of("CLUSTER", "c")));
 
         assertThat(e.problems()).containsExactly(
                 "virtualClusters[0].targetCluster.bootstrapServers: environment variable KAFKA is not set",
@@ -93,7 +95,7 @@ class EnvSubstitutionTest {
         String yaml = TEMPLATE.replace("${CLUSTER}", "\"${CLUSTER\"").replace("${KAFKA}", "${1BAD}");
 
         ConfigException e = catchThrowableOfType(ConfigException.class,
-                () -> ConfigLoader.parse(yaml, Map.of("JAAS", "x")));
+                () -> ProxyConfigLoader.parse(yaml, Map.of("JAAS", "x")));
 
         assertThat(e.problems()).containsExactly(
                 "virtualClusters[0].name: unterminated '${' in '${CLUSTER'",
@@ -110,7 +112,7 @@ class EnvSubstitutionTest {
                       topics: ["${TOPIC}", b]
                 """;
 
-        ProxyConfig config = ConfigLoader.parse(yaml, Map.of("CLUSTER", "c", "KAFKA", "k:1", "JAAS", "x", "TOPIC", "orders"));
+        ProxyConfig config = ProxyConfigLoader.parse(yaml, Map.of("CLUSTER", "c", "KAFKA", "k:1", "JAAS", "x", "TOPIC", "orders"));
 
         assertThat(config.filterDefinitions().get(0).type()).isEqualTo("Audit");
         assertThat(config.filterDefinitions().get(0).config().get("topics").get(0).asText()).isEqualTo("orders");
@@ -120,7 +122,7 @@ class EnvSubstitutionTest {
     void aKeyThatCollidesAfterSubstitutionIsAnError() {
         String yaml = TEMPLATE.replace("${PROP_KEY:-sasl.jaas.config}: ${JAAS}", "${A}: 1\n        b: 2");
 
-        assertThatThrownBy(() -> ConfigLoader.parse(yaml, Map.of("CLUSTER", "c", "KAFKA", "k:1", "A", "b")))
+        assertThatThrownBy(() -> ProxyConfigLoader.parse(yaml, Map.of("CLUSTER", "c", "KAFKA", "k:1", "A", "b")))
                 .hasMessageContaining("virtualClusters[0].targetCluster.discoveryProperties.b: becomes the duplicate field 'b'");
     }
 }

@@ -9,6 +9,9 @@ import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import io.sluice.config.ConfigException;
+import io.sluice.config.HostPort;
+import io.sluice.config.ManagementConfig;
 
 /** The examples shipped in config/examples must keep loading. */
 class ExampleConfigTest {
@@ -17,7 +20,7 @@ class ExampleConfigTest {
 
     @Test
     void passthroughProxiesTheGivenClusterOnTheDefaultPorts() throws Exception {
-        ProxyConfig config = ConfigLoader.parse(Files.readString(PASSTHROUGH), Map.of("KAFKA_BOOTSTRAP", "kafka-1:9092,kafka-2:9092"));
+        ProxyConfig config = ProxyConfigLoader.parse(Files.readString(PASSTHROUGH), Map.of("KAFKA_BOOTSTRAP", "kafka-1:9092,kafka-2:9092"));
 
         assertThat(config.management()).isEqualTo(new ManagementConfig(true, "127.0.0.1", 9190));
         assertThat(config.virtualClusters()).singleElement().satisfies(cluster -> {
@@ -33,7 +36,7 @@ class ExampleConfigTest {
 
     @Test
     void passthroughBrokerPortsFollowAnOverriddenBootstrap() throws Exception {
-        ProxyConfig config = ConfigLoader.parse(Files.readString(PASSTHROUGH),
+        ProxyConfig config = ProxyConfigLoader.parse(Files.readString(PASSTHROUGH),
                 Map.of("KAFKA_BOOTSTRAP", "localhost:9092", "SLUICE_BOOTSTRAP", "proxy.internal:29092"));
 
         PortIdentifiesNodeConfig ports = config.virtualClusters().get(0).gateways().get(0).portIdentifiesNode();
@@ -43,7 +46,7 @@ class ExampleConfigTest {
 
     @Test
     void passthroughNeedsKafkaBootstrap() {
-        assertThatThrownBy(() -> ConfigLoader.parse(Files.readString(PASSTHROUGH), Map.of()))
+        assertThatThrownBy(() -> ProxyConfigLoader.parse(Files.readString(PASSTHROUGH), Map.of()))
                 .isInstanceOf(ConfigException.class)
                 .hasMessageContaining("virtualClusters[0].targetCluster.bootstrapServers: environment variable KAFKA_BOOTSTRAP is not set");
     }

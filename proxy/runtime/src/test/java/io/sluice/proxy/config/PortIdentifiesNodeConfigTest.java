@@ -7,6 +7,7 @@ import java.util.OptionalInt;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import io.sluice.config.HostPort;
 
 class PortIdentifiesNodeConfigTest {
 

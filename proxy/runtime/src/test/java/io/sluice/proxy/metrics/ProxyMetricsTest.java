@@ -202,22 +202,6 @@ class ProxyMetricsTest {
     }
 
     @Test
-    void jvmMetricsAreBound() throws Exception {
-        AutoCloseable gcListeners = ProxyMetrics.bindJvmMetrics(registry);
-        try {
-            assertThat(registry.scrape())
-                    .contains("jvm_memory_used_bytes")
-                    .contains("jvm_threads_live_threads")
-                    .contains("jvm_gc_")
-                    .contains("process_uptime_seconds")
-                    .contains("process_files_open_files")
-                    .contains("system_cpu_count");
-        } finally {
-            gcListeners.close();
-        }
-    }
-
-    @Test
     void registryIsTheOneGiven() {
         assertThat(metrics.registry()).isSameAs(registry);
     }

@@ -28,7 +28,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 
 import io.kroxylicious.testing.kafka.api.KafkaCluster;
 import io.kroxylicious.testing.kafka.junit5ext.KafkaClusterExtension;
-import io.sluice.proxy.config.ConfigException;
+import io.sluice.config.ConfigException;
 import io.sluice.proxy.testing.KafkaReads;
 import io.sluice.proxy.testing.ProxyFixture;
 

@@ -24,7 +24,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 
 import io.kroxylicious.testing.kafka.api.KafkaCluster;
 import io.kroxylicious.testing.kafka.junit5ext.KafkaClusterExtension;
-import io.sluice.proxy.build.BuildInfo;
+import io.sluice.build.BuildInfo;
 import io.sluice.proxy.testing.KafkaWire;
 import io.sluice.proxy.testing.ProxyFixture;
 

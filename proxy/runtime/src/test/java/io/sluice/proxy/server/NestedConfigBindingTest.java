@@ -8,7 +8,7 @@ import org.junit.jupiter.api.Test;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import io.sluice.proxy.config.ConfigException;
+import io.sluice.config.ConfigException;
 import io.sluice.proxy.filter.FilterFactoryContext;
 
 import static org.assertj.core.api.Assertions.assertThat;

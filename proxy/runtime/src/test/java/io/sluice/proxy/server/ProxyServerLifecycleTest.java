@@ -7,9 +7,9 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 import io.micrometer.core.instrument.MeterRegistry;
-import io.sluice.proxy.config.ConfigException;
-import io.sluice.proxy.config.ConfigLoader;
-import io.sluice.proxy.config.ManagementConfig;
+import io.sluice.config.ConfigException;
+import io.sluice.proxy.config.ProxyConfigLoader;
+import io.sluice.config.ManagementConfig;
 import io.sluice.proxy.config.ProxyConfig;
 import io.sluice.testkit.FreePorts;
 
@@ -38,7 +38,7 @@ class ProxyServerLifecycleTest {
     @Test
     void aChainNamingAnUndefinedFilterInAConfigBuiltInCodeIsAConfigErrorNamingTheField() {
         // ConfigLoader validates references; a config built in code reaches the server unvalidated.
-        ProxyConfig loaded = ConfigLoader.parse("""
+        ProxyConfig loaded = ProxyConfigLoader.parse("""
                 management:
                   enabled: false
                 virtualClusters:

@@ -31,7 +31,7 @@ import io.kroxylicious.testing.kafka.common.SaslMechanism;
 import io.kroxylicious.testing.kafka.common.Tls;
 import io.kroxylicious.testing.kafka.junit5ext.KafkaClusterExtension;
 import io.sluice.proxy.testing.ProxyFixture;
-import io.sluice.proxy.tls.TestPki;
+import io.sluice.tls.TestPki;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;

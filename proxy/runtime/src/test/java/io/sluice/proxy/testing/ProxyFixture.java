@@ -6,7 +6,7 @@ import java.util.Map;
 
 import org.apache.kafka.clients.CommonClientConfigs;
 
-import io.sluice.proxy.config.ConfigLoader;
+import io.sluice.proxy.config.ProxyConfigLoader;
 import io.sluice.proxy.config.ProxyConfig;
 import io.sluice.proxy.server.ProxyServer;
 
@@ -68,7 +68,7 @@ public final class ProxyFixture implements AutoCloseable {
                           bootstrapAddress: "127.0.0.1:%d"
                 %s%s""".formatted(VIRTUAL_CLUSTER, reindent(clusterSection, 4), targetBootstrap, reindent(targetSection, 6), GATEWAY, port,
                 reindent(gatewaySection, 8), reindent(topLevel, 0));
-        return start(ConfigLoader.parse(yaml, Map.of()), port);
+        return start(ProxyConfigLoader.parse(yaml, Map.of()), port);
     }
 
     /** Moves a YAML fragment written at any indentation to {@code spaces}. */

@@ -17,7 +17,7 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.PooledByteBufAllocator;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
-import io.sluice.proxy.server.Transport;
+import io.sluice.transport.Transport;
 
 /**
  * Benchsub: opens many WebSocket connections to one bridge, each from one of several loopback source addresses

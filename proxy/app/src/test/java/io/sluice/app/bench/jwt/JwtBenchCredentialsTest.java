@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import org.junit.jupiter.api.Test;
 
-import io.sluice.auth.Authenticator;
+import io.sluice.auth.TokenAuthenticator;
 import io.sluice.auth.Grant;
 import io.sluice.auth.JwtConfig;
 import io.sluice.bench.targets.BenchTargets;
@@ -17,7 +17,7 @@ class JwtBenchCredentialsTest {
         TargetCredentials.Issued issued = TargetCredentials.forTarget(BenchTargets.resolve("jwt"));
         String secret = issued.proxyEnvironment().get(JwtBenchCredentials.SECRET_VARIABLE);
 
-        try (Authenticator authenticator = Authenticator.create(
+        try (TokenAuthenticator authenticator = TokenAuthenticator.create(
                 new JwtConfig(null, null, secret, null, JwtBenchCredentials.ISSUER, JwtBenchCredentials.ISSUER, null, null, null, null, null, null))) {
             Grant client = authenticator.authenticate(token(issued.clientConfig().get("sasl.jaas.config")));
             assertThat(client.permissions().isAdmin()).isFalse();
