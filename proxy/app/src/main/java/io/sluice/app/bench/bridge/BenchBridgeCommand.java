@@ -45,6 +45,10 @@ public final class BenchBridgeCommand implements Callable<Integer> {
     @Option(names = "--idle", description = "No traffic: the same as --rate 0, for memory per idle connection.")
     boolean idle;
 
+    @Option(names = "--bridge-transport", paramLabel = "NAME", defaultValue = "auto",
+            description = "server.transport of the bridge the bench starts: auto, io_uring, epoll or nio (default: ${DEFAULT-VALUE}).")
+    String bridgeTransport;
+
     @Option(names = "--pin", description = "Pin the bridge to the last CPU and Kafka and the load to the others (taskset), "
             + "so latency is the bridge's rather than the shared machine's queueing. Only with the bench's own bridge.")
     boolean pin;
@@ -153,7 +157,7 @@ public final class BenchBridgeCommand implements Callable<Integer> {
         String benchToken = "bench-" + HexFormat.of().formatHex(secret);
         try (LocalKafka local = LocalKafka.start(LocalKafka.Options.defaults())) {
             createTopic(local.bootstrapServers(), topic, partitions);
-            try (LocalBridge child = LocalBridge.start(local.bootstrapServers(), topic, benchToken, bridgeThreads, List.of(bridgeJvm.trim().split("\\s+")))) {
+            try (LocalBridge child = LocalBridge.start(local.bootstrapServers(), topic, benchToken, bridgeThreads, bridgeTransport, List.of(bridgeJvm.trim().split("\\s+")))) {
                 out.printf("Kafka pid %d at %s; bridge pid %d at %s (bench-only token authenticator); bridge CPU and RSS from /proc/%d%n",
                         local.pid(), local.bootstrapServers(), child.pid(), child.url(), child.pid());
                 if (pinning != null) {
