@@ -43,6 +43,11 @@ public final class CpuSampler {
         return ticksToNanos(cpuTicks(read(PROC.resolve(Long.toString(pid)).resolve("stat"))));
     }
 
+    /** The part of {@link #processCpuNanos} spent in the kernel (stime): system calls, and on loopback the receivers' TCP input too. */
+    public static long processSystemCpuNanos(long pid) {
+        return ticksToNanos(systemTicks(read(PROC.resolve(Long.toString(pid)).resolve("stat"))));
+    }
+
     /** CPU used by everything in this process's cgroup (a container, say), if the cgroup filesystem shows it. */
     public static OptionalLong cgroupCpuUsageNanos() {
         return cgroupCpuUsageNanos(CGROUP_ROOT, ownCgroups());
@@ -121,6 +126,10 @@ public final class CpuSampler {
     static long cpuTicks(String statLine) {
         String[] fields = afterComm(statLine).split("\\s+");
         return Long.parseLong(fields[UTIME_AFTER_COMM]) + Long.parseLong(fields[STIME_AFTER_COMM]);
+    }
+
+    static long systemTicks(String statLine) {
+        return Long.parseLong(afterComm(statLine).split("\\s+")[STIME_AFTER_COMM]);
     }
 
     private static String afterComm(String statLine) {

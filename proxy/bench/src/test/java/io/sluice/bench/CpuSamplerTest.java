@@ -33,6 +33,7 @@ class CpuSamplerTest {
                 + "250 75 0 0 20 0 1 0 123456 10485760 2560 18446744073709551615 1 1 0 0 0 0 0 0 0 0 0 0 17 1 0 0";
 
         assertThat(CpuSampler.cpuTicks(stat)).isEqualTo(325);
+        assertThat(CpuSampler.systemTicks(stat)).isEqualTo(75);
     }
 
     @Test

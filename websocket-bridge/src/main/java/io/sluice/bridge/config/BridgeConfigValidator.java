@@ -8,6 +8,7 @@ import java.util.Map;
 import java.util.regex.Pattern;
 
 import io.sluice.config.TlsValidator;
+import io.sluice.transport.Transport;
 
 /** Checks a bound configuration and lists every problem, each naming its field. */
 final class BridgeConfigValidator {
@@ -44,6 +45,10 @@ final class BridgeConfigValidator {
     private void server(ServerConfig server) {
         if (!server.path().startsWith("/")) {
             problems.add("server.path: must start with '/'");
+        }
+        String transportProblem = Transport.problem(server.transport());
+        if (transportProblem != null) {
+            problems.add("server.transport: " + transportProblem);
         }
         if (server.workerThreads() < 0) {
             problems.add("server.workerThreads: must be 0 (Netty default) or more");

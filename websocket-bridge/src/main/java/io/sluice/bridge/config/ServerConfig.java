@@ -9,6 +9,7 @@ import com.fasterxml.jackson.annotation.JsonProperty;
 
 import io.sluice.config.HostPort;
 import io.sluice.config.TlsServerConfig;
+import io.sluice.transport.Transport;
 
 /**
  * The WebSocket listener.
@@ -26,10 +27,11 @@ import io.sluice.config.TlsServerConfig;
  *                               fields and validation (docs/configuration.md)
  * @param shutdownTimeout        on SIGTERM, how long clients get to answer the 1001 close before their connections are
  *                               closed anyway; 0 closes them at once
+ * @param transport              the event loops' socket transport: auto (default), io_uring, epoll or nio
  */
 public record ServerConfig(HostPort listen, String path, int workerThreads, int maxInboundMessageBytes,
                            int socketSendBufferBytes, String nodeName, int maxSubscriptionsPerConnection,
-                           TlsServerConfig tls, Duration shutdownTimeout) {
+                           TlsServerConfig tls, Duration shutdownTimeout, String transport) {
 
     public static final HostPort DEFAULT_LISTEN = new HostPort("127.0.0.1", 8080);
     public static final String DEFAULT_PATH = "/ws";
@@ -43,17 +45,18 @@ public record ServerConfig(HostPort listen, String path, int workerThreads, int 
         path = path == null ? DEFAULT_PATH : path;
         nodeName = nodeName == null || nodeName.isBlank() ? localHostName() : nodeName;
         shutdownTimeout = shutdownTimeout == null ? DEFAULT_SHUTDOWN_TIMEOUT : shutdownTimeout;
+        transport = transport == null ? Transport.AUTO : transport;
     }
 
     public static ServerConfig defaults() {
-        return new ServerConfig(null, null, 0, DEFAULT_MAX_INBOUND_MESSAGE_BYTES, 0, null, DEFAULT_MAX_SUBSCRIPTIONS_PER_CONNECTION, null, null);
+        return new ServerConfig(null, null, 0, DEFAULT_MAX_INBOUND_MESSAGE_BYTES, 0, null, DEFAULT_MAX_SUBSCRIPTIONS_PER_CONNECTION, null, null, null);
     }
 
     /** Without TLS and with the default subscription limit. */
     public ServerConfig(HostPort listen, String path, int workerThreads, int maxInboundMessageBytes, int socketSendBufferBytes,
                         String nodeName) {
         this(listen, path, workerThreads, maxInboundMessageBytes, socketSendBufferBytes, nodeName,
-                DEFAULT_MAX_SUBSCRIPTIONS_PER_CONNECTION, null, null);
+                DEFAULT_MAX_SUBSCRIPTIONS_PER_CONNECTION, null, null, null);
     }
 
     /** The URL scheme clients use: {@code wss} with TLS, {@code ws} without. */
@@ -70,12 +73,13 @@ public record ServerConfig(HostPort listen, String path, int workerThreads, int 
                                  @JsonProperty("nodeName") String nodeName,
                                  @JsonProperty("maxSubscriptionsPerConnection") Integer maxSubscriptionsPerConnection,
                                  @JsonProperty("tls") TlsServerConfig tls,
-                                 @JsonProperty("shutdownTimeout") Duration shutdownTimeout) {
+                                 @JsonProperty("shutdownTimeout") Duration shutdownTimeout,
+                                 @JsonProperty("transport") String transport) {
         return new ServerConfig(listen, path, workerThreads == null ? 0 : workerThreads,
                 maxInboundMessageBytes == null ? DEFAULT_MAX_INBOUND_MESSAGE_BYTES : maxInboundMessageBytes,
                 socketSendBufferBytes == null ? 0 : socketSendBufferBytes, nodeName,
                 maxSubscriptionsPerConnection == null ? DEFAULT_MAX_SUBSCRIPTIONS_PER_CONNECTION : maxSubscriptionsPerConnection, tls,
-                shutdownTimeout);
+                shutdownTimeout, transport);
     }
 
     private static String localHostName() {

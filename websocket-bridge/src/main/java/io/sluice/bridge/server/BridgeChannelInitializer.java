@@ -28,6 +28,7 @@ import io.sluice.bridge.web.StaticFileHandler;
  * (accept)      ConnectionAdmission: the node's and the peer's connection, handshake and rate limits; refused
  *               connections are closed before anything is read. Starts the handshake deadline
  * tls           TLS (wss://), only when server.tls is set
+ * frames        EncodedFrames: where the session writes messages' pre-encoded frames, skipping the handlers below
  * http          HTTP/1.1 codec, only until the upgrade (then Netty swaps in the WebSocket frame codec); request line
  *               and header block bounded by connections.maxRequestLineBytes/maxHeaderBytes
  * handshake     HTTP requests, aggregated (small: only upgrades and GETs are expected)
@@ -39,7 +40,7 @@ import io.sluice.bridge.web.StaticFileHandler;
  *               on to static
  * static        plain GET/HEAD of the client library and pages (StaticContent); 404 when there is none
  * fragments     continuation frames joined into one message, under the same size limit
- * session       JSON requests to the Session; messages out bypass the frame encoder as pre-encoded frames
+ * session       JSON requests to the Session; messages out are written at 'frames', as pre-encoded frames
  * </pre>
  */
 final class BridgeChannelInitializer extends ChannelInitializer<SocketChannel> {
@@ -98,6 +99,7 @@ final class BridgeChannelInitializer extends ChannelInitializer<SocketChannel> {
         if (tls != null) {
             p.addLast("tls", tls.newHandler(ch.alloc()));
         }
+        EncodedFrames.addTo(p);
         p.addLast("http", new HttpServerCodec(new HttpDecoderConfig()
                 .setMaxInitialLineLength(limits.maxRequestLineBytes())
                 .setMaxHeaderSize(limits.maxHeaderBytes())));

@@ -57,7 +57,7 @@ public final class BridgeServer implements AutoCloseable {
     private final BridgeConfig config;
     private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     private final BridgeMetrics metrics = new BridgeMetrics(registry);
-    private final Transport transport = Transport.best();
+    private final Transport transport;
     private final ChannelGroup channels = new DefaultChannelGroup("bridge-connections", GlobalEventExecutor.INSTANCE);
     private final EventLoopGroup group;
     private final Hub hub;
@@ -86,6 +86,7 @@ public final class BridgeServer implements AutoCloseable {
                 config.server().maxSubscriptionsPerConnection(), config.requests(), config.recovery());
         // The proxy's TLS material loading (PEM or key store, passwords, protocols): one home for both listeners.
         SslContext tls = config.server().tls() == null ? null : SslContexts.forServer(config.server().tls(), "server.tls");
+        this.transport = Transport.forConfig(config.server().transport(), "server.transport");
         this.group = transport.newGroup(config.server().workerThreads(), "sluice-bridge");
         ServerBootstrap bootstrap = new ServerBootstrap()
                 .group(group)

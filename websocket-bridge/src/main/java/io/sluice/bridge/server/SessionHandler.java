@@ -44,7 +44,7 @@ final class SessionHandler extends ChannelInboundHandlerAdapter {
     public void userEventTriggered(ChannelHandlerContext ctx, Object event) throws Exception {
         if (event instanceof WebSocketServerProtocolHandler.HandshakeComplete) {
             upgraded.run();
-            session = new Session(ctx.channel(), services, limit);
+            session = new Session(ctx.channel(), ctx.pipeline().context(EncodedFrames.NAME), services, limit);
             session.opened();
         }
         super.userEventTriggered(ctx, event);

@@ -16,6 +16,7 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelOutboundBuffer;
 import io.netty.handler.codec.http.websocketx.CloseWebSocketFrame;
 import io.netty.handler.codec.http.websocketx.TextWebSocketFrame;
@@ -49,6 +50,8 @@ public final class Session extends Outlet {
     private static final int MAX_CLOSE_REASON_BYTES = 123;
 
     private final Channel channel;
+    // Where pre-encoded frames are written: next to the socket, past the WebSocket and HTTP handlers.
+    private final ChannelHandlerContext frames;
     private final SessionServices services;
     private final Requests requests;
     private final Map<String, Subscription> subscriptions = new HashMap<>();
@@ -62,8 +65,10 @@ public final class Session extends Outlet {
     private final Authentication authentication;
 
     /** @param inbound the connection's message size limit, which the connect lifts */
-    public Session(Channel channel, SessionServices services, Inbound inbound) {
+    /** @param frames the pipeline context that pre-encoded frames are written from */
+    public Session(Channel channel, ChannelHandlerContext frames, SessionServices services, Inbound inbound) {
         this.channel = channel;
+        this.frames = frames;
         this.services = services;
         this.requests = new Requests(this, services);
         this.authentication = new Authentication(this, services, channel.eventLoop(), inbound);
@@ -283,7 +288,7 @@ public final class Session extends Outlet {
 
     private void writeFrame(ByteBuf frame) {
         int bytes = frame.readableBytes();
-        channel.write(frame.retainedDuplicate(), channel.voidPromise());
+        frames.write(frame.retainedDuplicate(), frames.voidPromise());
         services.metrics().messageOut(bytes);
         dirty = true;
     }
@@ -292,7 +297,7 @@ public final class Session extends Outlet {
     public void flush() {
         if (dirty) {
             dirty = false;
-            channel.flush();
+            frames.flush();
         }
     }
 

@@ -19,6 +19,8 @@ final class Fanout {
 
     private final BridgeMetrics metrics;
     private Map<EventExecutor, Batch> batches = new IdentityHashMap<>();
+    // The size of each loop's last batch: the next one starts that large instead of growing to it copy by copy.
+    private final Map<EventExecutor, Integer> lastSizes = new IdentityHashMap<>();
 
     Fanout(BridgeMetrics metrics) {
         this.metrics = metrics;
@@ -26,10 +28,10 @@ final class Fanout {
 
     /** {@code message} must already be retained for this delivery. */
     void add(Subscription subscription, EncodedMessage message) {
-        EventExecutor executor = subscription.outlet().executor();
+        EventExecutor executor = subscription.executor();
         Batch batch = batches.get(executor);
         if (batch == null) {
-            batch = new Batch(metrics);
+            batch = new Batch(metrics, lastSizes.getOrDefault(executor, 16));
             batches.put(executor, batch);
         }
         batch.add(subscription, message);
@@ -43,6 +45,7 @@ final class Fanout {
         Map<EventExecutor, Batch> full = batches;
         batches = new IdentityHashMap<>();
         full.forEach((executor, batch) -> {
+            lastSizes.put(executor, batch.size());
             try {
                 executor.execute(batch);
             }
@@ -55,11 +58,17 @@ final class Fanout {
 
     private static final class Batch implements Runnable {
         private final BridgeMetrics metrics;
-        private final List<Subscription> subscriptions = new ArrayList<>();
-        private final List<EncodedMessage> messages = new ArrayList<>();
+        private final List<Subscription> subscriptions;
+        private final List<EncodedMessage> messages;
 
-        Batch(BridgeMetrics metrics) {
+        Batch(BridgeMetrics metrics, int expectedSize) {
             this.metrics = metrics;
+            this.subscriptions = new ArrayList<>(expectedSize);
+            this.messages = new ArrayList<>(expectedSize);
+        }
+
+        int size() {
+            return messages.size();
         }
 
         void add(Subscription subscription, EncodedMessage message) {
@@ -69,7 +78,7 @@ final class Fanout {
 
         @Override
         public void run() {
-            List<Outlet> toFlush = new ArrayList<>();
+            List<Outlet> toFlush = new ArrayList<>(messages.size());
             EncodedMessage previous = null;
             long now = System.currentTimeMillis();
             for (int i = 0; i < messages.size(); i++) {

@@ -123,19 +123,28 @@ public final class Hub implements RecordSink {
     }
 
     private void dispatch(EncodedMessage message) {
-        long stamp = ++dispatchCounter;
         String endpoint = message.endpoint();
-        boolean deltaWanted = false;
-        List<Subscription> receivers = new ArrayList<>();
-        collect(exact.get(endpoint), stamp, receivers);
-        if (!prefixes.isEmpty()) {
+        List<Subscription> receivers;
+        if (prefixes.isEmpty()) {
+            // Only exact subscriptions, at most one per connection and endpoint: nothing to de-duplicate.
+            receivers = exact.get(endpoint);
+            if (receivers == null) {
+                return;
+            }
+        }
+        else {
+            long stamp = ++dispatchCounter;
+            receivers = new ArrayList<>();
+            collect(exact.get(endpoint), stamp, receivers);
             for (int i = endpoint.indexOf('/'); i >= 0; i = endpoint.indexOf('/', i + 1)) {
                 collect(prefixes.get(endpoint.substring(0, i + 1)), stamp, receivers);
             }
         }
+        boolean deltaWanted = false;
         for (Subscription s : receivers) {
             deltaWanted |= s.delta();
         }
+        // Before the references are taken: a message's references cover its delta frame too.
         if (deltaWanted) {
             EncodedMessage previous = cache.latest(endpoint);
             if (previous != null && message.epoch().equals(previous.epoch())) {

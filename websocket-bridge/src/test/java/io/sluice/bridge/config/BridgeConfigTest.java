@@ -65,6 +65,7 @@ class BridgeConfigTest {
         String yaml = """
                 server:
                   path: ws
+                  transport: kqueue
                   listen: "nohost"
                 kafka:
                   metadataRefresh: 0s
@@ -87,6 +88,7 @@ class BridgeConfigTest {
         List<String> problems = problems(yaml.replace("  listen: \"nohost\"\n", ""));
         assertThat(problems).contains(
                 "server.path: must start with '/'",
+                "server.transport: must be one of auto, io_uring, epoll, nio (was 'kqueue')",
                 "kafka.bootstrapServers: is required",
                 "kafka.metadataRefresh: must be longer than 0",
                 "kafka.properties.group.id: is set by the bridge itself",

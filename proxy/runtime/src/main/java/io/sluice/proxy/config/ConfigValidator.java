@@ -11,6 +11,7 @@ import java.util.stream.Collectors;
 import io.sluice.config.HostPort;
 import io.sluice.config.ManagementConfig;
 import io.sluice.config.TlsValidator;
+import io.sluice.transport.Transport;
 
 /** Checks a bound configuration and lists every problem, each naming its field. */
 final class ConfigValidator {
@@ -35,6 +36,10 @@ final class ConfigValidator {
     }
 
     private void network(NetworkConfig network) {
+        String transportProblem = Transport.problem(network.transport());
+        if (transportProblem != null) {
+            problems.add("network.transport: " + transportProblem);
+        }
         if (network.workerThreads() < 0) {
             problems.add("network.workerThreads: must be 0 (Netty default) or more");
         }

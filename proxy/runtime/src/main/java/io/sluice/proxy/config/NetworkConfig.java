@@ -5,6 +5,8 @@ import java.time.Duration;
 import com.fasterxml.jackson.annotation.JsonCreator;
 import com.fasterxml.jackson.annotation.JsonProperty;
 
+import io.sluice.transport.Transport;
+
 /**
  * Proxy-wide network settings.
  *
@@ -17,6 +19,7 @@ import com.fasterxml.jackson.annotation.JsonProperty;
  * @param preAuthentication limits on connections not yet authenticated, where a filter authenticates clients
  * @param shutdownTimeout on SIGTERM, how long requests already received may take to be answered before the remaining
  *                        client connections are closed anyway; 0 closes them at once
+ * @param transport the event loops' socket transport: auto, io_uring, epoll or nio (io.sluice.transport.Transport)
  */
 public record NetworkConfig(int workerThreads,
                             int maxFrameBytes,
@@ -25,7 +28,8 @@ public record NetworkConfig(int workerThreads,
                             int writeBufferHighWaterMark,
                             int writeBufferLowWaterMark,
                             PreAuthenticationConfig preAuthentication,
-                            Duration shutdownTimeout) {
+                            Duration shutdownTimeout,
+                            String transport) {
 
     public static final int DEFAULT_MAX_FRAME_BYTES = 104_857_600;
     public static final Duration DEFAULT_FILTER_TIMEOUT = Duration.ofSeconds(20);
@@ -40,11 +44,13 @@ public record NetworkConfig(int workerThreads,
         connectTimeout = connectTimeout == null ? DEFAULT_CONNECT_TIMEOUT : connectTimeout;
         preAuthentication = preAuthentication == null ? PreAuthenticationConfig.defaults() : preAuthentication;
         shutdownTimeout = shutdownTimeout == null ? DEFAULT_SHUTDOWN_TIMEOUT : shutdownTimeout;
+        transport = transport == null ? Transport.AUTO : transport;
     }
 
     public static NetworkConfig defaults() {
         return new NetworkConfig(0, DEFAULT_MAX_FRAME_BYTES, DEFAULT_FILTER_TIMEOUT, DEFAULT_CONNECT_TIMEOUT,
-                DEFAULT_HIGH_WATER_MARK, DEFAULT_LOW_WATER_MARK, PreAuthenticationConfig.defaults(), DEFAULT_SHUTDOWN_TIMEOUT);
+                DEFAULT_HIGH_WATER_MARK, DEFAULT_LOW_WATER_MARK, PreAuthenticationConfig.defaults(), DEFAULT_SHUTDOWN_TIMEOUT,
+                Transport.AUTO);
     }
 
     @JsonCreator
@@ -55,7 +61,8 @@ public record NetworkConfig(int workerThreads,
                                   @JsonProperty("writeBufferHighWaterMark") Integer writeBufferHighWaterMark,
                                   @JsonProperty("writeBufferLowWaterMark") Integer writeBufferLowWaterMark,
                                   @JsonProperty("preAuthentication") PreAuthenticationConfig preAuthentication,
-                                  @JsonProperty("shutdownTimeout") Duration shutdownTimeout) {
+                                  @JsonProperty("shutdownTimeout") Duration shutdownTimeout,
+                                  @JsonProperty("transport") String transport) {
         return new NetworkConfig(
                 workerThreads == null ? 0 : workerThreads,
                 maxFrameBytes == null ? DEFAULT_MAX_FRAME_BYTES : maxFrameBytes,
@@ -64,6 +71,7 @@ public record NetworkConfig(int workerThreads,
                 writeBufferHighWaterMark == null ? DEFAULT_HIGH_WATER_MARK : writeBufferHighWaterMark,
                 writeBufferLowWaterMark == null ? DEFAULT_LOW_WATER_MARK : writeBufferLowWaterMark,
                 preAuthentication,
-                shutdownTimeout);
+                shutdownTimeout,
+                transport);
     }
 }

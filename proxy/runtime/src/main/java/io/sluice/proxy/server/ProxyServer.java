@@ -47,7 +47,7 @@ public final class ProxyServer implements AutoCloseable {
     private final ProxyConfig config;
     private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     private final ProxyMetrics metrics = new ProxyMetrics(registry);
-    private final Transport transport = Transport.best();
+    private final Transport transport;
     private final EventLoopGroup group;
     /** Unregisters the GC notification listeners, which the JVM would otherwise keep, with this registry, forever. */
     private final AutoCloseable jvmMetrics;
@@ -64,6 +64,7 @@ public final class ProxyServer implements AutoCloseable {
 
     private ProxyServer(ProxyConfig config) {
         this.config = config;
+        this.transport = Transport.forConfig(config.network().transport(), "network.transport");
         this.group = transport.newGroup(config.network().workerThreads(), "sluice-proxy");
         try {
             this.filterDefinitions = new FilterDefinitions(config.filterDefinitions(), registry, group.next());

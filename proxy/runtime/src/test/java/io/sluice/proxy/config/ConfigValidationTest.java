@@ -232,12 +232,14 @@ class ConfigValidationTest {
                   connectTimeout: 0
                   writeBufferHighWaterMark: 100
                   writeBufferLowWaterMark: 200
+                  transport: kqueue
                 management:
                   bindAddress: " "
                   port: 70000
                 """;
 
         assertThat(problems(yaml)).containsExactly(
+                "network.transport: must be one of auto, io_uring, epoll, nio (was 'kqueue')",
                 "network.workerThreads: must be 0 (Netty default) or more",
                 "network.maxFrameBytes: must be greater than 0",
                 "network.filterTimeout: must be longer than 0",

@@ -86,6 +86,7 @@ class ProxyConfigLoaderTest {
                   connectTimeout: PT3S
                   writeBufferHighWaterMark: 65536
                   writeBufferLowWaterMark: 32768
+                  transport: nio
                 management:
                   enabled: false
                   bindAddress: 0.0.0.0
@@ -147,7 +148,7 @@ class ProxyConfigLoaderTest {
         ProxyConfig config = ProxyConfigLoader.parse(yaml, Map.of());
 
         assertThat(config.network()).isEqualTo(new NetworkConfig(4, 1048576, Duration.ofMillis(1500),
-                Duration.ofSeconds(3), 65536, 32768, PreAuthenticationConfig.defaults(), NetworkConfig.DEFAULT_SHUTDOWN_TIMEOUT));
+                Duration.ofSeconds(3), 65536, 32768, PreAuthenticationConfig.defaults(), NetworkConfig.DEFAULT_SHUTDOWN_TIMEOUT, "nio"));
         assertThat(config.management()).isEqualTo(new ManagementConfig(false, "0.0.0.0", 0));
         assertThat(config.defaultFilters()).containsExactly("audit");
         assertThat(config.filterDefinitions()).extracting(FilterDefinition::name).containsExactly("audit", "noop");

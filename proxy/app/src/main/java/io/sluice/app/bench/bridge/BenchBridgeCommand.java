@@ -45,6 +45,14 @@ public final class BenchBridgeCommand implements Callable<Integer> {
     @Option(names = "--idle", description = "No traffic: the same as --rate 0, for memory per idle connection.")
     boolean idle;
 
+    @Option(names = "--bridge-transport", paramLabel = "NAME", defaultValue = "auto",
+            description = "server.transport of the bridge the bench starts: auto, io_uring, epoll or nio (default: ${DEFAULT-VALUE}).")
+    String bridgeTransport;
+
+    @Option(names = "--pin", description = "Pin the bridge to the last CPU and Kafka and the load to the others (taskset), "
+            + "so latency is the bridge's rather than the shared machine's queueing. Only with the bench's own bridge.")
+    boolean pin;
+
     @Option(names = "--payload", paramLabel = "BYTES", defaultValue = "512", description = "Message payload size (default: ${DEFAULT-VALUE}).")
     int payload;
 
@@ -139,6 +147,7 @@ public final class BenchBridgeCommand implements Callable<Integer> {
     }
 
     private BenchResult againstOwnBridge(BenchSettings settings) throws Exception {
+        CpuPinning pinning = pin ? CpuPinning.forThisMachine() : null;
         if (kafka != null || token != null || bridgePid != null) {
             throw new UsageException((kafka != null ? "--kafka" : token != null ? "--token" : "--bridge-pid") + " goes with --bridge (a running bridge)");
         }
@@ -148,9 +157,14 @@ public final class BenchBridgeCommand implements Callable<Integer> {
         String benchToken = "bench-" + HexFormat.of().formatHex(secret);
         try (LocalKafka local = LocalKafka.start(LocalKafka.Options.defaults())) {
             createTopic(local.bootstrapServers(), topic, partitions);
-            try (LocalBridge child = LocalBridge.start(local.bootstrapServers(), topic, benchToken, bridgeThreads, List.of(bridgeJvm.trim().split("\\s+")))) {
+            try (LocalBridge child = LocalBridge.start(local.bootstrapServers(), topic, benchToken, bridgeThreads, bridgeTransport, List.of(bridgeJvm.trim().split("\\s+")))) {
                 out.printf("Kafka pid %d at %s; bridge pid %d at %s (bench-only token authenticator); bridge CPU and RSS from /proc/%d%n",
                         local.pid(), local.bootstrapServers(), child.pid(), child.url(), child.pid());
+                if (pinning != null) {
+                    pinning.pinBridge(child.pid(), out);
+                    pinning.pinOther(local.pid(), "Kafka broker", out);
+                    pinning.pinOther(ProcessHandle.current().pid(), "load generator (this process)", out);
+                }
                 var target = new BridgeBenchmark.Target(local.bootstrapServers(), topic, URI.create(child.url()), benchToken, child,
                         OptionalLong.of(child.pid()));
                 return new BridgeBenchmark(settings, target, out).run();
@@ -159,6 +173,9 @@ public final class BenchBridgeCommand implements Callable<Integer> {
     }
 
     private BenchResult againstRunningBridge(BenchSettings settings) throws Exception {
+        if (pin) {
+            throw new UsageException("--pin goes with the bench's own bridge: pin a running bridge yourself (taskset -a -c -p CPUS PID)");
+        }
         if (!"ws".equals(bridge.getScheme()) || bridge.getPort() < 0) {
             throw new UsageException("--bridge takes ws://HOST:PORT/PATH (wss:// is not supported by the bench)");
         }

@@ -28,13 +28,13 @@ final class BenchReport {
         row(out, "Latency max", "%.1f ms".formatted(r.latencyMaxMs()));
         row(out, "Bridge CPU", Double.isNaN(r.bridgeCores()) ? "n/a" : "%.2f cores".formatted(r.bridgeCores()));
         row(out, "Bridge CPU per million messages delivered", Double.isNaN(r.bridgeCpuSecondsPerMillion()) ? "n/a"
-                : "%.2f CPU-s".formatted(r.bridgeCpuSecondsPerMillion()));
+                : "%.2f CPU-s (%.2f of it in the kernel)".formatted(r.bridgeCpuSecondsPerMillion(), r.bridgeKernelCpuSecondsPerMillion()));
         row(out, "Bridge memory per connection", "%s RSS, %s heap after full GC".formatted(
                 BridgeBenchmark.kb(r.rssPerConnectionBytes()), BridgeBenchmark.kb(r.heapPerConnectionBytes())));
         out.printf("%,d messages delivered (%,d without a readable stamp) from %,d produced; publisher at most %.1f ms behind its schedule%n",
                 r.messagesDelivered(), r.messagesUnstamped(), r.messagesProduced(), r.publisherMaxLagMs());
         out.println("latency: scheduled send time in benchpub -> frame read in benchsub (same JVM clock); MB/s: WebSocket frame bytes "
-                + "received; CPU: bridge process utime+stime from /proc; memory: (with connections - before) / connections");
+                + "received; CPU: bridge process utime+stime from /proc (kernel: stime, which on loopback includes the subscribers' TCP input); memory: (with connections - before) / connections");
         if (r.firstProblem() != null) {
             out.println("first problem seen: " + r.firstProblem());
         }

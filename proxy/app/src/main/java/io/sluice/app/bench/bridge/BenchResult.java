@@ -7,6 +7,7 @@ package io.sluice.app.bench.bridge;
  * @param connectionsSubscribed connections subscribed at the end of the run
  * @param mbPerSecondOut        WebSocket frame bytes received by the subscribers (headers included), 10^6 bytes/s
  * @param bridgeCpuSecondsPerMillion bridge CPU (user + system) over the measured window per million messages delivered
+ * @param bridgeKernelCpuSecondsPerMillion the system (kernel) part of it: on loopback it includes the receivers' TCP input
  * @param rssEndBytes           bridge RSS at the end of the run (traffic included)
  * @param rssPerConnectionBytes (bridge RSS with the connections open - before) / connections
  * @param heapPerConnectionBytes (bridge heap used after a full GC with the connections open - before) / connections
@@ -16,7 +17,7 @@ record BenchResult(int connectionsRequested, int connectionsSubscribed, int conn
                    long messagesProduced, long messagesDelivered, long messagesUnstamped, double expectedMsgsPerSecondOut,
                    double msgsPerSecondOut, double mbPerSecondOut,
                    double latencyMeanMs, double latencyP50Ms, double latencyP99Ms, double latencyMaxMs,
-                   double bridgeCpuSeconds, double bridgeCores, double bridgeCpuSecondsPerMillion,
+                   double bridgeCpuSeconds, double bridgeCores, double bridgeCpuSecondsPerMillion, double bridgeKernelCpuSecondsPerMillion,
                    long rssBeforeBytes, long rssWithConnectionsBytes, long rssEndBytes, long heapBeforeBytes, long heapWithConnectionsBytes,
                    double rssPerConnectionBytes, double heapPerConnectionBytes,
                    double publisherMaxLagMs, String loadAverageStart, String loadAverageEnd, String firstProblem) {

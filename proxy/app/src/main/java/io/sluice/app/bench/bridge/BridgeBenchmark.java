@@ -80,6 +80,7 @@ final class BridgeBenchmark {
                     ms(traffic.latency.getValueAtPercentile(99)), ms(traffic.latency.getMaxValue()),
                     traffic.cpuSeconds, traffic.cpuSeconds / traffic.seconds,
                     traffic.delivered == 0 ? Double.NaN : traffic.cpuSeconds / (traffic.delivered / 1e6),
+                    traffic.delivered == 0 ? Double.NaN : traffic.kernelCpuSeconds / (traffic.delivered / 1e6),
                     rssBefore, rssWith, rssEnd, heapBefore, heapWith,
                     perConnectionBytes(rssBefore, rssWith, held), perConnectionBytes(heapBefore, heapWith, held),
                     traffic.publisherLagMs, loadStart, loadAverage(), subscribers.firstProblem());
@@ -87,12 +88,13 @@ final class BridgeBenchmark {
     }
 
     private record Traffic(double seconds, long produced, long delivered, long bytes, Histogram latency, double cpuSeconds,
-                           double publisherLagMs) {
+                           double kernelCpuSeconds, double publisherLagMs) {
     }
 
     /** Idle mode: the connections stay open without traffic for the duration; only the bridge's CPU is of interest. */
     private Traffic hold(BenchSubscribers subscribers) throws InterruptedException {
         long cpu0 = cpuNanos();
+        long kernel0 = kernelNanos();
         long messages0 = subscribers.messages();
         long bytes0 = subscribers.bytes();
         long t0 = System.nanoTime();
@@ -102,7 +104,8 @@ final class BridgeBenchmark {
         }
         double seconds = (System.nanoTime() - t0) / 1e9;
         return new Traffic(seconds, 0, subscribers.messages() - messages0, subscribers.bytes() - bytes0, new Histogram(3),
-                target.pid().isEmpty() ? Double.NaN : (cpuNanos() - cpu0) / 1e9, 0);
+                target.pid().isEmpty() ? Double.NaN : (cpuNanos() - cpu0) / 1e9,
+                target.pid().isEmpty() ? Double.NaN : (kernelNanos() - kernel0) / 1e9, 0);
     }
 
     private Traffic traffic(BenchSubscribers subscribers) throws Exception {
@@ -121,6 +124,7 @@ final class BridgeBenchmark {
             long messagesFrom = lastMessages;
             long bytesFrom = lastBytes;
             long cpuFrom = lastCpu;
+            long kernelFrom = kernelNanos();
             long producedFrom = 0;
             subscribers.latency().reset();
             for (long s = 1; s <= seconds; s++) {
@@ -136,6 +140,7 @@ final class BridgeBenchmark {
                     messagesFrom = messages;
                     bytesFrom = bytes;
                     cpuFrom = cpu;
+                    kernelFrom = kernelNanos();
                     producedFrom = publisher.sent();
                 }
                 if (measuring) {
@@ -154,11 +159,16 @@ final class BridgeBenchmark {
             long delivered = subscribers.messages() - messagesFrom;
             long bytes = subscribers.bytes() - bytesFrom;
             double cpuSeconds = target.pid().isEmpty() ? Double.NaN : (cpuNanos() - cpuFrom) / 1e9;
+            double kernelSeconds = target.pid().isEmpty() ? Double.NaN : (kernelNanos() - kernelFrom) / 1e9;
             if (publisher.failed() > 0) {
                 out.printf("publisher: %,d sends failed%n", publisher.failed());
             }
-            return new Traffic(measured, produced, delivered, bytes, total, cpuSeconds, publisher.maxLagMillis());
+            return new Traffic(measured, produced, delivered, bytes, total, cpuSeconds, kernelSeconds, publisher.maxLagMillis());
         }
+    }
+
+    private long kernelNanos() {
+        return target.pid().isPresent() ? CpuSampler.processSystemCpuNanos(target.pid().getAsLong()) : 0;
     }
 
     private long cpuNanos() {

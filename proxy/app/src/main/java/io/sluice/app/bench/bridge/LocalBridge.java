@@ -44,7 +44,7 @@ final class LocalBridge implements AutoCloseable {
     }
 
     /** Starts a bridge reading {@code topic} (every key an endpoint) and waits until {@code /readyz} says ready. */
-    static LocalBridge start(String bootstrap, String topic, String token, int workerThreads, List<String> jvmOptions) throws IOException, InterruptedException {
+    static LocalBridge start(String bootstrap, String topic, String token, int workerThreads, String transport, List<String> jvmOptions) throws IOException, InterruptedException {
         int managementPort = FreePorts.block(1);
         Path dir = Files.createTempDirectory("sluice-bench-bridge-");
         // Port 0, read back from /readyz: a port picked here could be taken as an ephemeral port by the time the child
@@ -55,6 +55,7 @@ final class LocalBridge implements AutoCloseable {
                   listen: "0.0.0.0:0"
                   path: %s
                   workerThreads: %d
+                  transport: %s
                   nodeName: bench-bridge
                 kafka:
                   bootstrapServers: "%s"
@@ -74,7 +75,7 @@ final class LocalBridge implements AutoCloseable {
                 management:
                   bindAddress: 127.0.0.1
                   port: %d
-                """.formatted(PATH, workerThreads, bootstrap, topic, managementPort));
+                """.formatted(PATH, workerThreads, transport, bootstrap, topic, managementPort));
         Path log = dir.resolve("bridge.log");
         ProcessBuilder builder = new ProcessBuilder(JavaCommand.of(jvmOptions, BenchBridgeNode.class.getName(), List.of(config.toString(), topic)))
                 .redirectErrorStream(true)

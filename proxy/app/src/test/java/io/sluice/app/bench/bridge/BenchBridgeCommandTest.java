@@ -40,13 +40,15 @@ class BenchBridgeCommandTest {
 
         assertThat(exit).as(output).isZero();
         assertThat(output).contains("| Concurrent clients | 50 ", "| Outgoing throughput |", "| Latency 99th percentile |",
-                "| Bridge CPU per million messages delivered |", "| Bridge memory per connection |", "[   1s] warm-up");
+                "| Bridge CPU per million messages delivered |", "of it in the kernel)", "| Bridge memory per connection |", "[   1s] warm-up");
         JsonNode result = new ObjectMapper().readTree(Files.readString(json));
         assertThat(result.get("connectionsSubscribed").asInt()).isEqualTo(50);
         assertThat(result.get("messagesDelivered").asLong()).isPositive();
         assertThat(result.get("messagesUnstamped").asLong()).isZero();
         assertThat(result.get("latencyMaxMs").asDouble()).isPositive();
         assertThat(result.get("bridgeCpuSeconds").asDouble()).isPositive();
+        assertThat(result.get("bridgeKernelCpuSecondsPerMillion").asDouble())
+                .isPositive().isLessThan(result.get("bridgeCpuSecondsPerMillion").asDouble());
         assertThat(result.get("heapPerConnectionBytes").isNumber()).isTrue();
         List<BridgePoint> points = BridgeResultReader.readAll(dir.resolve("runs"));
         assertThat(points).singleElement().satisfies(p -> {
