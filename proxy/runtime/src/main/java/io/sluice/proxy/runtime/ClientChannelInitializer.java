@@ -2,12 +2,16 @@ package io.sluice.proxy.runtime;
 
 import java.util.List;
 
+import org.slf4j.LoggerFactory;
+import org.slf4j.event.Level;
+
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelPipeline;
 import io.netty.channel.socket.SocketChannel;
 import io.sluice.proxy.codec.FrameDecoder;
 import io.sluice.proxy.codec.FrameEncoder;
 import io.sluice.proxy.codec.RequestDecoder;
+import io.sluice.logging.RateLimitedLog;
 import io.sluice.proxy.config.PreAuthenticationConfig;
 
 /**
@@ -27,6 +31,9 @@ import io.sluice.proxy.config.PreAuthenticationConfig;
  */
 public final class ClientChannelInitializer extends ChannelInitializer<SocketChannel> {
 
+    private static final RateLimitedLog FILTER_CREATION_FAILED = new RateLimitedLog(LoggerFactory.getLogger(ClientChannelInitializer.class),
+            Level.ERROR, RateLimitedLog.DEFAULT_INTERVAL);
+
     private final ConnectionSetup setup;
 
     public ClientChannelInitializer(ConnectionSetup setup) {
@@ -42,7 +49,17 @@ public final class ClientChannelInitializer extends ChannelInitializer<SocketCha
         }
         ProxyConnection connection = new ProxyConnection(ch, setup.virtualCluster(), setup.gateway(), setup.metrics());
         setup.openConnections().add(connection);
-        List<NamedFilter> filters = setup.createFilters(connection);
+        List<NamedFilter> filters;
+        try {
+            filters = setup.createFilters(connection);
+        } catch (RuntimeException e) {
+            // A plugin that cannot make its filter (or mixes generic and typed interfaces) fails every connection the
+            // same way: one line per interval, not a stack trace per client.
+            FILTER_CREATION_FAILED.log("virtual cluster {}: closing a new client connection, its filters could not be created: {}",
+                    setup.virtualCluster(), e.toString());
+            ch.close();
+            return;
+        }
         connection.decodePolicy(new FilterChainDecodePolicy(filters));
 
         ChannelPipeline p = ch.pipeline();
