@@ -6,7 +6,9 @@ import java.nio.file.Path;
 import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.HexFormat;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.OptionalLong;
 import java.util.Properties;
 import java.util.concurrent.Callable;
@@ -48,6 +50,10 @@ public final class BenchBridgeCommand implements Callable<Integer> {
     @Option(names = "--bridge-transport", paramLabel = "NAME", defaultValue = "auto",
             description = "server.transport of the bridge the bench starts: auto, io_uring, epoll or nio (default: ${DEFAULT-VALUE}).")
     String bridgeTransport;
+
+    @Option(names = "--bridge-kafka", paramLabel = "KEY=VALUE",
+            description = "A kafka.properties entry of the bridge the bench starts (repeatable), e.g. fetch.max.wait.ms=5.")
+    Map<String, String> bridgeKafka = new LinkedHashMap<>();
 
     @Option(names = "--pin", description = "Pin the bridge to the last CPU and Kafka and the load to the others (taskset), "
             + "so latency is the bridge's rather than the shared machine's queueing. Only with the bench's own bridge.")
@@ -157,7 +163,7 @@ public final class BenchBridgeCommand implements Callable<Integer> {
         String benchToken = "bench-" + HexFormat.of().formatHex(secret);
         try (LocalKafka local = LocalKafka.start(LocalKafka.Options.defaults())) {
             createTopic(local.bootstrapServers(), topic, partitions);
-            try (LocalBridge child = LocalBridge.start(local.bootstrapServers(), topic, benchToken, bridgeThreads, bridgeTransport, List.of(bridgeJvm.trim().split("\\s+")))) {
+            try (LocalBridge child = LocalBridge.start(local.bootstrapServers(), topic, benchToken, bridgeThreads, bridgeTransport, bridgeKafka, List.of(bridgeJvm.trim().split("\\s+")))) {
                 out.printf("Kafka pid %d at %s; bridge pid %d at %s (bench-only token authenticator); bridge CPU and RSS from /proc/%d%n",
                         local.pid(), local.bootstrapServers(), child.pid(), child.url(), child.pid());
                 if (pinning != null) {

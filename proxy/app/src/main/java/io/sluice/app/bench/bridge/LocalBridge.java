@@ -10,6 +10,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
@@ -44,7 +45,8 @@ final class LocalBridge implements AutoCloseable {
     }
 
     /** Starts a bridge reading {@code topic} (every key an endpoint) and waits until {@code /readyz} says ready. */
-    static LocalBridge start(String bootstrap, String topic, String token, int workerThreads, String transport, List<String> jvmOptions) throws IOException, InterruptedException {
+    static LocalBridge start(String bootstrap, String topic, String token, int workerThreads, String transport, Map<String, String> kafkaProperties,
+                             List<String> jvmOptions) throws IOException, InterruptedException {
         int managementPort = FreePorts.block(1);
         Path dir = Files.createTempDirectory("sluice-bench-bridge-");
         // Port 0, read back from /readyz: a port picked here could be taken as an ephemeral port by the time the child
@@ -59,6 +61,7 @@ final class LocalBridge implements AutoCloseable {
                   nodeName: bench-bridge
                 kafka:
                   bootstrapServers: "%s"
+                  properties: {%s}
                 topics: %s
                 auth:
                   connectTimeout: 120s
@@ -75,7 +78,7 @@ final class LocalBridge implements AutoCloseable {
                 management:
                   bindAddress: 127.0.0.1
                   port: %d
-                """.formatted(PATH, workerThreads, transport, bootstrap, topic, managementPort));
+                """.formatted(PATH, workerThreads, transport, bootstrap, yamlFlowMap(kafkaProperties), topic, managementPort));
         Path log = dir.resolve("bridge.log");
         ProcessBuilder builder = new ProcessBuilder(JavaCommand.of(jvmOptions, BenchBridgeNode.class.getName(), List.of(config.toString(), topic)))
                 .redirectErrorStream(true)
@@ -176,5 +179,15 @@ final class LocalBridge implements AutoCloseable {
         } catch (IOException e) {
             // a temporary directory left behind
         }
+    }
+
+    private static String yamlFlowMap(Map<String, String> values) {
+        StringBuilder map = new StringBuilder();
+        values.forEach((k, v) -> map.append(map.isEmpty() ? "" : ", ").append(quoted(k)).append(": ").append(quoted(v)));
+        return map.toString();
+    }
+
+    private static String quoted(String text) {
+        return '"' + text.replace("\\", "\\\\").replace("\"", "\\\"") + '"';
     }
 }
