@@ -28,6 +28,11 @@ public final class BridgeReport {
         line(out, "  memory: MiB = m0 + m1 x (1000 connections); R² %.3f", fit.memory().rSquared());
         terms(out, fit.memory(), "");
         line(out, "  (± is the two-sided 95 %% interval, Student's t)");
+        long largest = fit.points().stream().mapToLong(BridgePoint::connections).max().orElse(0);
+        line(out, "  assumes: CPU linear in connections and in messages delivered, memory linear in connections (the model above);");
+        line(out, "           the CPU per message of the machine and network measured (on loopback the bridge is also charged its");
+        line(out, "           subscribers' TCP input, about a third of its CPU); beyond %,d connections, the largest measured, extrapolated",
+                largest);
         double rate = plan.audience().messagesPerUser();
         Estimate users = fit.usersPerCore(rate);
         line(out, "  => one core serves %s users at %s msg/s each, i.e. %s msg/s delivered", Figures.estimate(users), Figures.number(rate, 2),

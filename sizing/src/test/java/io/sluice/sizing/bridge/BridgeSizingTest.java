@@ -83,6 +83,10 @@ class BridgeSizingTest {
         // The healthy points (those fitted) each as a CPU mark; this sweep records no latency.
         assertThat(html.split("class=\"point cpu\"", -1)).hasSize(12 + 1);
         assertThat(html).doesNotContain("class=\"point latency-mean");
+        // The projection says what it rests on, and where measurement ends.
+        long largest = fit.points().stream().mapToLong(BridgePoint::connections).max().orElseThrow();
+        assertThat(BridgeReport.text(fit, plan)).contains("assumes: CPU linear in connections",
+                "subscribers' TCP input", "beyond %,d connections, the largest measured, extrapolated".formatted(largest));
     }
 
     @Test
