@@ -23,6 +23,16 @@ public final class RunEnvironment {
                 loadAverage());
     }
 
+    /** The 1-, 5- and 15-minute load averages as /proc/loadavg shows them ("0.52 0.30 0.21"), or "n/a" where there is none. */
+    public static String loadAverages() {
+        try {
+            String[] fields = Files.readString(Path.of("/proc/loadavg")).trim().split("\\s+");
+            return fields[0] + " " + fields[1] + " " + fields[2];
+        } catch (IOException | RuntimeException e) {
+            return "n/a";
+        }
+    }
+
     private static Double loadAverage() {
         try {
             return Double.parseDouble(Files.readString(Path.of("/proc/loadavg")).trim().split("\\s+")[0]);

@@ -23,6 +23,7 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 import io.sluice.bench.CpuSampler;
+import io.sluice.bench.RunEnvironment;
 import io.sluice.app.cli.UsageException;
 import io.sluice.testkit.LocalKafka;
 
@@ -137,7 +138,7 @@ public final class BenchBridgeCommand implements Callable<Integer> {
         }
         out.printf("sluice bench bridge: %s; %d cores, open-file limit %s, load average %s%n", settings,
                 Runtime.getRuntime().availableProcessors(), FdLimit.soft().isPresent() ? "%,d".formatted(FdLimit.soft().getAsLong()) : "unknown",
-                BridgeBenchmark.loadAverage());
+                RunEnvironment.loadAverages());
         BenchResult result = bridge != null ? againstRunningBridge(settings) : againstOwnBridge(settings);
         BenchReport.print(result, out);
         if (json != null) {

@@ -1,10 +1,7 @@
 package io.sluice.app.bench.bridge;
 
-import java.io.IOException;
 import java.io.PrintStream;
 import java.net.URI;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.OptionalLong;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -13,6 +10,7 @@ import java.util.concurrent.TimeUnit;
 import org.HdrHistogram.Histogram;
 
 import io.sluice.bench.CpuSampler;
+import io.sluice.bench.RunEnvironment;
 
 /**
  * One run against one bridge: memory before, connections (with progress), memory with them open, then traffic
@@ -43,7 +41,7 @@ final class BridgeBenchmark {
     }
 
     BenchResult run() throws Exception {
-        String loadStart = loadAverage();
+        String loadStart = RunEnvironment.loadAverages();
         long rssBefore = rss();
         long heapBefore = heapAfterGc();
         out.printf("bridge before connections: %s%n", memory(rssBefore, heapBefore));
@@ -83,7 +81,7 @@ final class BridgeBenchmark {
                     traffic.delivered == 0 ? Double.NaN : traffic.kernelCpuSeconds / (traffic.delivered / 1e6),
                     rssBefore, rssWith, rssEnd, heapBefore, heapWith,
                     perConnectionBytes(rssBefore, rssWith, held), perConnectionBytes(heapBefore, heapWith, held),
-                    traffic.publisherLagMs, loadStart, loadAverage(), subscribers.firstProblem());
+                    traffic.publisherLagMs, loadStart, RunEnvironment.loadAverages(), subscribers.firstProblem());
         }
     }
 
@@ -212,12 +210,4 @@ final class BridgeBenchmark {
         return (System.nanoTime() - since) / 1_000_000_000L;
     }
 
-    static String loadAverage() {
-        try {
-            String[] fields = Files.readString(Path.of("/proc/loadavg")).trim().split("\\s+");
-            return fields[0] + " " + fields[1] + " " + fields[2];
-        } catch (IOException e) {
-            return "n/a";
-        }
-    }
 }
