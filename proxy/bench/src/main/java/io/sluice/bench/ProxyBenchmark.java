@@ -12,9 +12,6 @@ import java.util.Random;
 import java.util.function.LongSupplier;
 
 import org.HdrHistogram.Histogram;
-import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.AdminClientConfig;
-import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -209,8 +206,6 @@ public final class ProxyBenchmark {
     }
 
     private void createTopic(String topic) throws Exception {
-        try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, brokerBootstrap))) {
-            admin.createTopics(List.of(new NewTopic(topic, 1, (short) 1))).all().get();
-        }
+        Topics.create(brokerBootstrap, topic, 1);
     }
 }

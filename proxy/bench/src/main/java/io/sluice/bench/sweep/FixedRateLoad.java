@@ -13,9 +13,6 @@ import java.util.concurrent.locks.LockSupport;
 
 import org.HdrHistogram.Histogram;
 import org.HdrHistogram.Recorder;
-import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.AdminClientConfig;
-import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -27,6 +24,7 @@ import org.apache.kafka.common.errors.WakeupException;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 
+import io.sluice.bench.Topics;
 import io.sluice.bench.results.OmbResultJson.Interval;
 
 /**
@@ -78,9 +76,7 @@ public final class FixedRateLoad {
      * @param windowStarts    called once, when the measured window begins (to start counting a proxy's GC, say)
      */
     public Result run(String brokerBootstrap, String bootstrap, String topic, Runnable windowStarts) throws Exception {
-        try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, brokerBootstrap))) {
-            admin.createTopics(List.of(new NewTopic(topic, 1, (short) 1))).all().get(60, TimeUnit.SECONDS);
-        }
+        Topics.create(brokerBootstrap, topic, 1);
         KafkaConsumer<byte[], byte[]> consumer = consumer(bootstrap);
         Thread consumerThread = daemon("sweep-consumer", () -> consume(consumer, topic));
         Thread producerThread = daemon("sweep-producer", () -> produce(bootstrap, topic));

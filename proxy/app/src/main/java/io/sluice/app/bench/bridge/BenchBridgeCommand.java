@@ -10,13 +10,9 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
-import java.util.Properties;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutionException;
 
-import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.AdminClientConfig;
-import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.common.errors.TopicExistsException;
 
 import picocli.CommandLine.Command;
@@ -24,6 +20,7 @@ import picocli.CommandLine.Option;
 
 import io.sluice.bench.CpuSampler;
 import io.sluice.bench.RunEnvironment;
+import io.sluice.bench.Topics;
 import io.sluice.app.cli.UsageException;
 import io.sluice.testkit.LocalKafka;
 
@@ -196,11 +193,9 @@ public final class BenchBridgeCommand implements Callable<Integer> {
         return new BridgeBenchmark(settings, new BridgeBenchmark.Target(kafka, topic, bridge, token, null, pid), out).run();
     }
 
-    private static void createTopic(String bootstrap, String topic, int partitions) throws InterruptedException, ExecutionException {
-        Properties props = new Properties();
-        props.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
-        try (Admin admin = Admin.create(props)) {
-            admin.createTopics(List.of(new NewTopic(topic, partitions, (short) 1))).all().get();
+    private static void createTopic(String bootstrap, String topic, int partitions) throws Exception {
+        try {
+            Topics.create(bootstrap, topic, partitions);
         } catch (ExecutionException e) {
             if (!(e.getCause() instanceof TopicExistsException)) {
                 throw e;

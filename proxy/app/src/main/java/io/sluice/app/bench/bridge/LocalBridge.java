@@ -16,6 +16,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
+
 import io.sluice.bench.CpuSampler;
 import io.sluice.testkit.FreePorts;
 import io.sluice.testkit.JavaCommand;
@@ -61,7 +63,7 @@ final class LocalBridge implements AutoCloseable {
                   nodeName: bench-bridge
                 kafka:
                   bootstrapServers: "%s"
-                  properties: {%s}
+                  properties: %s
                 topics: %s
                 auth:
                   connectTimeout: 120s
@@ -78,7 +80,7 @@ final class LocalBridge implements AutoCloseable {
                 management:
                   bindAddress: 127.0.0.1
                   port: %d
-                """.formatted(PATH, workerThreads, transport, bootstrap, yamlFlowMap(kafkaProperties), topic, managementPort));
+                """.formatted(PATH, workerThreads, transport, bootstrap, new ObjectMapper().writeValueAsString(kafkaProperties), topic, managementPort));
         Path log = dir.resolve("bridge.log");
         ProcessBuilder builder = new ProcessBuilder(JavaCommand.of(jvmOptions, BenchBridgeNode.class.getName(), List.of(config.toString(), topic)))
                 .redirectErrorStream(true)
@@ -179,15 +181,5 @@ final class LocalBridge implements AutoCloseable {
         } catch (IOException e) {
             // a temporary directory left behind
         }
-    }
-
-    private static String yamlFlowMap(Map<String, String> values) {
-        StringBuilder map = new StringBuilder();
-        values.forEach((k, v) -> map.append(map.isEmpty() ? "" : ", ").append(quoted(k)).append(": ").append(quoted(v)));
-        return map.toString();
-    }
-
-    private static String quoted(String text) {
-        return '"' + text.replace("\\", "\\\\").replace("\"", "\\\"") + '"';
     }
 }

@@ -4,13 +4,9 @@ import java.io.PrintStream;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.Callable;
 
-import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.AdminClientConfig;
-import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -25,6 +21,7 @@ import picocli.CommandLine.Option;
 import io.sluice.app.demo.DemoCommand;
 import io.sluice.bench.CpuSampler;
 import io.sluice.bench.RunEnvironment;
+import io.sluice.bench.Topics;
 import io.sluice.testkit.FreePorts;
 import io.sluice.testkit.LocalKafka;
 import io.sluice.testkit.LocalProxy;
@@ -69,7 +66,7 @@ public final class BenchIdleCommand implements Callable<Integer> {
         out.printf("sluice bench idle: a passthrough proxy, %d s with no client, then %d s with %d idle producers and %d consumers;"
                 + " %d s settling before each; load average %s%n", seconds, seconds, producers, consumers, settle, RunEnvironment.loadAverages());
         try (LocalKafka kafka = LocalKafka.start(LocalKafka.Options.defaults())) {
-            createTopic(kafka.bootstrapServers());
+            Topics.create(kafka.bootstrapServers(), TOPIC, 1);
             String bootstrap = "127.0.0.1:" + FreePorts.block(8);
             int managementPort = FreePorts.block(1);
             try (LocalProxy proxy = LocalProxy.start(DemoCommand.demoYaml(kafka.bootstrapServers(), bootstrap, managementPort), managementPort,
@@ -107,12 +104,6 @@ public final class BenchIdleCommand implements Callable<Integer> {
             Thread.sleep(200);
         }
         return (CpuSampler.processCpuNanos(pid) - cpu0) / ((System.nanoTime() - t0) / 1e3);
-    }
-
-    private static void createTopic(String bootstrap) throws Exception {
-        try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap))) {
-            admin.createTopics(List.of(new NewTopic(TOPIC, 1, (short) 1))).all().get();
-        }
     }
 
     /** Clients that connect through the proxy and then do what quiet applications do. */

@@ -34,7 +34,7 @@ class BenchBridgeCommandTest {
         ByteArrayOutputStream captured = new ByteArrayOutputStream();
         int exit = Main.configure(new CommandLine(new BenchBridgeCommand(new PrintStream(captured, true, StandardCharsets.UTF_8)))).execute(
                 "--connections", "50", "--endpoints", "5", "--rate", "20", "--payload", "128",
-                "--warmup", "2", "--duration", "3", "--bridge-jvm", "-Xmx256m", "--json", json.toString(),
+                "--warmup", "2", "--duration", "3", "--bridge-jvm", "-Xmx256m", "--bridge-kafka", "fetch.max.wait.ms=5", "--json", json.toString(),
                 "--out", dir.resolve("runs").toString(), "--scenario", "tiny");
         String output = captured.toString(StandardCharsets.UTF_8);
 
