@@ -181,6 +181,9 @@ final class BridgeConfigValidator {
         if (recovery.kafkaReadsPerConnection() < 1) {
             problems.add("recovery.kafkaReadsPerConnection: must be at least 1");
         }
+        if (recovery.startupWait().isNegative()) {
+            problems.add("recovery.startupWait: must be 0 (never wait) or more");
+        }
     }
 
     private void requests(RequestLimitsConfig requests) {

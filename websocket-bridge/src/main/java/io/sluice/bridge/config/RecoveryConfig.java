@@ -19,10 +19,14 @@ import com.fasterxml.jackson.annotation.JsonProperty;
  *                                 a subscribe needing more is refused with {@code busy}
  * @param kafkaReadsPerConnection  log reads one connection may have running or waiting; a subscribe needing more is
  *                                 refused with {@code busy} (one that finds the connection with none is always let in)
+ * @param startupWait              how long after the node starts a subscribe waits for the node's Kafka reader to
+ *                                 know where it reads in every partition; later ones are refused with {@code busy}
+ *                                 until it does (answering earlier would report every recover position as an unknown
+ *                                 epoch, and clients drop positions of unknown epochs)
  */
 public record RecoveryConfig(int cacheMessagesPerEndpoint, Duration cacheMaxAge, int cacheMaxEndpoints,
                              int kafkaMaxRecords, int kafkaConcurrency, Duration kafkaTimeout, int kafkaQueue,
-                             int kafkaReadsPerConnection) {
+                             int kafkaReadsPerConnection, Duration startupWait) {
 
     public static final int DEFAULT_CACHE_MESSAGES_PER_ENDPOINT = 100;
     public static final Duration DEFAULT_CACHE_MAX_AGE = Duration.ofMinutes(5);
@@ -32,10 +36,12 @@ public record RecoveryConfig(int cacheMessagesPerEndpoint, Duration cacheMaxAge,
     public static final Duration DEFAULT_KAFKA_TIMEOUT = Duration.ofSeconds(30);
     public static final int DEFAULT_KAFKA_QUEUE = 64;
     public static final int DEFAULT_KAFKA_READS_PER_CONNECTION = 16;
+    public static final Duration DEFAULT_STARTUP_WAIT = Duration.ofSeconds(15);
 
     public RecoveryConfig {
         cacheMaxAge = cacheMaxAge == null ? DEFAULT_CACHE_MAX_AGE : cacheMaxAge;
         kafkaTimeout = kafkaTimeout == null ? DEFAULT_KAFKA_TIMEOUT : kafkaTimeout;
+        startupWait = startupWait == null ? DEFAULT_STARTUP_WAIT : startupWait;
     }
 
     public static RecoveryConfig defaults() {
@@ -47,7 +53,7 @@ public record RecoveryConfig(int cacheMessagesPerEndpoint, Duration cacheMaxAge,
     public RecoveryConfig(int cacheMessagesPerEndpoint, Duration cacheMaxAge, int cacheMaxEndpoints, int kafkaMaxRecords,
                           int kafkaConcurrency, Duration kafkaTimeout) {
         this(cacheMessagesPerEndpoint, cacheMaxAge, cacheMaxEndpoints, kafkaMaxRecords, kafkaConcurrency, kafkaTimeout,
-                DEFAULT_KAFKA_QUEUE, DEFAULT_KAFKA_READS_PER_CONNECTION);
+                DEFAULT_KAFKA_QUEUE, DEFAULT_KAFKA_READS_PER_CONNECTION, null);
     }
 
     @JsonCreator
@@ -58,7 +64,8 @@ public record RecoveryConfig(int cacheMessagesPerEndpoint, Duration cacheMaxAge,
                                    @JsonProperty("kafkaConcurrency") Integer kafkaConcurrency,
                                    @JsonProperty("kafkaTimeout") Duration kafkaTimeout,
                                    @JsonProperty("kafkaQueue") Integer kafkaQueue,
-                                   @JsonProperty("kafkaReadsPerConnection") Integer kafkaReadsPerConnection) {
+                                   @JsonProperty("kafkaReadsPerConnection") Integer kafkaReadsPerConnection,
+                                   @JsonProperty("startupWait") Duration startupWait) {
         return new RecoveryConfig(
                 cacheMessagesPerEndpoint == null ? DEFAULT_CACHE_MESSAGES_PER_ENDPOINT : cacheMessagesPerEndpoint,
                 cacheMaxAge,
@@ -67,6 +74,7 @@ public record RecoveryConfig(int cacheMessagesPerEndpoint, Duration cacheMaxAge,
                 kafkaConcurrency == null ? DEFAULT_KAFKA_CONCURRENCY : kafkaConcurrency,
                 kafkaTimeout,
                 kafkaQueue == null ? DEFAULT_KAFKA_QUEUE : kafkaQueue,
-                kafkaReadsPerConnection == null ? DEFAULT_KAFKA_READS_PER_CONNECTION : kafkaReadsPerConnection);
+                kafkaReadsPerConnection == null ? DEFAULT_KAFKA_READS_PER_CONNECTION : kafkaReadsPerConnection,
+                startupWait);
     }
 }

@@ -7,8 +7,8 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -42,7 +42,7 @@ public final class KafkaReader implements AutoCloseable {
     private final PartitionEpochs epochs;
     private final RecordSink sink;
     private final Thread thread;
-    private final CountDownLatch firstAssignment = new CountDownLatch(1);
+    private final CompletableFuture<Void> firstAssignment = new CompletableFuture<>();
     private final Set<String> missingTopics = ConcurrentHashMap.newKeySet();
     private volatile boolean running = true;
     private volatile String lastError;
@@ -64,7 +64,25 @@ public final class KafkaReader implements AutoCloseable {
 
     /** Waits until partitions of every existing configured topic are assigned and their start offsets known. */
     public boolean awaitAssigned(Duration timeout) throws InterruptedException {
-        return firstAssignment.await(timeout.toMillis(), TimeUnit.MILLISECONDS);
+        try {
+            firstAssignment.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+            return true;
+        }
+        catch (TimeoutException e) {
+            return false;
+        }
+        catch (ExecutionException e) {
+            throw new IllegalStateException(e.getCause());
+        }
+    }
+
+    /**
+     * Completes once partitions of every existing configured topic are assigned and their start offsets handed to the
+     * sink: from then on the node knows every epoch it reads and where it stands in it. A copy: completing it does not
+     * pretend the reader started.
+     */
+    public CompletableFuture<Void> assignment() {
+        return firstAssignment.copy();
     }
 
     /** Configured topics that the cluster does not have (yet). */
@@ -73,7 +91,7 @@ public final class KafkaReader implements AutoCloseable {
     }
 
     public boolean assigned() {
-        return firstAssignment.getCount() == 0;
+        return firstAssignment.isDone();
     }
 
     public String lastError() {
@@ -91,7 +109,7 @@ public final class KafkaReader implements AutoCloseable {
                 if (System.nanoTime() - nextRefresh >= 0) {
                     if (refresh(admin, kafka, initial)) {
                         initial = false;
-                        firstAssignment.countDown();
+                        firstAssignment.complete(null);
                     }
                     nextRefresh = System.nanoTime() + (initial ? TimeUnit.SECONDS.toNanos(1) : config.metadataRefresh().toNanos());
                 }

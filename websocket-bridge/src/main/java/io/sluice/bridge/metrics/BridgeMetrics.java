@@ -96,7 +96,7 @@ public final class BridgeMetrics {
     /** The {@code reason}s of {@link #refused}: which limit refused a request. */
     public static final List<String> REFUSALS = List.of(
             "recovery_node_busy", "recovery_connection_busy", "refresh_in_flight", "subscribe_rate", "publishes_in_flight",
-            "token_validation_busy");
+            "token_validation_busy", "reader_starting");
 
     /** @param reason one of {@link #REFUSALS} */
     public void refused(String reason) {

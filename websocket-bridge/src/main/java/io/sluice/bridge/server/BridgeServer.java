@@ -6,6 +6,7 @@ import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
@@ -35,6 +36,7 @@ import io.sluice.bridge.metrics.BridgeMetrics;
 import io.sluice.bridge.protocol.CloseCodes;
 import io.sluice.bridge.protocol.MessageEncoder;
 import io.sluice.bridge.recovery.KafkaRecovery;
+import io.sluice.bridge.session.ReaderStartup;
 import io.sluice.bridge.session.SessionServices;
 import io.sluice.bridge.subscription.EndpointTable;
 import io.sluice.bridge.subscription.Hub;
@@ -83,7 +85,7 @@ public final class BridgeServer implements AutoCloseable {
         this.publisher = new Publisher(config.kafka(), node);
         SessionServices services = new SessionServices(node, hub, authenticator, publisher,
                 new KafkaRecovery(logReader, PooledByteBufAllocator.DEFAULT, metrics), metrics, config.auth(), config.outbound(),
-                config.server().maxSubscriptionsPerConnection(), config.requests(), config.recovery());
+                config.server().maxSubscriptionsPerConnection(), config.requests(), config.recovery(), readerStartup());
         // The proxy's TLS material loading (PEM or key store, passwords, protocols): one home for both listeners.
         SslContext tls = config.server().tls() == null ? null : SslContexts.forServer(config.server().tls(), "server.tls");
         this.transport = Transport.forConfig(config.server().transport(), "server.transport");
@@ -100,6 +102,12 @@ public final class BridgeServer implements AutoCloseable {
             bootstrap.childOption(ChannelOption.SO_SNDBUF, config.server().socketSendBufferBytes());
         }
         this.bootstrap = bootstrap;
+    }
+
+    private ReaderStartup readerStartup() {
+        CompletableFuture<Void> reading = reader.assignment();
+        return new ReaderStartup(reading,
+                reading.copy().completeOnTimeout(null, config.recovery().startupWait().toMillis(), TimeUnit.MILLISECONDS));
     }
 
     /** Starts reading Kafka and accepting connections; returns once the listener is bound. */

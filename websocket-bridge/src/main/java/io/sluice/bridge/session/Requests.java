@@ -24,6 +24,8 @@ import io.sluice.bridge.subscription.Subscription;
  */
 final class Requests {
 
+    private static final long READER_STARTING_RETRY_MILLIS = 1000;
+
     private final Session session;
     private final SessionServices services;
     private final TokenBucket subscribes;
@@ -107,6 +109,12 @@ final class Requests {
         }
         if (!permitted(pattern)) {
             throw new RequestRefusedException(ErrorCodes.FORBIDDEN, "not allowed to subscribe to " + pattern, request.id());
+        }
+        if (!services.readerStartup().reading().isDone()) {
+            // Past the startup wait with Kafka still not read: a retry later loses nothing, an answer now would.
+            Refusals.refused(services, "reader_starting", session.channel().remoteAddress());
+            throw new RequestRefusedException(ErrorCodes.BUSY, "this node has not started reading Kafka yet; subscribe again"
+                    + " after a backoff", request.id(), READER_STARTING_RETRY_MILLIS);
         }
         checkRecover(request);
         session.subscribe(request);

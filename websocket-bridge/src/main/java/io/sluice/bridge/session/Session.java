@@ -1,6 +1,7 @@
 package io.sluice.bridge.session;
 
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.Iterator;
@@ -62,6 +63,9 @@ public final class Session extends Outlet {
     private boolean dirty;
     private boolean closing;
     private ScheduledFuture<?> slowDeadline;
+    // Frames held while a subscribe waits for the reader to start; null otherwise. Reads are paused meanwhile, so it
+    // holds at most what the socket had already delivered: the rest of one read, each frame within the message limit.
+    private ArrayDeque<ByteBuf> waitingForReader;
     private final Authentication authentication;
 
     /** @param inbound the connection's message size limit, which the connect lifts */
@@ -102,11 +106,54 @@ public final class Session extends Outlet {
         if (closing) {
             return;
         }
+        if (waitingForReader != null) {
+            waitingForReader.add(text.retain());
+            return;
+        }
+        handle(text);
+    }
+
+    private void handle(ByteBuf text) {
         try {
-            requests.handle(ClientRequests.parse(text, services.requests()));
+            ClientRequest request = ClientRequests.parse(text, services.requests());
+            if (request instanceof ClientRequest.Subscribe && services.readerStartup().waiting()) {
+                waitForReader(text);
+                return;
+            }
+            requests.handle(request);
         }
         catch (RequestRefusedException e) {
             error(e.id(), e.code(), e.getMessage(), e.retryAfterMillis());
+        }
+    }
+
+    /**
+     * Holds the subscribe, and every frame after it so that requests keep their order, until the reader has started
+     * or the node's startup wait is over; socket reads pause meanwhile.
+     */
+    private void waitForReader(ByteBuf subscribe) {
+        waitingForReader = new ArrayDeque<>();
+        waitingForReader.add(subscribe.retain());
+        channel.config().setAutoRead(false);
+        services.readerStartup().waitOver().whenComplete((ignored, error) -> channel.eventLoop().execute(this::readerWaitOver));
+    }
+
+    private void readerWaitOver() {
+        ArrayDeque<ByteBuf> held = waitingForReader;
+        if (held == null) {
+            return;
+        }
+        waitingForReader = null;
+        channel.config().setAutoRead(true);
+        for (ByteBuf frame = held.poll(); frame != null; frame = held.poll()) {
+            try {
+                if (!closing) {
+                    handle(frame);
+                }
+            }
+            finally {
+                frame.release();
+            }
         }
     }
 
@@ -436,6 +483,10 @@ public final class Session extends Outlet {
     }
 
     private void release() {
+        if (waitingForReader != null) {
+            waitingForReader.forEach(ByteBuf::release);
+            waitingForReader = null;
+        }
         cancelSlowDeadline();
         authentication.cancel();
         for (Subscription s : new ArrayList<>(subscriptions.values())) {

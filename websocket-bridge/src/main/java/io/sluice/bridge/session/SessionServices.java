@@ -5,7 +5,6 @@ import io.sluice.bridge.config.AuthConfig;
 import io.sluice.bridge.config.OutboundConfig;
 import io.sluice.bridge.config.RecoveryConfig;
 import io.sluice.bridge.config.RequestLimitsConfig;
-import io.sluice.bridge.config.ServerConfig;
 import io.sluice.bridge.kafka.Publisher;
 import io.sluice.bridge.metrics.BridgeMetrics;
 import io.sluice.bridge.recovery.KafkaRecovery;
@@ -17,17 +16,10 @@ import io.sluice.bridge.subscription.Hub;
  * @param maxSubscriptions a connection's subscriptions beyond this many are refused ({@code too_many_subscriptions})
  * @param requests         bounds on request fields and the subscribe rate
  * @param recovery         for the per-connection bound on Kafka log reads
+ * @param readerStartup    when subscribes can be answered
  */
 public record SessionServices(String nodeName, Hub hub, Authenticator authenticator, Publisher publisher,
                               KafkaRecovery kafkaRecovery, BridgeMetrics metrics, AuthConfig auth,
                               OutboundConfig outbound, int maxSubscriptions, RequestLimitsConfig requests,
-                              RecoveryConfig recovery) {
-
-    /** With the default subscription and request limits. */
-    public SessionServices(String nodeName, Hub hub, Authenticator authenticator, Publisher publisher, KafkaRecovery kafkaRecovery,
-                           BridgeMetrics metrics, AuthConfig auth, OutboundConfig outbound) {
-        this(nodeName, hub, authenticator, publisher, kafkaRecovery, metrics, auth, outbound,
-                ServerConfig.DEFAULT_MAX_SUBSCRIPTIONS_PER_CONNECTION, RequestLimitsConfig.defaults(),
-                RecoveryConfig.defaults());
-    }
+                              RecoveryConfig recovery, ReaderStartup readerStartup) {
 }

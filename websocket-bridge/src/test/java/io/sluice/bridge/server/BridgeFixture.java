@@ -54,6 +54,7 @@ public final class BridgeFixture implements AutoCloseable {
         private String serverExtra = "";
         private String authExtra = "";
         private StaticContent content = StaticContent.none();
+        private boolean awaitReading = true;
 
         private Options(String bootstrap, String node) {
             this.bootstrap = bootstrap;
@@ -81,6 +82,12 @@ public final class BridgeFixture implements AutoCloseable {
             return this;
         }
 
+        /** Returns once the listener is bound, before the reader has started (as a restarted node's clients find it). */
+        public Options withoutAwaitingTheReader() {
+            this.awaitReading = false;
+            return this;
+        }
+
         public BridgeFixture start(String sections) {
             String yaml = """
                     server:
@@ -103,7 +110,7 @@ public final class BridgeFixture implements AutoCloseable {
             Authenticator authenticator = jwt == null ? new TestAuthenticator() : jwt;
             BridgeServer server = BridgeServer.start(config, authenticator, content);
             try {
-                if (!server.awaitReading(Duration.ofSeconds(60))) {
+                if (awaitReading && !server.awaitReading(Duration.ofSeconds(60))) {
                     throw new IllegalStateException("bridge reader did not start");
                 }
             }

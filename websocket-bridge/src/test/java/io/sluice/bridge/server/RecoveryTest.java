@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
@@ -17,6 +18,8 @@ import io.kroxylicious.testing.kafka.api.KafkaCluster;
 import io.kroxylicious.testing.kafka.common.BrokerCluster;
 import io.kroxylicious.testing.kafka.junit5ext.KafkaClusterExtension;
 import io.sluice.bridge.auth.TestAuthenticator;
+import io.sluice.bridge.kafka.PartitionEpochs;
+import io.sluice.testkit.TcpRelay;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -196,5 +199,117 @@ class RecoveryTest {
             assertThat(client.messages(3)).extracting(m -> m.get("seq").asLong()).containsExactlyElementsOf(sent.subList(3, 6));
             assertThat(client.poll(Duration.ofMillis(300))).isNull();
         }
+    }
+
+    /**
+     * A client's node goes away; it reconnects to a node that has just started and whose reader cannot reach Kafka yet
+     * (its bootstrap address is down). Answered then, every recover position would be an {@code unknown_epoch} gap and
+     * the client would drop it. Instead the subscribe, and the request behind it, wait for the reader; then the client
+     * gets what it missed while no node served it, in order, with no gap.
+     */
+    @Test
+    void aSubscribeBeforeTheReaderHasStartedWaitsForItAndThenRecoversWithNoGap() throws Exception {
+        String topic = kafka.createTopic(2);
+        String pattern = "/" + topic + "/*";
+        Positions positions = new Positions();
+        try (BridgeFixture a = BridgeFixture.start(cluster.getBootstrapServers(), "node-a", "topics: " + topic);
+             WsClient client = WsClient.connected(a.port(), token(topic))) {
+            positions.subscribed(client.subscribe(pattern));
+            for (int i = 0; i < 4; i++) {
+                kafka.send(topic, i % 2, "k" + i, "before " + i);
+            }
+            client.messages(4).forEach(positions::saw);
+        }
+        assertThat(positions.seqs).hasSize(2);
+        Map<Integer, List<Long>> missed = new TreeMap<>();
+        for (int i = 0; i < 10; i++) {
+            missed.computeIfAbsent(i % 2, p -> new ArrayList<>()).add(kafka.send(topic, i % 2, "k" + i, "missed " + i));
+        }
+
+        try (TcpRelay bootstrap = relayTo(cluster.getBootstrapServers())) {
+            bootstrap.stop();
+            try (BridgeFixture b = BridgeFixture.on("127.0.0.1:" + bootstrap.port(), "node-b").withoutAwaitingTheReader()
+                    .start("topics: " + topic);
+                 WsClient client = WsClient.connected(b.port(), token(topic))) {
+                assertThat(b.server().awaitReading(Duration.ZERO)).isFalse();
+                long subscribe = client.request("subscribe", m -> {
+                    m.put("endpoint", pattern);
+                    positions.recover(m);
+                });
+                long unsubscribe = client.request("unsubscribe", m -> m.put("endpoint", "/" + topic + "/not-subscribed"));
+                assertThat(client.poll(Duration.ofSeconds(1))).as("nothing is answered before the reader starts").isNull();
+
+                bootstrap.start();
+                JsonNode subscribed = client.expect("subscribed");
+                assertThat(subscribed.get("id").asLong()).isEqualTo(subscribe);
+                JsonNode refused = client.expect("error");
+                assertThat(refused.get("id").asLong()).as("the request behind the subscribe keeps its place").isEqualTo(unsubscribe);
+                assertThat(refused.get("code").asText()).isEqualTo("not_subscribed");
+                Map<Integer, List<Long>> recovered = new TreeMap<>();
+                for (JsonNode m : client.messages(10)) {
+                    String epoch = m.get("epoch").asText();
+                    int partition = Integer.parseInt(epoch.substring(epoch.lastIndexOf('-') + 1));
+                    recovered.computeIfAbsent(partition, p -> new ArrayList<>()).add(m.get("seq").asLong());
+                }
+                assertThat(recovered).isEqualTo(missed);
+                long live = kafka.send(topic, 0, "k0", "live");
+                assertThat(client.expect("message").get("seq").asLong()).isEqualTo(live);
+                assertThat(b.metric("sluice_bridge_recovery_gaps_total", "")).isZero();
+            }
+        }
+    }
+
+    /**
+     * Kafka stays unreachable past {@code recovery.startupWait}: the waiting subscribe is refused with {@code busy}, so
+     * the client keeps its positions and retries, and so is every subscribe until the reader starts; then a retry
+     * recovers everything.
+     */
+    @Test
+    void pastTheStartupWaitSubscribesAreRefusedBusyUntilTheReaderStarts() throws Exception {
+        String topic = kafka.createTopic(1);
+        String endpoint = "/" + topic + "/k";
+        long first = kafka.send(topic, "k", "first");
+        long second = kafka.send(topic, "k", "second");
+        try (TcpRelay bootstrap = relayTo(cluster.getBootstrapServers())) {
+            bootstrap.stop();
+            try (BridgeFixture b = BridgeFixture.on("127.0.0.1:" + bootstrap.port(), "node-b").withoutAwaitingTheReader()
+                    .start("topics: " + topic + "\nrecovery:\n  startupWait: 1s\n");
+                 WsClient client = WsClient.connected(b.port(), token(topic))) {
+                String epoch = epochOf(topic);
+                java.util.function.Consumer<com.fasterxml.jackson.databind.node.ObjectNode> recoverAfterFirst = m -> {
+                    m.put("endpoint", endpoint);
+                    m.putArray("recover").addObject().put("epoch", epoch).put("seq", first);
+                };
+                for (int attempt = 0; attempt < 2; attempt++) {
+                    long id = client.request("subscribe", recoverAfterFirst);
+                    JsonNode busy = client.expect("error");
+                    assertThat(busy.get("id").asLong()).isEqualTo(id);
+                    assertThat(busy.get("code").asText()).isEqualTo("busy");
+                    assertThat(busy.get("retryAfterMs").asLong()).isEqualTo(1000);
+                }
+                assertThat(b.metric("sluice_bridge_requests_refused_total", "reason=\"reader_starting\"")).isEqualTo(2);
+
+                bootstrap.start();
+                assertThat(b.server().awaitReading(Duration.ofSeconds(60))).isTrue();
+                client.request("subscribe", recoverAfterFirst);
+                client.expect("subscribed");
+                assertThat(client.messages(1).get(0).get("seq").asLong()).isEqualTo(second);
+                assertThat(b.metric("sluice_bridge_recovery_gaps_total", "")).isZero();
+            }
+        }
+    }
+
+    /** The epoch every node gives partition 0 of the topic: {@code <topic id>-0}. */
+    private static String epochOf(String topic) throws Exception {
+        try (org.apache.kafka.clients.admin.Admin admin = org.apache.kafka.clients.admin.Admin.create(
+                Map.of("bootstrap.servers", cluster.getBootstrapServers()))) {
+            return PartitionEpochs.epoch(admin.describeTopics(List.of(topic)).allTopicNames().get().get(topic).topicId(), 0);
+        }
+    }
+
+    private static TcpRelay relayTo(String bootstrapServers) throws java.io.IOException {
+        String first = bootstrapServers.split(",")[0];
+        int colon = first.lastIndexOf(':');
+        return new TcpRelay(first.substring(0, colon), Integer.parseInt(first.substring(colon + 1)));
     }
 }

@@ -1,4 +1,4 @@
-package io.sluice.kms.vault;
+package io.sluice.testkit;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -11,11 +11,11 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * Forwards TCP connections from a loopback port to Vault, so that a test can cut the KMS off and bring it back, real
- * Vault included: {@link #stop()} closes the port and every connection through it, {@link #start()} opens the same
- * port again.
+ * Forwards TCP connections from a loopback port to a server (Vault, a Kafka broker's bootstrap address), so that a
+ * test can cut it off and bring it back, real Vault included: {@link #stop()} closes the port and every connection
+ * through it, {@link #start()} opens the same port again.
  */
-final class TcpRelay implements AutoCloseable {
+public final class TcpRelay implements AutoCloseable {
 
     private final String targetHost;
     private final int targetPort;
@@ -23,17 +23,17 @@ final class TcpRelay implements AutoCloseable {
     private volatile ServerSocket server;
     private int port;
 
-    TcpRelay(String targetHost, int targetPort) throws IOException {
+    public TcpRelay(String targetHost, int targetPort) throws IOException {
         this.targetHost = targetHost;
         this.targetPort = targetPort;
         start();
     }
 
-    int port() {
+    public int port() {
         return port;
     }
 
-    synchronized void start() throws IOException {
+    public synchronized void start() throws IOException {
         ServerSocket s = new ServerSocket();
         s.setReuseAddress(true);
         s.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), port));
@@ -44,7 +44,7 @@ final class TcpRelay implements AutoCloseable {
         acceptor.start();
     }
 
-    synchronized void stop() {
+    public synchronized void stop() {
         ServerSocket s = server;
         server = null;
         if (s != null) {
