@@ -19,6 +19,8 @@ import org.apache.kafka.common.errors.GroupIdNotFoundException;
 import org.apache.kafka.common.errors.TopicAuthorizationException;
 import org.apache.kafka.common.message.DescribeTopicPartitionsRequestData;
 import org.apache.kafka.common.message.DescribeTopicPartitionsResponseData;
+import org.apache.kafka.common.message.FetchRequestData;
+import org.apache.kafka.common.message.FetchResponseData;
 import org.apache.kafka.common.message.MetadataRequestData;
 import org.apache.kafka.common.message.MetadataResponseData;
 import org.apache.kafka.common.message.StreamsGroupHeartbeatRequestData;
@@ -188,7 +190,79 @@ class JwtTopicLeaksTest {
         }
     }
 
+    /**
+     * A full fetch of topics Alice reads whole is answered without being decoded, and made sessionless so that her
+     * next fetch is full again; one that names a hidden topic keeps its session and has its response checked.
+     */
+    @Test
+    void aFullFetchOfTopicsReadWholeGoesSessionlessAndOneNamingAHiddenTopicIsCheckedOnTheResponse() throws Exception {
+        try (KafkaWire wire = alice()) {
+            FetchResponseData whole = wire.call(ApiKeys.FETCH, FETCH_BY_NAME, newSessionFetch(VISIBLE_1, 0));
+            assertThat(whole.errorCode()).isZero();
+            assertThat(whole.sessionId()).as("no session: the next fetch is full and decided on its request").isZero();
+            assertThat(whole.responses()).singleElement().satisfies(t -> assertThat(t.topic()).isEqualTo(VISIBLE_1));
+
+            FetchRequestData mixed = newSessionFetch(VISIBLE_1, 0);
+            mixed.topics().add(fetchTopic(HIDDEN_1, 0));
+            FetchResponseData checked = wire.call(ApiKeys.FETCH, FETCH_BY_NAME, mixed);
+            assertThat(checked.sessionId()).isNotZero();
+            assertThat(partition(checked, HIDDEN_1).errorCode()).isEqualTo(Errors.TOPIC_AUTHORIZATION_FAILED.code());
+            assertThat(partition(checked, VISIBLE_1).errorCode()).isZero();
+        }
+    }
+
+    /**
+     * Another client (straight to the broker) opens a fetch session on a hidden topic. Alice continues it through the
+     * proxy with an incremental fetch that names only a topic she reads whole: the broker answers with the hidden
+     * partition's records, and the proxy must refuse them, since an incremental fetch is not limited to what it names.
+     */
+    @Test
+    void anIncrementalFetchContinuingAnotherClientsSessionReturnsNothingOfAHiddenTopic() throws Exception {
+        int brokerPort = Integer.parseInt(cluster.getBootstrapServers().split(",")[0].replaceAll(".*:", ""));
+        try (KafkaWire broker = new KafkaWire(brokerPort);
+             KafkaWire wire = alice();
+             org.apache.kafka.clients.producer.KafkaProducer<String, String> producer = new org.apache.kafka.clients.producer.KafkaProducer<>(
+                     cluster.getKafkaClientConfiguration(), new org.apache.kafka.common.serialization.StringSerializer(),
+                     new org.apache.kafka.common.serialization.StringSerializer())) {
+            FetchResponseData opened = broker.call(ApiKeys.FETCH, FETCH_BY_NAME, newSessionFetch(HIDDEN_2, 0));
+            int session = opened.sessionId();
+            assertThat(session).isNotZero();
+            producer.send(new org.apache.kafka.clients.producer.ProducerRecord<>(HIDDEN_2, 0, "k", "the secret")).get();
+
+            FetchRequestData continued = newSessionFetch(VISIBLE_2, 0).setSessionId(session).setSessionEpoch(1);
+            FetchResponseData throughProxy = wire.call(ApiKeys.FETCH, FETCH_BY_NAME, continued);
+            FetchResponseData.PartitionData hidden = partition(throughProxy, HIDDEN_2);
+            assertThat(hidden.errorCode()).isEqualTo(Errors.TOPIC_AUTHORIZATION_FAILED.code());
+            assertThat(((org.apache.kafka.common.record.BaseRecords) hidden.records()).sizeInBytes()).isZero();
+
+            // Not vacuous: the broker does return the record on that session.
+            FetchResponseData direct = broker.call(ApiKeys.FETCH, FETCH_BY_NAME, new FetchRequestData().setReplicaId(-1)
+                    .setMaxWaitMs(0).setMinBytes(0).setMaxBytes(1 << 20).setSessionId(session).setSessionEpoch(2));
+            assertThat(((org.apache.kafka.common.record.BaseRecords) partition(direct, HIDDEN_2).records()).sizeInBytes()).isPositive();
+        }
+    }
+
     // ---- helpers ----
+
+    /** The last Fetch version that names topics rather than carrying their ids. */
+    private static final short FETCH_BY_NAME = 12;
+
+    private static FetchRequestData newSessionFetch(String topic, int partition) {
+        FetchRequestData request = new FetchRequestData().setReplicaId(-1).setMaxWaitMs(0).setMinBytes(0).setMaxBytes(1 << 20)
+                .setSessionId(0).setSessionEpoch(0);
+        request.topics().add(fetchTopic(topic, partition));
+        return request;
+    }
+
+    private static FetchRequestData.FetchTopic fetchTopic(String topic, int partition) {
+        return new FetchRequestData.FetchTopic().setTopic(topic).setPartitions(new ArrayList<>(List.of(
+                new FetchRequestData.FetchPartition().setPartition(partition).setFetchOffset(0).setPartitionMaxBytes(1 << 20))));
+    }
+
+    private static FetchResponseData.PartitionData partition(FetchResponseData response, String topic) {
+        return response.responses().stream().filter(t -> topic.equals(t.topic())).findFirst()
+                .orElseThrow(() -> new AssertionError(topic + " not in " + response)).partitions().get(0);
+    }
 
     private static KafkaWire alice() throws Exception {
         KafkaWire wire = new KafkaWire(jwt.proxy.bootstrapPort());

@@ -74,7 +74,7 @@ public final class RequestRules {
         }
         return switch (api) {
             case PRODUCE -> TopicRules.produce((ProduceRequestData) request, access, records, context);
-            case FETCH -> done(TopicRules.fetch((FetchRequestData) request, access, records, context));
+            case FETCH -> TopicRules.fetch((FetchRequestData) request, access, records, context);
             case LIST_OFFSETS -> done(TopicRules.listOffsets(access));
             case OFFSET_FOR_LEADER_EPOCH -> done(TopicRules.offsetForLeaderEpoch((OffsetForLeaderEpochRequestData) request, access));
             case DESCRIBE_TOPIC_PARTITIONS -> done(TopicPartitionPages.describe(version, (DescribeTopicPartitionsRequestData) request, access, context));

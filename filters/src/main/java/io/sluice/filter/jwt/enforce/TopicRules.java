@@ -23,6 +23,7 @@ import org.apache.kafka.common.message.ProduceRequestData;
 import org.apache.kafka.common.message.ProduceResponseData;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.record.MemoryRecords;
+import org.apache.kafka.common.requests.FetchMetadata;
 
 import io.sluice.auth.TopicAccess;
 import io.sluice.filter.records.RecordReader;
@@ -33,7 +34,8 @@ import io.sluice.proxy.filter.FilterContext;
  * Authorization of the APIs that read, write or describe topics. Writes are checked on the request (a
  * forbidden partition never reaches the broker); reads are checked on the response, where what the broker
  * returned for forbidden topics is replaced by TOPIC_AUTHORIZATION_FAILED before it reaches the client, and
- * records with forbidden keys are removed.
+ * records with forbidden keys are removed; except a full Fetch of topics the principal reads whole, which cannot
+ * return anything to remove.
  */
 final class TopicRules {
 
@@ -118,17 +120,42 @@ final class TopicRules {
         }
     }
 
-    // ---- Fetch: per partition and per record, on the response ----
+    // ---- Fetch: per partition and per record, on the response unless the request shows there is nothing to check ----
 
-    /** @param records the filter definition's record limits and meters, for the keys of fetched records */
-    static Decision fetch(FetchRequestData request, Access access, RecordReaders records, FilterContext context) {
+    /**
+     * A full Fetch (session epoch 0 or -1) is answered with the partitions it names and no others; when the principal
+     * reads every one of their topics whole, the response cannot hold anything to refuse or remove, and is passed on
+     * without being decoded. Such a fetch is also made sessionless (epoch 0 becomes -1), as KeyRouting does, so the
+     * client's next fetch is full again and decided the same way: a fetch session would let later, incremental fetches
+     * return partitions that no request of theirs names. An incremental fetch (epoch 1 or more) therefore always has
+     * its response checked, whatever it names: the session it continues may be another client's, or hold other
+     * topics.
+     *
+     * @param records the filter definition's record limits and meters, for the keys of fetched records
+     */
+    static CompletionStage<Decision> fetch(FetchRequestData request, Access access, RecordReaders records, FilterContext context) {
         if (request.replicaId() >= 0 || request.replicaState().replicaId() >= 0) {
-            return Decision.deny(new ClusterAuthorizationException("only brokers fetch as replicas"));
+            return CompletableFuture.completedFuture(Decision.deny(new ClusterAuthorizationException("only brokers fetch as replicas")));
         }
-        return Decision.forward(response -> {
+        Decision checkResponse = Decision.forward(response -> {
             FetchResponseData fetch = (FetchResponseData) response;
             List<Uuid> ids = fetch.responses().stream().map(FetchResponseData.FetchableTopicResponse::topicId).toList();
             return TopicIds.names(context, ids).thenAccept(names -> filterFetch(fetch, access, records.forFetch(), names));
+        });
+        if (request.sessionEpoch() > FetchMetadata.INITIAL_EPOCH) {
+            return CompletableFuture.completedFuture(checkResponse);
+        }
+        List<Uuid> ids = request.topics().stream().map(FetchRequestData.FetchTopic::topicId).toList();
+        return TopicIds.names(context, ids).thenApply(names -> {
+            for (FetchRequestData.FetchTopic topic : request.topics()) {
+                String name = TopicIds.name(topic.topic(), topic.topicId(), names);
+                if (name == null || !access.topic(name).read().all()) {
+                    return checkResponse;
+                }
+            }
+            // Epoch -1 with a session id still closes that session, as the client asked.
+            request.setSessionEpoch(FetchMetadata.FINAL_EPOCH);
+            return Decision.FORWARD;
         });
     }
 
