@@ -116,7 +116,8 @@ public final class Session extends Outlet {
     private void handle(ByteBuf text) {
         try {
             ClientRequest request = ClientRequests.parse(text, services.requests());
-            if (request instanceof ClientRequest.Subscribe && services.readerStartup().waiting()) {
+            // Before connect a subscribe is refused at once: holding it would hold the connect behind it past its timeout.
+            if (request instanceof ClientRequest.Subscribe && principal() != null && services.readerStartup().waiting()) {
                 waitForReader(text);
                 return;
             }

@@ -232,6 +232,12 @@ class RecoveryTest {
                     .start("topics: " + topic);
                  WsClient client = WsClient.connected(b.port(), token(topic))) {
                 assertThat(b.server().awaitReading(Duration.ZERO)).isFalse();
+                try (WsClient early = WsClient.connect(b.port())) {
+                    early.request("subscribe", m -> m.put("endpoint", pattern));
+                    JsonNode notConnected = early.poll(Duration.ofSeconds(5));
+                    assertThat(notConnected).as("a subscribe before connect is refused at once, not held").isNotNull();
+                    assertThat(notConnected.get("code").asText()).isEqualTo("not_connected");
+                }
                 long subscribe = client.request("subscribe", m -> {
                     m.put("endpoint", pattern);
                     positions.recover(m);
