@@ -3,6 +3,7 @@ package io.sluice.filter.encryption;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.security.GeneralSecurityException;
+import java.security.Provider;
 import java.security.SecureRandom;
 import java.util.Arrays;
 
@@ -41,26 +42,23 @@ public final class RecordCipher {
     private String lastKekName;
     private byte[] lastKekBytes;
 
-    /** A cipher that writes the current format, {@link EncryptedValue#VERSION}. */
+    /** A cipher that writes the current format, {@link EncryptedValue#VERSION}, with the JDK's AES-GCM. */
     public RecordCipher() {
-        this(EncryptedValue.VERSION);
+        this(EncryptedValue.VERSION, null);
     }
 
     /**
      * @param writeVersion the format new records get: 2, or 1 only while proxies that cannot read 2 still serve
      *                     the same topics (a rolling upgrade); every version is read whatever this says
+     * @param aesGcm       where AES-GCM comes from ({@link AesGcmProvider#resolve}); null for the JDK's
      */
-    public RecordCipher(byte writeVersion) {
+    public RecordCipher(byte writeVersion, Provider aesGcm) {
         if (writeVersion != EncryptedValue.VERSION && writeVersion != EncryptedValue.VERSION_1) {
             throw new IllegalArgumentException("unknown encrypted value version " + writeVersion);
         }
         this.writeVersion = writeVersion;
         this.marker = new RecordHeader(MARKER_HEADER, new byte[] { writeVersion });
-        try {
-            this.cipher = Cipher.getInstance("AES/GCM/NoPadding");
-        } catch (GeneralSecurityException e) {
-            throw new IllegalStateException("the JVM has no AES/GCM", e);
-        }
+        this.cipher = AesGcmProvider.newCipher(aesGcm);
         this.ivs = new IvSource(new SecureRandom());
     }
 

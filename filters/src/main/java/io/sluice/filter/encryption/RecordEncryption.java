@@ -1,5 +1,6 @@
 package io.sluice.filter.encryption;
 
+import java.security.Provider;
 import java.util.List;
 
 import org.slf4j.LoggerFactory;
@@ -36,15 +37,16 @@ public final class RecordEncryption implements FilterFactory<RecordEncryption.Co
      *                        record is left out) for a record of an encrypted topic that cannot be decrypted
      * @param formatVersion  the envelope format new records get: 2 (default), or 1 only while proxies that read only 1
      *                       serve the same topics (a rolling upgrade); both are always read
+     * @param aesGcmProvider where AES-GCM comes from: AUTO (default: ACCP where it loads, else the JDK's), JCE or ACCP
      */
     public record Config(List<String> topics, String kek, EncryptionPolicy.UnresolvedKek unresolvedKek, Boolean encryptHeaders,
                          String kms, JsonNode kmsConfig, KeyCacheConfig keyCache, RecordLimits records,
-                         EncryptionPolicy.OnUndecryptable onUndecryptable, Integer formatVersion) {
+                         EncryptionPolicy.OnUndecryptable onUndecryptable, Integer formatVersion, AesGcmProvider aesGcmProvider) {
     }
 
     /** What every connection's filter shares: the policy, the key cache, the KMS client, the record limits and the meters. */
     public record Shared(EncryptionPolicy policy, DataKeys keys, EncryptionMetrics metrics, UndecryptableRecords undecryptable, byte formatVersion,
-                         KeyCache cache, Kms kms, RecordReaders records) {
+                         KeyCache cache, Kms kms, RecordReaders records, Provider aesGcm) {
     }
 
     @Override
@@ -60,7 +62,8 @@ public final class RecordEncryption implements FilterFactory<RecordEncryption.Co
         int perKey = (int) Math.min(Integer.MAX_VALUE, checked.cacheConfig().dataKeys().maxRecords());
         return new Shared(checked.policy(), new KmsDataKeys(cache, perKey), new EncryptionMetrics(context.meterRegistry(), context.filterName()),
                 new UndecryptableRecords(context.meterRegistry(), context.filterName(), LoggerFactory.getLogger(RecordEncryptionFilter.class)),
-                checked.formatVersion(), cache, kms, new RecordReaders(checked.records(), context.meterRegistry(), context.filterName()));
+                checked.formatVersion(), cache, kms, new RecordReaders(checked.records(), context.meterRegistry(), context.filterName()),
+                checked.aesGcm());
     }
 
     /** The same checks as {@link #initialize}, and the KMS's own through {@link KmsService#validate}: no key cache, no KMS login. */
@@ -71,7 +74,7 @@ public final class RecordEncryption implements FilterFactory<RecordEncryption.Co
     }
 
     private record Checked(KmsService<?> service, Object kmsConfig, KeyCacheConfig cacheConfig, EncryptionPolicy policy, byte formatVersion,
-                           RecordLimits records) {
+                           RecordLimits records, Provider aesGcm) {
     }
 
     private static Checked checked(FilterFactoryContext context, Config config) {
@@ -100,12 +103,13 @@ public final class RecordEncryption implements FilterFactory<RecordEncryption.Co
         EncryptionPolicy policy = new EncryptionPolicy(config.topics(), kek,
                 config.unresolvedKek() == null ? EncryptionPolicy.UnresolvedKek.REJECT : config.unresolvedKek(), Boolean.TRUE.equals(config.encryptHeaders()),
                 config.onUndecryptable() == null ? EncryptionPolicy.OnUndecryptable.FAIL : config.onUndecryptable());
-        return new Checked(service, kmsConfig, cacheConfig, policy, (byte) formatVersion, RecordLimits.orDefaults(config.records()));
+        Provider aesGcm = (config.aesGcmProvider() == null ? AesGcmProvider.AUTO : config.aesGcmProvider()).resolve();
+        return new Checked(service, kmsConfig, cacheConfig, policy, (byte) formatVersion, RecordLimits.orDefaults(config.records()), aesGcm);
     }
 
     @Override
     public Filter createFilter(FilterFactoryContext context, Shared shared) {
-        return new RecordEncryptionFilter(shared.policy(), shared.keys(), shared.metrics(), shared.undecryptable(), new RecordCipher(shared.formatVersion()),
+        return new RecordEncryptionFilter(shared.policy(), shared.keys(), shared.metrics(), shared.undecryptable(), new RecordCipher(shared.formatVersion(), shared.aesGcm()),
                 shared.records());
     }
 

@@ -1,5 +1,6 @@
 package io.sluice.filter.encryption;
 
+import java.security.Provider;
 import java.security.SecureRandom;
 import java.util.concurrent.TimeUnit;
 
@@ -24,8 +25,10 @@ import org.openjdk.jmh.annotations.State;
 
 /**
  * AES-256-GCM of one record with associated data, as {@link RecordCipher} does it, through the JDK's
- * provider and through Bouncy Castle's lightweight API. Decides which the filter uses (see
- * docs/performance.md); run with {@code mvn -pl filters -am test -Dtest=EncryptionBenchmarksTest#compareJceAndBouncyCastle -Dsluice.bench=true}.
+ * provider, through Bouncy Castle's lightweight API, and through two native providers behind the same JCE API
+ * (Amazon Corretto Crypto Provider on AWS-LC, Conscrypt on BoringSSL; linux-x86_64 only, the other methods run
+ * anywhere). Decides which the filter uses (see docs/performance.md); run with
+ * {@code mvn -pl filters -am test -Dtest=EncryptionBenchmarksTest#compareAesGcmProviders -Dsluice.bench=true}.
  */
 @State(Scope.Thread)
 @BenchmarkMode(Mode.Throughput)
@@ -41,6 +44,8 @@ public class AesGcmProvidersBenchmark {
     private byte[] plaintext;
     private byte[] out;
     private Cipher jce;
+    private Cipher accp;
+    private Cipher conscrypt;
     private SecretKeySpec jceKey;
     private GCMModeCipher bc;
     private KeyParameter bcKey;
@@ -54,18 +59,51 @@ public class AesGcmProvidersBenchmark {
         random.nextBytes(plaintext);
         out = new byte[recordBytes + 16];
         jce = Cipher.getInstance("AES/GCM/NoPadding");
+        accp = nativeCipher("com.amazon.corretto.crypto.provider.AmazonCorrettoCryptoProvider");
+        conscrypt = nativeCipher("org.conscrypt.OpenSSLProvider");
         jceKey = new SecretKeySpec(key, "AES");
         bc = GCMBlockCipher.newInstance(AESEngine.newInstance());
         bcKey = new KeyParameter(key);
     }
 
+    /**
+     * Not registered globally: the benchmark must not change which provider the JVM's other code gets. Null where
+     * the provider has no native library for this platform; its benchmark then fails alone.
+     */
+    private static Cipher nativeCipher(String providerClass) {
+        try {
+            Provider provider = (Provider) Class.forName(providerClass).getConstructor().newInstance();
+            return Cipher.getInstance("AES/GCM/NoPadding", provider);
+        }
+        catch (Throwable e) {
+            return null;
+        }
+    }
+
     @Benchmark
     public int jceEncrypt() throws Exception {
+        return encrypt(jce);
+    }
+
+    @Benchmark
+    public int accpEncrypt() throws Exception {
+        return encrypt(accp);
+    }
+
+    @Benchmark
+    public int conscryptEncrypt() throws Exception {
+        return encrypt(conscrypt);
+    }
+
+    private int encrypt(Cipher cipher) throws Exception {
+        if (cipher == null) {
+            throw new UnsupportedOperationException("this provider has no native library for this platform");
+        }
         // A fresh IV per record, as in production; JCE refuses to reuse one with the same key.
         iv[0]++;
-        jce.init(Cipher.ENCRYPT_MODE, jceKey, new GCMParameterSpec(128, iv));
-        jce.updateAAD(aad);
-        return jce.doFinal(plaintext, 0, plaintext.length, out, 0);
+        cipher.init(Cipher.ENCRYPT_MODE, jceKey, new GCMParameterSpec(128, iv));
+        cipher.updateAAD(aad);
+        return cipher.doFinal(plaintext, 0, plaintext.length, out, 0);
     }
 
     @Benchmark

@@ -129,7 +129,7 @@ class PartitionDecryptorTest {
         byte[] hostile = { 0x7f, (byte) 0xff, (byte) 0xff, (byte) 0xff, 'x' };
         SimpleRecord plain = new SimpleRecord("key-0".getBytes(StandardCharsets.UTF_8), hostile);
         MemoryRecords v1 = new PartitionEncryptor("k", List.of(new DataKeys.DataKey(key, wrapped)), Integer.MAX_VALUE, false,
-                new RecordCipher(EncryptedValue.VERSION_1)).encrypt("t", MemoryRecords.withRecords(Compression.NONE, plain));
+                new RecordCipher(EncryptedValue.VERSION_1, null)).encrypt("t", MemoryRecords.withRecords(Compression.NONE, plain));
         MemoryRecords flagged = withSecondValue(v1, 0, bytes -> bytes[1] |= EncryptedValue.FLAG_HEADERS);
 
         PartitionDecryptor dropping = new PartitionDecryptor(keysAtHand(), cipher, true);

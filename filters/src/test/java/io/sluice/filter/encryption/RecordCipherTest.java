@@ -161,10 +161,39 @@ class RecordCipherTest {
 
     @Test
     void formatVersion1CanStillBeWrittenForARollingUpgradeAndReadsBack() throws Exception {
-        RecordCipher v1Writer = new RecordCipher(EncryptedValue.VERSION_1);
+        RecordCipher v1Writer = new RecordCipher(EncryptedValue.VERSION_1, null);
         RecordCipher.EncryptedRecord encrypted = v1Writer.encrypt("t", buf("k"), new RecordCipher.Plain(buf("old"), new Header[0]), key, wrapped, "kek", false);
         assertThat(encrypted.value().get(0)).isEqualTo((byte) 1);
         assertThat(string(cipher.decrypt("t", buf("k"), EncryptedValue.parse(encrypted.value()), encrypted.headers(), key).value())).isEqualTo("old");
+    }
+
+    /**
+     * ACCP (AesGcmProvider AUTO on linux-x86_64) and the JDK's AES-GCM read each other's records, so a proxy can switch
+     * between them, or run beside one that differs, without a record becoming unreadable; and both refuse a changed one.
+     */
+    @Test
+    void accpAndTheJdkReadEachOthersRecordsAndBothRefuseTamperedOnes() throws Exception {
+        org.junit.jupiter.api.Assumptions.assumeTrue(System.getProperty("os.name").equals("Linux")
+                && System.getProperty("os.arch").equals("amd64"), "ACCP's native library ships for linux-x86_64 only");
+        java.security.Provider accp = AesGcmProvider.AUTO.resolve();
+        assertThat(accp).as("AUTO picks ACCP on linux-x86_64").isNotNull();
+        assertThat(AesGcmProvider.ACCP.resolve()).isSameAs(accp);
+        assertThat(AesGcmProvider.JCE.resolve()).isNull();
+        RecordCipher withAccp = new RecordCipher(EncryptedValue.VERSION, accp);
+        Header[] headers = { new RecordHeader("trace", bytes("abc")) };
+        for (boolean withHeaders : new boolean[] { false, true }) {
+            RecordCipher.EncryptedRecord byAccp = withAccp.encrypt("t", buf("k"), new RecordCipher.Plain(buf("from accp"), headers), key, wrapped, "kek", withHeaders);
+            RecordCipher.EncryptedRecord byJdk = cipher.encrypt("t", buf("k"), new RecordCipher.Plain(buf("from the jdk"), headers), key, wrapped, "kek", withHeaders);
+            assertThat(string(cipher.decrypt("t", buf("k"), EncryptedValue.parse(byAccp.value()), byAccp.headers(), key).value())).isEqualTo("from accp");
+            assertThat(string(withAccp.decrypt("t", buf("k"), EncryptedValue.parse(byJdk.value()), byJdk.headers(), key).value())).isEqualTo("from the jdk");
+
+            byte[] tampered = bytes(byJdk.value());
+            tampered[tampered.length - 1] ^= 1;
+            EncryptedValue parsed = EncryptedValue.parse(ByteBuffer.wrap(tampered));
+            assertThatThrownBy(() -> withAccp.decrypt("t", buf("k"), parsed, byJdk.headers(), key)).isInstanceOf(AEADBadTagException.class);
+            assertThatThrownBy(() -> withAccp.decrypt("other", buf("k"), EncryptedValue.parse(byAccp.value()), byAccp.headers(), key))
+                    .as("bound to its topic").isInstanceOf(AEADBadTagException.class);
+        }
     }
 
     private void assertTampered(byte[] original, Header[] headers, java.util.function.Consumer<byte[]> change) {
