@@ -1,6 +1,7 @@
 package io.sluice.filter.jwt.enforce;
 
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -137,25 +138,37 @@ final class TopicRules {
         if (request.replicaId() >= 0 || request.replicaState().replicaId() >= 0) {
             return CompletableFuture.completedFuture(Decision.deny(new ClusterAuthorizationException("only brokers fetch as replicas")));
         }
-        Decision checkResponse = Decision.forward(response -> {
-            FetchResponseData fetch = (FetchResponseData) response;
-            List<Uuid> ids = fetch.responses().stream().map(FetchResponseData.FetchableTopicResponse::topicId).toList();
-            return TopicIds.names(context, ids).thenAccept(names -> filterFetch(fetch, access, records.forFetch(), names));
-        });
         if (request.sessionEpoch() > FetchMetadata.INITIAL_EPOCH) {
-            return CompletableFuture.completedFuture(checkResponse);
+            return CompletableFuture.completedFuture(checkFetchResponse(access, records, context, Map.of()));
         }
         List<Uuid> ids = request.topics().stream().map(FetchRequestData.FetchTopic::topicId).toList();
         return TopicIds.names(context, ids).thenApply(names -> {
             for (FetchRequestData.FetchTopic topic : request.topics()) {
                 String name = TopicIds.name(topic.topic(), topic.topicId(), names);
                 if (name == null || !access.topic(name).read().all()) {
-                    return checkResponse;
+                    return checkFetchResponse(access, records, context, names);
                 }
             }
             // Epoch -1 with a session id still closes that session, as the client asked.
             request.setSessionEpoch(FetchMetadata.FINAL_EPOCH);
             return Decision.FORWARD;
+        });
+    }
+
+    /** @param known topic names the request's ids resolved to: only the response's other ids are looked up */
+    private static Decision checkFetchResponse(Access access, RecordReaders records, FilterContext context, Map<Uuid, String> known) {
+        return Decision.forward(response -> {
+            FetchResponseData fetch = (FetchResponseData) response;
+            List<Uuid> ids = fetch.responses().stream().map(FetchResponseData.FetchableTopicResponse::topicId)
+                    .filter(id -> !known.containsKey(id)).toList();
+            return TopicIds.names(context, ids).thenAccept(more -> {
+                Map<Uuid, String> names = known;
+                if (!more.isEmpty()) {
+                    names = new HashMap<>(known);
+                    names.putAll(more);
+                }
+                filterFetch(fetch, access, records.forFetch(), names);
+            });
         });
     }
 
