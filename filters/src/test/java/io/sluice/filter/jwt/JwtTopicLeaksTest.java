@@ -36,6 +36,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import io.kroxylicious.testing.kafka.api.KafkaCluster;
 import io.kroxylicious.testing.kafka.common.BrokerConfig;
 import io.kroxylicious.testing.kafka.junit5ext.KafkaClusterExtension;
+import io.sluice.config.HostPort;
 import io.sluice.proxy.testing.KafkaWire;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -218,7 +219,7 @@ class JwtTopicLeaksTest {
      */
     @Test
     void anIncrementalFetchContinuingAnotherClientsSessionReturnsNothingOfAHiddenTopic() throws Exception {
-        int brokerPort = Integer.parseInt(cluster.getBootstrapServers().split(",")[0].replaceAll(".*:", ""));
+        int brokerPort = HostPort.parse(cluster.getBootstrapServers().split(",")[0]).port();
         try (KafkaWire broker = new KafkaWire(brokerPort);
              KafkaWire wire = alice();
              org.apache.kafka.clients.producer.KafkaProducer<String, String> producer = new org.apache.kafka.clients.producer.KafkaProducer<>(

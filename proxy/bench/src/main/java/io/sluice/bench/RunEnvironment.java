@@ -25,17 +25,24 @@ public final class RunEnvironment {
 
     /** The 1-, 5- and 15-minute load averages as /proc/loadavg shows them ("0.52 0.30 0.21"), or "n/a" where there is none. */
     public static String loadAverages() {
-        try {
-            String[] fields = Files.readString(Path.of("/proc/loadavg")).trim().split("\\s+");
-            return fields[0] + " " + fields[1] + " " + fields[2];
-        } catch (IOException | RuntimeException e) {
-            return "n/a";
-        }
+        String[] fields = loadavgFields();
+        return fields == null ? "n/a" : fields[0] + " " + fields[1] + " " + fields[2];
     }
 
     private static Double loadAverage() {
+        String[] fields = loadavgFields();
         try {
-            return Double.parseDouble(Files.readString(Path.of("/proc/loadavg")).trim().split("\\s+")[0]);
+            return fields == null ? null : Double.parseDouble(fields[0]);
+        } catch (NumberFormatException e) {
+            return null;
+        }
+    }
+
+    /** The fields of /proc/loadavg, at least three; null where there is no such file or it reads otherwise. */
+    private static String[] loadavgFields() {
+        try {
+            String[] fields = Files.readString(Path.of("/proc/loadavg")).trim().split("\\s+");
+            return fields.length >= 3 ? fields : null;
         } catch (IOException | RuntimeException e) {
             return null;
         }

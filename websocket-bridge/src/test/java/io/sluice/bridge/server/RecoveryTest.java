@@ -19,6 +19,7 @@ import io.kroxylicious.testing.kafka.common.BrokerCluster;
 import io.kroxylicious.testing.kafka.junit5ext.KafkaClusterExtension;
 import io.sluice.bridge.auth.TestAuthenticator;
 import io.sluice.bridge.kafka.PartitionEpochs;
+import io.sluice.config.HostPort;
 import io.sluice.testkit.TcpRelay;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -314,8 +315,7 @@ class RecoveryTest {
     }
 
     private static TcpRelay relayTo(String bootstrapServers) throws java.io.IOException {
-        String first = bootstrapServers.split(",")[0];
-        int colon = first.lastIndexOf(':');
-        return new TcpRelay(first.substring(0, colon), Integer.parseInt(first.substring(colon + 1)));
+        HostPort broker = HostPort.parse(bootstrapServers.split(",")[0]);
+        return new TcpRelay(broker.host(), broker.port());
     }
 }
