@@ -32,4 +32,15 @@ class EncryptionExampleConfigsTest {
             assertThat(server.bootstrapAddress("encrypted", "default").getPort()).isEqualTo(port);
         }
     }
+
+    /** An AES-GCM provider that does not exist is refused by name, before anything starts. */
+    @org.junit.jupiter.api.Test
+    void anUnknownAesGcmProviderIsRefusedNamingTheField() throws Exception {
+        String yaml = Files.readString(Path.of("../config/examples", "encryption-inprocess.yaml"))
+                .replace("kms: InProcessKmsService", "aesGcmProvider: NOPE\n      kms: InProcessKmsService");
+        ProxyConfig config = ProxyConfigLoader.parse(yaml, Map.of("KAFKA_BOOTSTRAP", "127.0.0.1:1",
+                "SLUICE_BOOTSTRAP", "127.0.0.1:" + io.sluice.testkit.FreePorts.block(4)));
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> ProxyServer.validate(config))
+                .hasMessageContaining("filterDefinitions[0].config.aesGcmProvider: invalid value 'NOPE' (expected one of AUTO, JCE, ACCP)");
+    }
 }
