@@ -1,0 +1,114 @@
+package io.sluice.flow;
+
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import org.junit.jupiter.api.Test;
+
+import io.netty.buffer.Unpooled;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelOutboundHandlerAdapter;
+import io.netty.channel.WriteBufferWaterMark;
+import io.netty.channel.embedded.EmbeddedChannel;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+class WritabilityGateTest {
+
+    /** Counts the reads that reach the socket, that is, get past the gate. */
+    private static final class ReadCounter extends ChannelOutboundHandlerAdapter {
+        final AtomicInteger reads = new AtomicInteger();
+
+        @Override
+        public void read(ChannelHandlerContext ctx) {
+            reads.incrementAndGet();
+            ctx.read();
+        }
+    }
+
+    private final ReadCounter counter = new ReadCounter();
+
+    private EmbeddedChannel channel(Duration maxUnwritable) {
+        EmbeddedChannel ch = new EmbeddedChannel();
+        ch.freezeTime();
+        ch.config().setWriteBufferWaterMark(new WriteBufferWaterMark(8, 16));
+        ch.pipeline().addFirst(WritabilityGate.NAME, WritabilityGate.closingStuckPeers(maxUnwritable));
+        ch.pipeline().addFirst("counter", counter);
+        counter.reads.set(0);
+        return ch;
+    }
+
+    /** Queues bytes towards the peer without flushing them: as a peer that does not read leaves them. */
+    private static void queue(EmbeddedChannel ch, int bytes) {
+        ch.write(Unpooled.wrappedBuffer(new byte[bytes]));
+    }
+
+    @Test
+    void readsPassWhileWritableAndAreHeldWhileTheOutboundBufferIsAboveItsHighWaterMark() {
+        EmbeddedChannel ch = channel(Duration.ZERO);
+        ch.read();
+        assertThat(counter.reads).hasValue(1);
+
+        queue(ch, 32);
+        assertThat(ch.isWritable()).isFalse();
+        ch.read();
+        ch.read();
+        assertThat(counter.reads).as("no read while the peer has not taken our answers").hasValue(1);
+
+        ch.flush();
+        assertThat(ch.isWritable()).isTrue();
+        assertThat(counter.reads).as("the held read, once, when the buffer drained").hasValue(2);
+        ch.finishAndReleaseAll();
+    }
+
+    @Test
+    void aHeldAutomaticReadIsDroppedWhenAutoReadWasSwitchedOffMeanwhile() {
+        EmbeddedChannel ch = channel(Duration.ZERO);
+        queue(ch, 32);
+        ch.read();
+        ch.config().setAutoRead(false);
+        ch.flush();
+        assertThat(counter.reads).as("autoRead off cancels a pending automatic read, as in Netty").hasValue(0);
+
+        queue(ch, 32);
+        ch.read();
+        ch.flush();
+        assertThat(counter.reads).as("an explicit read asked for with autoRead off is owed").hasValue(1);
+        ch.finishAndReleaseAll();
+    }
+
+    @Test
+    void aPeerThatStaysUnwritablePastTheLimitIsClosedAndPartialDrainsDoNotRestartTheClock() {
+        EmbeddedChannel ch = channel(Duration.ofSeconds(10));
+        queue(ch, 20);
+        queue(ch, 20);
+        ch.advanceTimeBy(6, TimeUnit.SECONDS);
+        ch.runScheduledPendingTasks();
+        assertThat(ch.isOpen()).isTrue();
+
+        // The peer takes one answer (the buffer stays above the low-water mark): still the same unwritable spell.
+        ch.unsafe().outboundBuffer().addFlush();
+        ch.unsafe().outboundBuffer().remove();
+        assertThat(ch.isWritable()).isFalse();
+        ch.advanceTimeBy(5, TimeUnit.SECONDS);
+        ch.runScheduledPendingTasks();
+        assertThat(ch.isOpen()).as("closed 10 s after it became unwritable").isFalse();
+    }
+
+    @Test
+    void aPeerThatDrainsInTimeIsNotClosed() {
+        EmbeddedChannel ch = channel(Duration.ofSeconds(10));
+        queue(ch, 32);
+        ch.advanceTimeBy(9, TimeUnit.SECONDS);
+        ch.runScheduledPendingTasks();
+        ch.flush();
+        ch.advanceTimeBy(5, TimeUnit.SECONDS);
+        ch.runScheduledPendingTasks();
+        queue(ch, 32);
+        ch.advanceTimeBy(9, TimeUnit.SECONDS);
+        ch.runScheduledPendingTasks();
+        assertThat(ch.isOpen()).as("two spells of 9 s are not one of 18").isTrue();
+        ch.finishAndReleaseAll();
+    }
+}
