@@ -20,7 +20,8 @@ import io.netty.channel.ChannelHandlerContext;
  * It works on the {@code read()} operation rather than on {@code autoRead}, so it composes with handlers that switch
  * {@code autoRead} for reasons of their own (the proxy pauses a client while its broker connection is busy, the bridge
  * while a subscribe waits): a read asked for while the channel is unwritable is held and issued once it is writable
- * again, unless {@code autoRead} was switched off meanwhile (which in Netty cancels a pending automatic read).
+ * again, unless {@code autoRead} was switched off meanwhile (which in Netty cancels a pending automatic read). The
+ * socket's read interest is withdrawn as the channel turns unwritable ({@link #stopSocketReads}).
  * Placed first in the pipeline, nearest the socket, so that every read, including the TLS handshake's, passes it.
  * <p>
  * A peer that keeps the channel unwritable for longer than {@code maxUnwritable} without a pause is closed: it holds
@@ -38,6 +39,7 @@ public final class WritabilityGate extends ChannelDuplexHandler {
     /** Whether the held read was asked for with autoRead off: an explicit read, owed whatever autoRead is later. */
     private boolean heldReadExplicit;
     private ScheduledFuture<?> stuckCheck;
+    private boolean stoppingSocketReads;
 
     /**
      * @param maxUnwritable how long the channel may stay unwritable before {@code onStuck} is called; zero or
@@ -57,6 +59,9 @@ public final class WritabilityGate extends ChannelDuplexHandler {
 
     @Override
     public void read(ChannelHandlerContext ctx) {
+        if (stoppingSocketReads) {
+            return;
+        }
         if (ctx.channel().isWritable()) {
             ctx.read();
             return;
@@ -65,7 +70,27 @@ public final class WritabilityGate extends ChannelDuplexHandler {
             readHeld = true;
             heldReadExplicit = !ctx.channel().config().isAutoRead();
         }
+        stopSocketReads(ctx.channel());
         watch(ctx);
+    }
+
+    /**
+     * Holding back read() is not enough on its own: with autoRead on, the transports (NIO, epoll, io_uring) leave the
+     * socket's read interest registered after a read loop and keep reading without being asked. Switching autoRead
+     * off is what withdraws that interest; switching it straight back on leaves the setting as its owners left it
+     * (they see no change), and the read() that switch issues is held here until the channel is writable again.
+     */
+    private void stopSocketReads(Channel channel) {
+        if (!channel.config().isAutoRead()) {
+            return;
+        }
+        stoppingSocketReads = true;
+        try {
+            channel.config().setAutoRead(false);
+            channel.config().setAutoRead(true);
+        } finally {
+            stoppingSocketReads = false;
+        }
     }
 
     @Override
@@ -82,6 +107,12 @@ public final class WritabilityGate extends ChannelDuplexHandler {
                 }
             }
         } else {
+            if (!readHeld && ctx.channel().config().isAutoRead()) {
+                // Reading on until the next read() would be one more read loop: stop now, owing that read.
+                readHeld = true;
+                heldReadExplicit = false;
+                stopSocketReads(ctx.channel());
+            }
             watch(ctx);
         }
         ctx.fireChannelWritabilityChanged();
