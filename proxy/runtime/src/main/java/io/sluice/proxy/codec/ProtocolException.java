@@ -13,7 +13,8 @@ public final class ProtocolException extends RuntimeException {
         UNEXPECTED_RESPONSE("unexpected_response"),
         PRE_AUTHENTICATION_FRAME_TOO_LARGE("pre_auth_frame_too_large"),
         PRE_AUTHENTICATION_TIMEOUT("pre_auth_timeout"),
-        PRE_AUTHENTICATION_QUEUE_FULL("pre_auth_queue_full");
+        PRE_AUTHENTICATION_QUEUE_FULL("pre_auth_queue_full"),
+        CLIENT_NOT_READING("client_not_reading");
 
         private final String metricName;
 
@@ -25,9 +26,10 @@ public final class ProtocolException extends RuntimeException {
             return metricName;
         }
 
-        /** Limits any client can hit by the dozen; their log lines are rate-limited. */
-        public boolean preAuthentication() {
-            return this == PRE_AUTHENTICATION_FRAME_TOO_LARGE || this == PRE_AUTHENTICATION_TIMEOUT || this == PRE_AUTHENTICATION_QUEUE_FULL;
+        /** Limits any client can hit by the dozen, authenticated or not; their log lines are rate-limited. */
+        public boolean anyClientCanCause() {
+            return this == PRE_AUTHENTICATION_FRAME_TOO_LARGE || this == PRE_AUTHENTICATION_TIMEOUT || this == PRE_AUTHENTICATION_QUEUE_FULL
+                    || this == CLIENT_NOT_READING;
         }
     }
 

@@ -25,9 +25,12 @@ public final class RequestDecoder extends ChannelInboundHandlerAdapter {
     private static final int HEADER_PREFIX_BYTES = 8;
 
     private final DecodePolicy policy;
+    private final int maxFetchBytes;
 
-    public RequestDecoder(DecodePolicy policy) {
+    /** @param maxFetchBytes the most a Fetch or ShareFetch may ask for, in total and per partition ({@link FetchBytesLimit}) */
+    public RequestDecoder(DecodePolicy policy, int maxFetchBytes) {
         this.policy = policy;
+        this.maxFetchBytes = maxFetchBytes;
     }
 
     @Override
@@ -73,13 +76,19 @@ public final class RequestDecoder extends ChannelInboundHandlerAdapter {
         ByteBufferAccessor reader = new ByteBufferAccessor(bytes);
         RequestHeaderData header = new RequestHeaderData(reader, apiKey.requestHeaderVersion(version));
         boolean hasResponse = apiKey != ApiKeys.PRODUCE || ProduceAcks.peek(bytes, version) != 0;
-        if (!policy.decodeRequest(apiKey, version)) {
+        boolean bounded = FetchBytesLimit.applies(apiKey);
+        if (!bounded && !policy.decodeRequest(apiKey, version)) {
             return new OpaqueRequest(apiKey, version, correlationId, hasResponse, frame);
         }
         ApiMessage body = apiKey.messageType.newRequest();
         body.read(reader, version);
         if (body instanceof ProduceRequestData produce) {
             requireRecords(produce);
+        }
+        // A fetch within the limits that no filter wants decoded still travels as its own bytes: only one that asked
+        // for too much is encoded again.
+        if (bounded && !FetchBytesLimit.clamp(body, version, maxFetchBytes) && !policy.decodeRequest(apiKey, version)) {
+            return new OpaqueRequest(apiKey, version, correlationId, hasResponse, frame);
         }
         return new DecodedRequest(header, body, hasResponse, null, frame);
     }

@@ -16,6 +16,8 @@ import io.sluice.transport.Transport;
 /** Checks a bound configuration and lists every problem, each naming its field. */
 final class ConfigValidator {
 
+    // Below a batch or two a fetch limit only multiplies requests; the broker returns one batch past it anyway.
+    private static final int MIN_FETCH_BYTES = 64 * 1024;
     private static final Pattern CLUSTER_NAME = Pattern.compile("[a-z0-9]([-a-z0-9]*[a-z0-9])?");
 
     private final List<String> problems = new ArrayList<>();
@@ -57,6 +59,15 @@ final class ConfigValidator {
         else if (network.writeBufferLowWaterMark() > network.writeBufferHighWaterMark()) {
             problems.add("network.writeBufferLowWaterMark: must not exceed writeBufferHighWaterMark ("
                     + network.writeBufferHighWaterMark() + ")");
+        }
+        if (network.maxUnwritableTime().isNegative()) {
+            problems.add("network.maxUnwritableTime: must not be negative (0 never closes a client that does not read)");
+        }
+        if (network.maxFetchBytes() < MIN_FETCH_BYTES) {
+            problems.add("network.maxFetchBytes: must be at least " + MIN_FETCH_BYTES);
+        }
+        if (network.clientOutboundBudgetBytes() < 0) {
+            problems.add("network.clientOutboundBudgetBytes: must not be negative (0 picks a quarter of the heap)");
         }
         PreAuthenticationConfig preAuth = network.preAuthentication();
         if (preAuth.maxFrameBytes() <= 0) {

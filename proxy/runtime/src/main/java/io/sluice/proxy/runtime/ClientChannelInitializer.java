@@ -8,7 +8,9 @@ import org.slf4j.event.Level;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelPipeline;
 import io.netty.channel.socket.SocketChannel;
+import io.sluice.flow.WritabilityGate;
 import io.sluice.proxy.codec.FrameDecoder;
+import io.sluice.proxy.codec.ProtocolException;
 import io.sluice.proxy.codec.FrameEncoder;
 import io.sluice.proxy.codec.RequestDecoder;
 import io.sluice.logging.RateLimitedLog;
@@ -20,6 +22,7 @@ import io.sluice.proxy.config.PreAuthenticationConfig;
  *
  * <pre>
  *   socket
+ *   gate              not read while answers above the high-water mark wait for the client to read them
  *   [tls]             TLS termination, when the gateway has it
  *   bytes             counts bytes for metrics
  *   frame             int32-size framing, size limit (a lower one until the client authenticates)
@@ -63,6 +66,9 @@ public final class ClientChannelInitializer extends ChannelInitializer<SocketCha
         connection.decodePolicy(new FilterChainDecodePolicy(filters));
 
         ChannelPipeline p = ch.pipeline();
+        p.addLast(WritabilityGate.NAME, new WritabilityGate(setup.maxUnwritableTime(), (channel, limit) -> connection.close("client not reading",
+                new ProtocolException(ProtocolException.Reason.CLIENT_NOT_READING, "the client left more than network.writeBufferHighWaterMark bytes of answers unread for network.maxUnwritableTime "
+                        + limit.toMillis() + " ms"))));
         if (setup.clientSslContext() != null) {
             p.addLast("tls", setup.clientSslContext().newHandler(ch.alloc()));
         }
@@ -74,7 +80,7 @@ public final class ClientChannelInitializer extends ChannelInitializer<SocketCha
         }
         p.addLast("frame", frames);
         p.addLast("encode", FrameEncoder.INSTANCE);
-        p.addLast("decode", new RequestDecoder(connection.decodePolicy()));
+        p.addLast("decode", new RequestDecoder(connection.decodePolicy(), setup.maxFetchBytes()));
         p.addLast("sequencer", new ResponseSequencer(setup.metrics(), connection));
         for (int i = 0; i < filters.size(); i++) {
             NamedFilter f = filters.get(i);

@@ -11,12 +11,13 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import io.netty.channel.Channel;
+import io.sluice.net.ClientHost;
 import io.sluice.proxy.config.ConnectionLimitsConfig;
 import io.sluice.logging.RateLimitedLog;
 import io.sluice.proxy.metrics.VirtualClusterMetrics;
 
 /**
- * Counts a virtual cluster's open client connections, in total and per client IP, over all its gateways
+ * Counts a virtual cluster's open client connections, in total and per client IP (per /64 for IPv6), over all its gateways
  * and ports, and refuses the one over a limit as it is accepted: closed before a byte is read from it or a
  * broker connection opened for it. Shared by the cluster's event loops, hence the atomics.
  */
@@ -81,7 +82,8 @@ public final class ConnectionLimiter {
         refusals.log("virtual cluster {}: refused connection from {}: {}", virtualCluster, channel.remoteAddress(), why);
     }
 
+    /** The client host the per-IP limit counts: IPv6 clients by their /64, as the bridge counts them. */
     private static InetAddress address(SocketAddress remote) {
-        return remote instanceof InetSocketAddress inet ? inet.getAddress() : null;
+        return remote instanceof InetSocketAddress inet && inet.getAddress() != null ? ClientHost.key(inet.getAddress()) : null;
     }
 }

@@ -21,6 +21,12 @@ public interface ConnectionSetup {
 
     int maxFrameBytes();
 
+    /** The most a Fetch may ask for, in total and per partition. */
+    int maxFetchBytes();
+
+    /** How long a client may leave a high-water mark of answers unread before it is closed; zero never. */
+    Duration maxUnwritableTime();
+
     Duration filterTimeout();
 
     /**

@@ -94,6 +94,9 @@ final class FilterHandler extends ChannelDuplexHandler {
                 return;
             }
             queuedRequests.addLast(msg);
+            if (queuedRequests.size() == 1) {
+                connection.requestsQueuedInFilter(true);
+            }
             return;
         }
         handleRequest(msg);
@@ -128,8 +131,12 @@ final class FilterHandler extends ChannelDuplexHandler {
             }
             requestBusy = false;
             completeRequest(request, future);
+            boolean hadQueue = !queuedRequests.isEmpty();
             while (!requestBusy && !queuedRequests.isEmpty() && !removed) {
                 handleRequest(queuedRequests.pollFirst());
+            }
+            if (hadQueue && queuedRequests.isEmpty() && !removed) {
+                connection.requestsQueuedInFilter(false);
             }
             ctx.fireChannelReadComplete();
         }));

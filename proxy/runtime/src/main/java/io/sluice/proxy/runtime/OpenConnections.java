@@ -7,8 +7,9 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The proxy's open client connections, so that shutdown can drain them: each stops reading requests and closes once
- * it has answered those it already read, and whatever is still open when the time is up is closed anyway.
+ * The proxy's open client connections, so that shutdown can drain them (each stops reading requests and closes once
+ * it has answered those it already read, and whatever is still open when the time is up is closed anyway), and so that
+ * the bytes queued towards all clients together stay within one budget ({@link #enforceBudget}).
  */
 public final class OpenConnections {
 
@@ -24,6 +25,34 @@ public final class OpenConnections {
 
     public int size() {
         return open.size();
+    }
+
+    /** Bytes written towards clients that they have not taken yet, over every open connection; any thread. */
+    public long queuedTowardsClients() {
+        long total = 0;
+        for (ProxyConnection connection : open) {
+            total += connection.queuedTowardsClient();
+        }
+        return total;
+    }
+
+    /**
+     * Keeps the bytes queued towards clients together within {@code budget}: while the total is over it, connections
+     * with more than {@code perConnectionAllowance} queued stop reading from their brokers, so the queues that are
+     * behind stop growing while those that keep up carry on; under it, every connection reads again. Each connection
+     * alone is already bounded by its write-buffer high-water mark and one response (see {@link ProxyConnection#updateReads});
+     * this bounds their sum, which clients that read slowly could otherwise push past the heap together. Called
+     * periodically from any thread.
+     *
+     * @return the total that was found
+     */
+    public long enforceBudget(long budget, long perConnectionAllowance) {
+        long total = queuedTowardsClients();
+        boolean over = total > budget;
+        for (ProxyConnection connection : open) {
+            connection.throttle(over && connection.queuedTowardsClient() > perConnectionAllowance);
+        }
+        return total;
     }
 
     /**

@@ -15,6 +15,8 @@ import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelOutboundBuffer;
+import io.sluice.flow.Closing;
 import io.sluice.proxy.codec.CorrelationTracker;
 import io.sluice.proxy.codec.DecodePolicy;
 import io.sluice.proxy.codec.FrameDecoder;
@@ -31,7 +33,7 @@ import io.sluice.proxy.metrics.VirtualClusterMetrics;
 public final class ProxyConnection {
 
     private static final Logger LOG = LoggerFactory.getLogger(ProxyConnection.class);
-    // Any number of unauthenticated clients can hit the pre-authentication limits at once.
+    // Any number of clients can hit the pre-authentication limits, or stop reading, at once.
     private static final RateLimitedLog PRE_AUTHENTICATION_CLOSES = new RateLimitedLog(LOG);
     private static final AtomicLong SESSIONS = new AtomicLong();
 
@@ -52,6 +54,10 @@ public final class ProxyConnection {
     private boolean draining;
     /** Requests read that expect a response not yet written. */
     private int unanswered;
+    /** Filters holding requests behind one they are still working on: the client is not read meanwhile. */
+    private int filtersWithQueuedRequests;
+    /** Set while the bytes queued towards all clients are over budget and this connection's queue is among the long ones. */
+    private volatile boolean throttled;
     /** Non-null while the client has not authenticated on a chain that authenticates clients. */
     private PreAuthenticationConfig preAuthentication;
     private FrameDecoder frameDecoder;
@@ -184,20 +190,47 @@ public final class ProxyConnection {
     }
 
     /**
-     * Back-pressure both ways: read from the client only while the broker connection can take more, and
-     * from the broker only while the client connection can. Before the broker connection is opened (it is
-     * opened lazily for unauthenticated clients) the client is read; while it is being opened, not.
+     * Back-pressure both ways: read from the client only while the broker connection can take more and no filter
+     * holds requests queued, and from the broker only while the client connection can take more. Before the broker
+     * connection is opened (it is opened lazily for unauthenticated clients) the client is read; while it is being
+     * opened, not. That the client is not read while its own connection is full of answers it has not taken (answers
+     * the proxy makes itself included) is the {@link io.sluice.flow.WritabilityGate}'s job, at the head of the pipeline.
      */
     void updateReads() {
-        boolean readClient = !closing && !draining && (backend == null ? !dialing : backend.isActive() && backend.isWritable());
+        boolean readClient = !closing && !draining && filtersWithQueuedRequests == 0
+                && (backend == null ? !dialing : backend.isActive() && backend.isWritable());
         if (frontend.config().isAutoRead() != readClient) {
             frontend.config().setAutoRead(readClient);
         }
         if (backend != null) {
-            boolean readBroker = frontend.isWritable() && !closing;
+            boolean readBroker = frontend.isWritable() && !closing && !throttled;
             if (backend.config().isAutoRead() != readBroker) {
                 backend.config().setAutoRead(readBroker);
             }
+        }
+    }
+
+    /**
+     * Called by a filter handler when requests start (true) or stop (false) waiting behind one its filter is still
+     * working on. Reading on meanwhile would only move the client's requests from the socket into the heap, where
+     * nothing bounds them: a client that pipelines behind a slow KMS call, say, waits in its own socket buffer.
+     */
+    void requestsQueuedInFilter(boolean queued) {
+        filtersWithQueuedRequests += queued ? 1 : -1;
+        updateReads();
+    }
+
+    /** Bytes written towards the client that it has not taken yet; any thread. */
+    long queuedTowardsClient() {
+        ChannelOutboundBuffer buffer = frontend.unsafe().outboundBuffer();
+        return buffer == null ? 0 : buffer.totalPendingWriteBytes();
+    }
+
+    /** Stops (true) or resumes (false) reading responses from the broker for the process-wide budget; any thread. */
+    void throttle(boolean on) {
+        if (throttled != on) {
+            throttled = on;
+            frontend.eventLoop().execute(this::updateReads);
         }
     }
 
@@ -243,7 +276,7 @@ public final class ProxyConnection {
         }
         if (cause instanceof ProtocolException pe) {
             metrics.connectionRejected(pe.reason().metricName());
-            if (pe.reason().preAuthentication()) {
+            if (pe.reason().anyClientCanCause()) {
                 PRE_AUTHENTICATION_CLOSES.log("{}: closing connection: {}", descriptor(), pe.getMessage());
             } else {
                 LOG.warn("{}: closing connection: {}", descriptor(), pe.getMessage());
@@ -258,8 +291,9 @@ public final class ProxyConnection {
         // filters: a filter stalled on a response holds every write behind it, so from the tail the close would
         // wait for that filter, which may never complete.
         ChannelHandlerContext belowFilters = frontend.pipeline().context(ResponseSequencer.class);
+        // A client that does not read never lets that flush complete: the grace bounds the wait.
         ChannelFuture flushed = belowFilters != null ? belowFilters.writeAndFlush(Unpooled.EMPTY_BUFFER) : frontend.writeAndFlush(Unpooled.EMPTY_BUFFER);
-        flushed.addListener(f -> frontend.close());
+        Closing.closeOnceDone(frontend, flushed, Closing.DEFAULT_GRACE);
         if (backend != null) {
             backend.close();
         }

@@ -186,6 +186,16 @@ final class Gateway implements NodeAdvertiser {
         }
 
         @Override
+        public int maxFetchBytes() {
+            return network.maxFetchBytes();
+        }
+
+        @Override
+        public Duration maxUnwritableTime() {
+            return network.maxUnwritableTime();
+        }
+
+        @Override
         public Duration filterTimeout() {
             return network.filterTimeout();
         }

@@ -17,6 +17,7 @@ import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import io.micrometer.core.instrument.Gauge;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.netty.channel.Channel;
@@ -43,6 +44,8 @@ import io.sluice.transport.Transport;
 public final class ProxyServer implements AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(ProxyServer.class);
+    // Each connection is bounded by itself between checks; the check only bounds their sum, so it need not be eager.
+    private static final Duration BUDGET_CHECK_INTERVAL = Duration.ofMillis(100);
 
     private final ProxyConfig config;
     private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
@@ -156,6 +159,14 @@ public final class ProxyServer implements AutoCloseable {
             }
             LOG.info("management endpoints on http://{}:{}/ (metrics, healthz, readyz)", config.management().bindAddress(), management.port());
         }
+        long budget = config.network().effectiveClientOutboundBudgetBytes();
+        long allowance = config.network().writeBufferLowWaterMark();
+        background.scheduleWithFixedDelay(() -> connections.enforceBudget(budget, allowance),
+                BUDGET_CHECK_INTERVAL.toMillis(), BUDGET_CHECK_INTERVAL.toMillis(), TimeUnit.MILLISECONDS);
+        Gauge.builder("sluice.client.outbound.queued", connections, OpenConnections::queuedTowardsClients).baseUnit("bytes")
+                .description("Bytes written towards clients that they have not taken yet; past network.clientOutboundBudgetBytes ("
+                        + budget + ") the connections furthest behind stop reading from their brokers")
+                .register(registry);
         LOG.info("Sluice proxy started ({}) with {} transport, {} virtual cluster(s)", BuildInfo.current(), transport.name(), clusters.size());
     }
 

@@ -87,6 +87,9 @@ class ProxyConfigLoaderTest {
                   writeBufferHighWaterMark: 65536
                   writeBufferLowWaterMark: 32768
                   transport: nio
+                  maxUnwritableTime: 20s
+                  maxFetchBytes: 2097152
+                  clientOutboundBudgetBytes: 268435456
                 management:
                   enabled: false
                   bindAddress: 0.0.0.0
@@ -148,7 +151,8 @@ class ProxyConfigLoaderTest {
         ProxyConfig config = ProxyConfigLoader.parse(yaml, Map.of());
 
         assertThat(config.network()).isEqualTo(new NetworkConfig(4, 1048576, Duration.ofMillis(1500),
-                Duration.ofSeconds(3), 65536, 32768, PreAuthenticationConfig.defaults(), NetworkConfig.DEFAULT_SHUTDOWN_TIMEOUT, "nio"));
+                Duration.ofSeconds(3), 65536, 32768, PreAuthenticationConfig.defaults(), NetworkConfig.DEFAULT_SHUTDOWN_TIMEOUT, "nio",
+                Duration.ofSeconds(20), 2097152, 268435456L));
         assertThat(config.management()).isEqualTo(new ManagementConfig(false, "0.0.0.0", 0));
         assertThat(config.defaultFilters()).containsExactly("audit");
         assertThat(config.filterDefinitions()).extracting(FilterDefinition::name).containsExactly("audit", "noop");
