@@ -52,6 +52,23 @@ public final class ManagementServer implements AutoCloseable {
     private static final String TEXT_PLAIN = "text/plain; charset=utf-8";
     private static final String APPLICATION_JSON = "application/json";
     private static final int THREADS = 2;
+    /**
+     * Seconds the JDK's server gives a client to send a request, and to take a response, before it closes the
+     * connection. It writes a response with a blocking write on one of this server's two threads: without a limit a
+     * client that sends {@code GET /metrics} and never reads holds that thread forever, and two such clients take
+     * {@code /readyz} down, so the pod is restarted by its own probe. The JDK reads these properties once per JVM, when
+     * its first HTTP server starts; a value set on the command line wins.
+     */
+    static final String EXCHANGE_SECONDS = "10";
+
+    static {
+        if (System.getProperty("sun.net.httpserver.maxReqTime") == null) {
+            System.setProperty("sun.net.httpserver.maxReqTime", EXCHANGE_SECONDS);
+        }
+        if (System.getProperty("sun.net.httpserver.maxRspTime") == null) {
+            System.setProperty("sun.net.httpserver.maxRspTime", EXCHANGE_SECONDS);
+        }
+    }
 
     private final String bindAddress;
     private final int requestedPort;
