@@ -10,6 +10,9 @@ import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.message.ApiVersionsRequestData;
+import org.apache.kafka.common.message.ApiVersionsResponseData;
+import org.apache.kafka.common.message.MetadataRequestData;
+import org.apache.kafka.common.message.MetadataResponseData;
 import org.apache.kafka.common.message.SaslAuthenticateRequestData;
 import org.apache.kafka.common.message.SaslAuthenticateResponseData;
 import org.apache.kafka.common.message.SaslHandshakeRequestData;
@@ -132,6 +135,39 @@ class PreAuthenticationLimitsTest {
             }
         }
         assertThat(rejected("pre_auth_timeout")).isEqualTo(before + 5);
+    }
+
+    @Test
+    void anonymousApiVersionsIsAnsweredFromTheClustersCachedAnswerWithoutABrokerConnectionEach() throws Exception {
+        ApiVersionsResponseData first;
+        try (KafkaWire wire = new KafkaWire(jwt.proxy.bootstrapPort())) {
+            // Whatever has happened before, this exchange leaves the cluster's answer at v3 cached.
+            first = wire.call(ApiKeys.API_VERSIONS, (short) 3, new ApiVersionsRequestData().setClientSoftwareName("wire").setClientSoftwareVersion("1"));
+        }
+        assertThat(first.errorCode()).isZero();
+        int brokerConnectionsBefore = brokerConnections();
+        List<KafkaWire> anonymous = new ArrayList<>();
+        try {
+            for (int i = 0; i < 10; i++) {
+                KafkaWire wire = new KafkaWire(jwt.proxy.bootstrapPort());
+                anonymous.add(wire);
+                ApiVersionsResponseData answer = wire.call(ApiKeys.API_VERSIONS, (short) 3,
+                        new ApiVersionsRequestData().setClientSoftwareName("wire").setClientSoftwareVersion("1"));
+                assertThat(answer).as("the same answer, narrowed by the same filters, as a broker's").isEqualTo(first);
+            }
+            assertThat(brokerConnections()).as("broker connections opened for ten anonymous ApiVersions").isLessThan(brokerConnectionsBefore + 2);
+
+            // The cached answer is not a dead end: the client authenticates and its requests reach the broker.
+            KafkaWire wire = anonymous.get(0);
+            assertThat(wire.authenticate(JwtProxy.token("alice", Duration.ofMinutes(5), ORDERS), (short) 2).errorCode()).isZero();
+            MetadataResponseData metadata = wire.call(ApiKeys.METADATA, (short) 12, new MetadataRequestData().setTopics(List.of(
+                    new MetadataRequestData.MetadataRequestTopic().setName(TOPIC))));
+            assertThat(metadata.topics().find(TOPIC).errorCode()).isZero();
+        } finally {
+            for (KafkaWire wire : anonymous) {
+                wire.close();
+            }
+        }
     }
 
     @Test

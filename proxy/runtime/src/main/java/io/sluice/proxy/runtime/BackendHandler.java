@@ -3,6 +3,9 @@ package io.sluice.proxy.runtime;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.util.ReferenceCountUtil;
+import org.apache.kafka.common.message.ApiVersionsResponseData;
+
+import io.sluice.proxy.codec.DecodedResponse;
 import io.sluice.proxy.codec.ResponseFrame;
 
 /**
@@ -23,6 +26,9 @@ public final class BackendHandler extends ChannelInboundHandlerAdapter {
             if (connection.isClosing()) {
                 response.release();
             } else {
+                if (response instanceof DecodedResponse decoded && decoded.body() instanceof ApiVersionsResponseData versions) {
+                    connection.apiVersions().remember(decoded.apiVersion(), versions);
+                }
                 connection.forwarderContext().write(response, connection.frontend().voidPromise());
             }
         } else {

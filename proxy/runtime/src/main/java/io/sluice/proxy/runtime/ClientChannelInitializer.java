@@ -51,6 +51,7 @@ public final class ClientChannelInitializer extends ChannelInitializer<SocketCha
             return;
         }
         ProxyConnection connection = new ProxyConnection(ch, setup.virtualCluster(), setup.gateway(), setup.metrics());
+        connection.apiVersions(setup.apiVersions());
         setup.openConnections().add(connection);
         List<NamedFilter> filters;
         try {

@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.List;
 
 import io.netty.handler.ssl.SslContext;
+import io.sluice.proxy.cluster.ApiVersionsCache;
 import io.sluice.proxy.config.PreAuthenticationConfig;
 import io.sluice.proxy.metrics.VirtualClusterMetrics;
 
@@ -48,4 +49,7 @@ public interface ConnectionSetup {
     List<NamedFilter> createFilters(ProxyConnection connection);
 
     UpstreamDialer dialer();
+
+    /** The virtual cluster's cached ApiVersions answers, for clients that have not authenticated yet. */
+    ApiVersionsCache apiVersions();
 }

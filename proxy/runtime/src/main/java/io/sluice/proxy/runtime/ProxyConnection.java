@@ -17,6 +17,7 @@ import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelOutboundBuffer;
 import io.sluice.flow.Closing;
+import io.sluice.proxy.cluster.ApiVersionsCache;
 import io.sluice.proxy.codec.CorrelationTracker;
 import io.sluice.proxy.codec.DecodePolicy;
 import io.sluice.proxy.codec.FrameDecoder;
@@ -62,6 +63,7 @@ public final class ProxyConnection {
     private PreAuthenticationConfig preAuthentication;
     private FrameDecoder frameDecoder;
     private ScheduledFuture<?> preAuthenticationDeadline;
+    private ApiVersionsCache apiVersions = new ApiVersionsCache();
 
     public ProxyConnection(Channel frontend, String virtualCluster, String gateway, VirtualClusterMetrics metrics) {
         this.frontend = frontend;
@@ -106,6 +108,15 @@ public final class ProxyConnection {
 
     public String descriptor() {
         return frontend.remoteAddress() + " -> " + virtualCluster + "/" + gateway + " [" + sessionId + "]";
+    }
+
+    /** The virtual cluster's cached ApiVersions answers: filled from this connection's, used for unauthenticated ones. */
+    ApiVersionsCache apiVersions() {
+        return apiVersions;
+    }
+
+    void apiVersions(ApiVersionsCache cache) {
+        this.apiVersions = cache;
     }
 
     /** Topic names by id, learned by filters on this connection; ids never change meaning, so no expiry. */

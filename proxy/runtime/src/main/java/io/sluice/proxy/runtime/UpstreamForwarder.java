@@ -1,7 +1,11 @@
 package io.sluice.proxy.runtime;
 
 import java.util.ArrayDeque;
+import java.util.List;
+import java.util.Optional;
 
+import org.apache.kafka.common.message.ApiVersionsResponseData;
+import org.apache.kafka.common.message.ResponseHeaderData;
 import org.apache.kafka.common.protocol.ApiKeys;
 
 import io.netty.channel.Channel;
@@ -9,7 +13,9 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.codec.DecoderException;
 import io.netty.util.ReferenceCountUtil;
+import io.sluice.proxy.codec.AttachedHook;
 import io.sluice.proxy.codec.DecodedRequest;
+import io.sluice.proxy.codec.DecodedResponse;
 import io.sluice.proxy.codec.OpaqueRequest;
 import io.sluice.proxy.codec.OutOfBand;
 import io.sluice.proxy.codec.RequestFrame;
@@ -82,6 +88,9 @@ final class UpstreamForwarder extends ChannelInboundHandlerAdapter {
             return;
         }
         Channel backend = connection.backend();
+        if (backend == null && connection.awaitingAuthentication() && answeredFromCache(ctx, request)) {
+            return;
+        }
         if (backend == null) {
             // The request that starts the dial is the one in progress; only those after it queue behind it, so that
             // maxQueuedRequests: 0 still lets a client that never pipelines reach the broker.
@@ -96,6 +105,28 @@ final class UpstreamForwarder extends ChannelInboundHandlerAdapter {
             return;
         }
         forward(backend, request);
+    }
+
+    /**
+     * Answers an unauthenticated client's ApiVersions from the cluster's cached broker answer, so that it costs no
+     * broker connection; the answer goes back through every filter, as a broker's would.
+     *
+     * @return false when the request is not ApiVersions or nothing is cached yet (the broker is asked)
+     */
+    private boolean answeredFromCache(ChannelHandlerContext ctx, RequestFrame request) {
+        if (request.apiKey() != ApiKeys.API_VERSIONS) {
+            return false;
+        }
+        Optional<ApiVersionsResponseData> cached = connection.apiVersions().answer(request.apiVersion());
+        if (cached.isEmpty()) {
+            return false;
+        }
+        List<AttachedHook> hooks = request instanceof DecodedRequest decoded ? decoded.responseHooks() : List.of();
+        ResponseHeaderData header = new ResponseHeaderData().setCorrelationId(request.correlationId());
+        DecodedResponse response = new DecodedResponse(ApiKeys.API_VERSIONS, request.apiVersion(), header, cached.get(), null, null, hooks);
+        request.release();
+        ctx.writeAndFlush(response, ctx.voidPromise());
+        return true;
     }
 
     private void forward(Channel backend, RequestFrame request) {

@@ -19,6 +19,7 @@ import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.WriteBufferWaterMark;
+import io.sluice.proxy.cluster.ApiVersionsCache;
 import io.netty.handler.ssl.SslContext;
 import io.sluice.proxy.cluster.NodeAdvertiser;
 import io.sluice.proxy.config.GatewayConfig;
@@ -223,6 +224,11 @@ final class Gateway implements NodeAdvertiser {
         @Override
         public UpstreamDialer dialer() {
             return dialer;
+        }
+
+        @Override
+        public ApiVersionsCache apiVersions() {
+            return cluster.apiVersions();
         }
     }
 }

@@ -13,6 +13,7 @@ import org.apache.kafka.common.protocol.ApiKeys;
 import io.netty.channel.EventLoopGroup;
 import io.netty.handler.ssl.SslContext;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.sluice.proxy.cluster.ApiVersionsCache;
 import io.sluice.proxy.cluster.ApiVersionsFilter;
 import io.sluice.proxy.cluster.BrokerAddressFilter;
 import io.sluice.proxy.cluster.NodeRegistry;
@@ -47,6 +48,7 @@ final class VirtualClusterRuntime {
     private final ConnectionLimiter limiter;
     private final boolean authenticatesClients;
     private final OpenConnections openConnections;
+    private final ApiVersionsCache apiVersions = new ApiVersionsCache();
     private ClusterDiscovery discovery;
 
     VirtualClusterRuntime(VirtualClusterConfig config, List<FilterDefinitions.Initialised> filters, ProxyMetrics metrics,
@@ -98,6 +100,10 @@ final class VirtualClusterRuntime {
 
     ClusterDiscovery discovery() {
         return discovery;
+    }
+
+    ApiVersionsCache apiVersions() {
+        return apiVersions;
     }
 
     OpenConnections openConnections() {
