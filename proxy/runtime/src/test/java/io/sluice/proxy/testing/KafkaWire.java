@@ -42,6 +42,23 @@ public final class KafkaWire implements AutoCloseable {
         in = new DataInputStream(socket.getInputStream());
     }
 
+    /**
+     * Connects with a receive buffer of {@code receiveBufferBytes} (set before connecting, so the window offered is
+     * small from the start): a peer that will stop reading.
+     */
+    public static KafkaWire withReceiveBuffer(int port, int receiveBufferBytes) throws IOException {
+        Socket socket = new Socket();
+        socket.setReceiveBufferSize(receiveBufferBytes);
+        socket.connect(new java.net.InetSocketAddress("127.0.0.1", port));
+        return new KafkaWire(socket);
+    }
+
+    private KafkaWire(Socket socket) throws IOException {
+        this.socket = socket;
+        socket.setSoTimeout(10_000);
+        in = new DataInputStream(socket.getInputStream());
+    }
+
     public <R extends ApiMessage> R call(ApiKeys api, short version, ApiMessage request) throws IOException {
         send(api, version, request);
         return receive(api, version);
