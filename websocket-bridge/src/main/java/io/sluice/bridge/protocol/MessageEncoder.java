@@ -142,10 +142,13 @@ public final class MessageEncoder {
         }
         if (looksLikeJsonStructure(text)) {
             try {
-                JsonNode tree = JSON.readTree(value);
+                // The decoded text, not the bytes: from bytes Jackson detects the encoding itself, and UTF-16 or
+                // UTF-32 without a byte order mark is valid UTF-8 too (7B 00 7D 00 is "{", NUL, "}", NUL), which it
+                // would read as {} and which would then be embedded, NULs and all, into the message.
+                JsonNode tree = JSON.readTree(text);
                 if (tree != null && (tree.isObject() || tree.isArray())) {
-                    // Proven to be exactly one well-formed JSON value (valid UTF-8, checked above; no trailing text,
-                    // no duplicate keys): embedded as the producer wrote it, byte for byte. The tree is kept for deltas.
+                    // Proven to be exactly one well-formed JSON value in UTF-8 (no trailing text, no duplicate keys):
+                    // embedded as the producer wrote it, byte for byte. The tree is kept for deltas.
                     return new Payload(PayloadFormat.JSON, value, tree);
                 }
             }

@@ -1,10 +1,14 @@
 package io.sluice.bridge.protocol;
 
 import java.nio.charset.StandardCharsets;
+import java.util.Base64;
+import java.util.stream.Stream;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
 import io.netty.buffer.ByteBuf;
@@ -19,6 +23,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 class MessageEncoderTest {
 
     private static final ObjectMapper JSON = new ObjectMapper();
+    // As strict as a browser's JSON.parse on a message: one value, nothing after it, no control characters raw.
+    private static final ObjectMapper STRICT = new ObjectMapper()
+            .enable(com.fasterxml.jackson.databind.DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
 
     @ParameterizedTest
     @ValueSource(ints = {0, 20, 125, 126, 200, 65_535, 65_536, 300_000})
@@ -83,6 +90,71 @@ class MessageEncoderTest {
         message.release();
         assertThat(body).contains(",\"format\":\"json\",\"payload\":" + value + "}");
         assertThat(JSON.readTree(body).get("payload")).isEqualTo(JSON.readTree(value));
+    }
+
+    /**
+     * Values in other encodings, or in malformed UTF-8, never travel as {@code json}: what is embedded raw must be JSON
+     * text in UTF-8, so the check runs on the decoded text. UTF-16 and UTF-32 without a byte order mark are valid UTF-8
+     * (ASCII and NUL bytes), and a parser that detects the encoding from the bytes would read {@code 7B 00 7D 00} as
+     * {@code {}} and embed the NULs into the message. The client must get the value exactly, in a message that is
+     * itself strict JSON.
+     */
+    @ParameterizedTest
+    @MethodSource("hostileEncodings")
+    void otherEncodingsAndMalformedUtf8NeverTravelAsJson(String name, byte[] value, PayloadFormat expected) throws Exception {
+        MessageEncoder encoder = new MessageEncoder(UnpooledByteBufAllocator.DEFAULT);
+        EncodedMessage message = encoder.message("/t/k", "epoch-0", 0, 9, 1L, value);
+        String body = body(message);
+        message.release();
+        JsonNode decoded = STRICT.readTree(body);
+        assertThat(decoded.get("endpoint").asText()).isEqualTo("/t/k");
+        assertThat(decoded.get("seq").asLong()).isEqualTo(9);
+        assertThat(decoded.get("format").asText()).as(name).isEqualTo(expected.wireName());
+        byte[] received = switch (expected) {
+            case TEXT -> decoded.get("payload").asText().getBytes(StandardCharsets.UTF_8);
+            case BASE64 -> Base64.getDecoder().decode(decoded.get("payload").asText());
+            // Embedded byte for byte: the payload is exactly the value's text.
+            case JSON -> body.contains("\"payload\":" + new String(value, StandardCharsets.UTF_8) + "}")
+                    && decoded.get("payload").equals(STRICT.readTree(value)) ? value : null;
+            case NONE -> null;
+        };
+        assertThat(received).as(name).isEqualTo(value);
+        assertThat(message.json() != null).isEqualTo(expected == PayloadFormat.JSON);
+    }
+
+    static Stream<Arguments> hostileEncodings() {
+        return Stream.of(
+                Arguments.of("UTF-16LE {}", bytes(0x7B, 0x00, 0x7D, 0x00), PayloadFormat.TEXT),
+                Arguments.of("UTF-16LE [1]", bytes(0x5B, 0x00, 0x31, 0x00, 0x5D, 0x00), PayloadFormat.TEXT),
+                Arguments.of("UTF-16BE {}", bytes(0x00, 0x7B, 0x00, 0x7D), PayloadFormat.TEXT),
+                Arguments.of("UTF-32LE {}", bytes(0x7B, 0, 0, 0, 0x7D, 0, 0, 0), PayloadFormat.TEXT),
+                Arguments.of("UTF-32BE []", bytes(0, 0, 0, 0x5B, 0, 0, 0, 0x5D), PayloadFormat.TEXT),
+                Arguments.of("{} then NUL", bytes(0x7B, 0x7D, 0x00), PayloadFormat.TEXT),
+                Arguments.of("vertical tab before {}", bytes(0x0B, 0x7B, 0x7D), PayloadFormat.TEXT),
+                Arguments.of("UTF-8 BOM before {\"a\":1}", concat(bytes(0xEF, 0xBB, 0xBF), "{\"a\":1}"), PayloadFormat.TEXT),
+                Arguments.of("UTF-16LE BOM {}", bytes(0xFF, 0xFE, 0x7B, 0x00, 0x7D, 0x00), PayloadFormat.BASE64),
+                Arguments.of("UTF-16BE BOM {}", bytes(0xFE, 0xFF, 0x00, 0x7B, 0x00, 0x7D), PayloadFormat.BASE64),
+                Arguments.of("overlong {", bytes(0xC1, 0xBB, 0x7D), PayloadFormat.BASE64),
+                Arguments.of("overlong NUL in a string", concat("{\"a\":\"", bytes(0xC0, 0x80), "\"}"), PayloadFormat.BASE64),
+                Arguments.of("UTF-8-encoded lone surrogate", concat("{\"a\":\"", bytes(0xED, 0xA0, 0x80), "\"}"), PayloadFormat.BASE64),
+                // An escaped lone surrogate is JSON text by the grammar (RFC 8259 section 8.2), and JSON.parse takes it.
+                Arguments.of("escaped lone surrogate", "{\"a\":\"\\ud800\"}".getBytes(StandardCharsets.US_ASCII), PayloadFormat.JSON));
+    }
+
+    private static byte[] bytes(int... values) {
+        byte[] bytes = new byte[values.length];
+        for (int i = 0; i < values.length; i++) {
+            bytes[i] = (byte) values[i];
+        }
+        return bytes;
+    }
+
+    private static byte[] concat(Object... parts) {
+        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+        for (Object part : parts) {
+            out.writeBytes(part instanceof String s ? s.getBytes(StandardCharsets.UTF_8) : (byte[]) part);
+        }
+        return out.toByteArray();
     }
 
     /** The JSON text of a frame shorter than 64 KiB. */
