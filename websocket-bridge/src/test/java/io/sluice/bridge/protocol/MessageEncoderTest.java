@@ -2,6 +2,7 @@ package io.sluice.bridge.protocol;
 
 import java.nio.charset.StandardCharsets;
 import java.util.Base64;
+import java.util.List;
 import java.util.stream.Stream;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -16,6 +17,7 @@ import io.netty.buffer.UnpooledByteBufAllocator;
 import io.netty.channel.embedded.EmbeddedChannel;
 import io.netty.handler.codec.http.websocketx.TextWebSocketFrame;
 import io.netty.handler.codec.http.websocketx.WebSocket13FrameDecoder;
+import io.sluice.bridge.config.DeltaConfig;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -155,6 +157,67 @@ class MessageEncoderTest {
             out.writeBytes(part instanceof String s ? s.getBytes(StandardCharsets.UTF_8) : (byte[]) part);
         }
         return out.toByteArray();
+    }
+
+    /**
+     * A delta is computed only when its worst case is bounded: both values within {@code maxValueBytes}, and the work
+     * estimated from their shapes within {@code maxDiffWork}. Two arrays that differ everywhere are the expensive case
+     * (the longest-common-subsequence search is quadratic in their lengths), however small they are in bytes.
+     */
+    @org.junit.jupiter.api.Test
+    void deltasAreComputedOnlyWithinTheLimits() throws Exception {
+        MessageEncoder encoder = new MessageEncoder(UnpooledByteBufAllocator.DEFAULT);
+        DeltaConfig limits = DeltaConfig.defaults();
+
+        ByteBuf small = encoder.delta(json(encoder, 1, "{\"home\":1,\"events\":[\"a\"]}"),
+                json(encoder, 2, "{\"home\":2,\"events\":[\"a\",\"b\"]}"), limits);
+        assertThat(small).as("a small change within the limits").isNotNull();
+        small.release();
+
+        // About 8 KiB each, far below maxValueBytes, but 2000 x 2000 elements to match.
+        EncodedMessage evens = json(encoder, 3, numbers(2000, 0));
+        EncodedMessage odds = json(encoder, 4, numbers(2000, 1));
+        assertThat(evens.payloadBytes()).isLessThan(limits.maxValueBytes());
+        assertThat(JsonShape.diffWork(evens.shape(), odds.shape())).isGreaterThan(limits.maxDiffWork());
+        assertThat(encoder.delta(evens, odds, limits)).as("arrays whose diff is too much work").isNull();
+        assertThat(encoder.delta(evens, odds, new DeltaConfig(limits.maxValueBytes(), Long.MAX_VALUE)))
+                .as("the same arrays without the work limit").isNotNull().satisfies(ByteBuf::release);
+
+        // One key changes, but the values are larger than maxValueBytes.
+        String pad = "x".repeat(limits.maxValueBytes());
+        EncodedMessage large = json(encoder, 5, "{\"pad\":\"" + pad + "\",\"n\":1}");
+        EncodedMessage larger = json(encoder, 6, "{\"pad\":\"" + pad + "\",\"n\":2}");
+        assertThat(JsonShape.diffWork(large.shape(), larger.shape())).isLessThan(limits.maxDiffWork());
+        assertThat(encoder.delta(large, larger, limits)).as("values over maxValueBytes").isNull();
+
+        EncodedMessage a = json(encoder, 7, "{\"n\":1}");
+        EncodedMessage b = json(encoder, 8, "{\"n\":2}");
+        assertThat(encoder.delta(a, b, new DeltaConfig(0, limits.maxDiffWork()))).as("maxValueBytes 0").isNull();
+        assertThat(encoder.delta(a, b, new DeltaConfig(limits.maxValueBytes(), 0))).as("maxDiffWork 0").isNull();
+        for (EncodedMessage m : List.of(evens, odds, large, larger, a, b)) {
+            m.release();
+        }
+    }
+
+    @org.junit.jupiter.api.Test
+    void theShapeCountsNodesNestingAndTheLongestArray() throws Exception {
+        JsonShape shape = JsonShape.of(JSON.readTree("{\"a\":[1,2,3],\"b\":{\"c\":[[4],[]]}}"));
+        // root, a, 1, 2, 3, b, c, [4], 4, []
+        assertThat(shape).isEqualTo(new JsonShape(10, 4, 3));
+    }
+
+    private static EncodedMessage json(MessageEncoder encoder, long seq, String value) {
+        EncodedMessage message = encoder.message("/t/k", "epoch-0", 0, seq, 1L, value.getBytes(StandardCharsets.UTF_8));
+        assertThat(message.json()).isNotNull();
+        return message;
+    }
+
+    private static String numbers(int count, int parity) {
+        StringBuilder out = new StringBuilder("[");
+        for (int i = 0; i < count; i++) {
+            out.append(i == 0 ? "" : ",").append(2 * i + parity);
+        }
+        return out.append(']').toString();
     }
 
     /** The JSON text of a frame shorter than 64 KiB. */
