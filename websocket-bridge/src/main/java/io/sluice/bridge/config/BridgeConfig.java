@@ -22,7 +22,8 @@ public record BridgeConfig(ServerConfig server,
                            RecoveryConfig recovery,
                            ManagementConfig management,
                            ConnectionsConfig connections,
-                           RequestLimitsConfig requests) {
+                           RequestLimitsConfig requests,
+                           DeltaConfig delta) {
 
     public BridgeConfig {
         server = server == null ? ServerConfig.defaults() : server;
@@ -34,6 +35,7 @@ public record BridgeConfig(ServerConfig server,
         management = management == null ? ManagementConfig.defaults() : management;
         connections = connections == null ? ConnectionsConfig.defaults() : connections;
         requests = requests == null ? RequestLimitsConfig.defaults() : requests;
+        delta = delta == null ? DeltaConfig.defaults() : delta;
     }
 
     @JsonCreator
@@ -46,9 +48,10 @@ public record BridgeConfig(ServerConfig server,
                                  @JsonProperty("recovery") RecoveryConfig recovery,
                                  @JsonProperty("management") ManagementConfig management,
                                  @JsonProperty("connections") ConnectionsConfig connections,
-                                 @JsonProperty("requests") RequestLimitsConfig requests) {
+                                 @JsonProperty("requests") RequestLimitsConfig requests,
+                                 @JsonProperty("delta") DeltaConfig delta) {
         return new BridgeConfig(server, kafka, topics, endpoints, auth, outbound, recovery, management, connections,
-                requests);
+                requests, delta);
     }
 
     /** Every endpoint mapping: the explicit ones first, then one {@code /<topic>/*} per entry of {@code topics}. */

@@ -36,6 +36,7 @@ final class BridgeConfigValidator {
         v.recovery(config.recovery());
         v.connections(config.connections());
         v.requests(config.requests());
+        config.delta().validate(v.problems);
         if (config.management().port() < 0 || config.management().port() > 65535) {
             v.problems.add("management.port: must be between 0 and 65535 (0 picks a free port)");
         }

@@ -20,11 +20,15 @@ public final class EncodedMessage {
     private final long seq;
     private final long timestamp;
     private final ByteBuf frame;
+    private final int payloadBytes;
     private volatile JsonNode json;
+    // Measured when a delta is first considered against or towards this message; reader thread only.
+    private JsonShape shape;
     private ByteBuf deltaFrame;
     private long deltaBase = -1;
 
-    EncodedMessage(String endpoint, String epoch, int partition, long seq, long timestamp, ByteBuf frame, JsonNode json) {
+    EncodedMessage(String endpoint, String epoch, int partition, long seq, long timestamp, ByteBuf frame, JsonNode json,
+                   int payloadBytes) {
         this.endpoint = endpoint;
         this.epoch = epoch;
         this.partition = partition;
@@ -32,6 +36,7 @@ public final class EncodedMessage {
         this.timestamp = timestamp;
         this.frame = frame;
         this.json = json;
+        this.payloadBytes = payloadBytes;
     }
 
     public String endpoint() {
@@ -62,6 +67,19 @@ public final class EncodedMessage {
     /** The payload parsed, when it is a JSON object or array and delta delivery may need it; otherwise null. */
     public JsonNode json() {
         return json;
+    }
+
+    /** The record value's length in bytes (0 for a tombstone or a notice). */
+    public int payloadBytes() {
+        return payloadBytes;
+    }
+
+    /** The shape of {@link #json()}, measured once. Only for the reader thread, while the JSON is still held. */
+    JsonShape shape() {
+        if (shape == null) {
+            shape = JsonShape.of(json);
+        }
+        return shape;
     }
 
     /** Forgets the parsed payload once no later delta can be computed against it, to save memory. */

@@ -7,6 +7,7 @@ import java.nio.charset.CharsetDecoder;
 import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.util.Base64;
+import java.util.EnumSet;
 
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
@@ -14,10 +15,12 @@ import com.fasterxml.jackson.core.io.JsonStringEncoder;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.flipkart.zjsonpatch.DiffFlags;
 import com.flipkart.zjsonpatch.JsonDiff;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
+import io.sluice.bridge.config.DeltaConfig;
 
 /**
  * Writes messages straight into WebSocket frames: the JSON text after a reserved header slot, then the header in front
@@ -35,6 +38,12 @@ public final class MessageEncoder {
     private static final ObjectMapper JSON = new ObjectMapper()
             .enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION)
             .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
+
+    // Without move and copy detection: matching every removal against every addition is quadratic in the number of
+    // operations, which object keys (not bounded by the array lengths in JsonShape.diffWork) can make large. Patches
+    // then hold only add, remove and replace. Removals without the removed value, as before.
+    private static final EnumSet<DiffFlags> DIFF_FLAGS = EnumSet.of(DiffFlags.OMIT_VALUE_ON_REMOVE,
+            DiffFlags.OMIT_MOVE_OPERATION, DiffFlags.OMIT_COPY_OPERATION);
 
     private final ByteBufAllocator allocator;
     private final CharsetDecoder utf8 = StandardCharsets.UTF_8.newDecoder()
@@ -60,18 +69,28 @@ public final class MessageEncoder {
         ascii(buf, "\",\"payload\":");
         payload.writeTo(buf);
         buf.writeByte('}');
-        return new EncodedMessage(endpoint, epoch, partition, seq, timestamp, frame(buf), payload.json);
+        return new EncodedMessage(endpoint, epoch, partition, seq, timestamp, frame(buf), payload.json,
+                value == null ? 0 : value.length);
     }
 
     /**
      * The JSON Patch (RFC 6902) that turns the endpoint's previous payload into this one, as a {@code delta} frame, or
-     * null when either payload is not a JSON object or array.
+     * null when either payload is not a JSON object or array, or when the diff could cost more than {@code limits}
+     * allow: then the message goes whole. The limits are checked on the parsed values before diffing (sizes first,
+     * then the worst-case work from their shapes, see {@link JsonShape#diffWork}), so a diff that is attempted is
+     * bounded however the two values differ.
      */
-    public ByteBuf delta(EncodedMessage previous, EncodedMessage current) {
+    public ByteBuf delta(EncodedMessage previous, EncodedMessage current, DeltaConfig limits) {
         if (previous == null || previous.json() == null || current.json() == null) {
             return null;
         }
-        JsonNode patch = JsonDiff.asJson(previous.json(), current.json());
+        if (previous.payloadBytes() > limits.maxValueBytes() || current.payloadBytes() > limits.maxValueBytes()) {
+            return null;
+        }
+        if (JsonShape.diffWork(previous.shape(), current.shape()) > limits.maxDiffWork()) {
+            return null;
+        }
+        JsonNode patch = JsonDiff.asJson(previous.json(), current.json(), DIFF_FLAGS);
         byte[] patchBytes;
         try {
             patchBytes = JSON.writeValueAsBytes(patch);
@@ -99,7 +118,7 @@ public final class MessageEncoder {
         ByteBuf buf = allocator.directBuffer(HEADER_SLOT + json.length);
         buf.writerIndex(HEADER_SLOT);
         buf.writeBytes(json);
-        return new EncodedMessage(endpoint, null, -1, -1, 0, frame(buf), null);
+        return new EncodedMessage(endpoint, null, -1, -1, 0, frame(buf), null, 0);
     }
 
     /** Fills in the header in front of the body and points the reader index at it. */
@@ -142,10 +161,13 @@ public final class MessageEncoder {
         }
         if (looksLikeJsonStructure(text)) {
             try {
-                JsonNode tree = JSON.readTree(value);
+                // The decoded text, not the bytes: from bytes Jackson detects the encoding itself, and UTF-16 or
+                // UTF-32 without a byte order mark is valid UTF-8 too (7B 00 7D 00 is "{", NUL, "}", NUL), which it
+                // would read as {} and which would then be embedded, NULs and all, into the message.
+                JsonNode tree = JSON.readTree(text);
                 if (tree != null && (tree.isObject() || tree.isArray())) {
-                    // Proven to be exactly one well-formed JSON value (valid UTF-8, checked above; no trailing text,
-                    // no duplicate keys): embedded as the producer wrote it, byte for byte. The tree is kept for deltas.
+                    // Proven to be exactly one well-formed JSON value in UTF-8 (no trailing text, no duplicate keys):
+                    // embedded as the producer wrote it, byte for byte. The tree is kept for deltas.
                     return new Payload(PayloadFormat.JSON, value, tree);
                 }
             }

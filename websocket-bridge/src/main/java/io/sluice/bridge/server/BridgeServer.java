@@ -77,7 +77,7 @@ public final class BridgeServer implements AutoCloseable {
         this.jvmMetrics = JvmMetrics.bind(registry);
         String node = config.server().nodeName();
         PartitionEpochs epochs = new PartitionEpochs();
-        this.hub = new Hub(new EndpointTable(config.mappings()), epochs, config.recovery(),
+        this.hub = new Hub(new EndpointTable(config.mappings()), epochs, config.recovery(), config.delta(),
                 new MessageEncoder(PooledByteBufAllocator.DEFAULT), metrics);
         this.reader = new KafkaReader(config.kafka(), config.readTopics(), epochs, hub, node);
         this.logReader = new LogReader(config.kafka(), config.recovery().kafkaConcurrency(), config.recovery().kafkaQueue(),

@@ -16,6 +16,7 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.utils.Utils;
 
 import io.netty.buffer.ByteBuf;
+import io.sluice.bridge.config.DeltaConfig;
 import io.sluice.bridge.config.RecoveryConfig;
 import io.sluice.bridge.kafka.PartitionEpochs;
 import io.sluice.bridge.kafka.RecordSink;
@@ -28,15 +29,18 @@ import io.sluice.bridge.recovery.RecoveryPlan;
 
 /**
  * Who is subscribed to what, and the point where live records meet subscriptions. The reader thread encodes each
- * record once, outside the lock, then under the lock appends it to the cache and picks its subscribers; a subscribe
- * takes the same lock to join the stream and plan its recovery, so every message lands either in the recovery or in
- * the live stream of a new subscription, never in both and never in neither.
+ * record once, and computes its delta when a delta subscriber may want one, outside the lock; then under the lock it
+ * appends the records to the cache and picks their subscribers. A subscribe takes the same lock to join the stream and
+ * plan its recovery, so every message lands either in the recovery or in the live stream of a new subscription, never
+ * in both and never in neither. Nothing done per record for one endpoint holds the lock that every subscribe,
+ * unsubscribe and the node's shutdown wait on.
  */
 public final class Hub implements RecordSink {
 
     private final EndpointTable table;
     private final PartitionEpochs epochs;
     private final RecoveryConfig recoveryConfig;
+    private final DeltaConfig deltaConfig;
     private final RecoveryCache cache;
     private final MessageEncoder encoder;
     private final BridgeMetrics metrics;
@@ -48,14 +52,17 @@ public final class Hub implements RecordSink {
     private final Map<String, List<Subscription>> prefixes = new HashMap<>();
     private final Map<String, Long> done = new HashMap<>();
     private long dispatchCounter;
+    // Written under lock; read without it to skip looking for delta subscribers when there are none.
+    private volatile int deltaSubscriptions;
     // Read without the lock (for the subscribed reply and readiness).
     private final Map<String, Long> started = new ConcurrentHashMap<>();
 
-    public Hub(EndpointTable table, PartitionEpochs epochs, RecoveryConfig recoveryConfig, MessageEncoder encoder,
-               BridgeMetrics metrics) {
+    public Hub(EndpointTable table, PartitionEpochs epochs, RecoveryConfig recoveryConfig, DeltaConfig deltaConfig,
+               MessageEncoder encoder, BridgeMetrics metrics) {
         this.table = table;
         this.epochs = epochs;
         this.recoveryConfig = recoveryConfig;
+        this.deltaConfig = deltaConfig;
         this.cache = new RecoveryCache(recoveryConfig);
         this.encoder = encoder;
         this.metrics = metrics;
@@ -91,6 +98,9 @@ public final class Hub implements RecordSink {
     @Override
     public void accept(ConsumerRecords<byte[], byte[]> records, Map<TopicPartition, Long> positions) {
         List<EncodedMessage> messages = new ArrayList<>(records.count());
+        // Per message, the one before it on the same endpoint in this batch (null: the cache's latest is).
+        List<EncodedMessage> before = new ArrayList<>(records.count());
+        Map<String, EncodedMessage> lastInBatch = new HashMap<>();
         for (ConsumerRecord<byte[], byte[]> record : records) {
             metrics.recordRead();
             String key = record.key() == null ? "" : new String(record.key(), StandardCharsets.UTF_8);
@@ -99,8 +109,14 @@ public final class Hub implements RecordSink {
                 continue;
             }
             for (String endpoint : table.endpointsFor(record.topic(), key)) {
-                messages.add(encoder.message(endpoint, epoch, record.partition(), record.offset(), record.timestamp(), record.value()));
+                EncodedMessage message = encoder.message(endpoint, epoch, record.partition(), record.offset(),
+                        record.timestamp(), record.value());
+                messages.add(message);
+                before.add(lastInBatch.put(endpoint, message));
             }
+        }
+        if (deltaSubscriptions > 0) {
+            attachDeltas(messages, before);
         }
         long now = System.nanoTime();
         lock.lock();
@@ -140,23 +156,71 @@ public final class Hub implements RecordSink {
                 collect(prefixes.get(endpoint.substring(0, i + 1)), stamp, receivers);
             }
         }
-        boolean deltaWanted = false;
-        for (Subscription s : receivers) {
-            deltaWanted |= s.delta();
-        }
-        // Before the references are taken: a message's references cover its delta frame too.
-        if (deltaWanted) {
-            EncodedMessage previous = cache.latest(endpoint);
-            if (previous != null && message.epoch().equals(previous.epoch())) {
-                ByteBuf delta = encoder.delta(previous, message);
-                if (delta != null) {
-                    message.attachDelta(delta, previous.seq());
-                }
-            }
-        }
         for (Subscription s : receivers) {
             fanout.add(s, message.retain());
         }
+    }
+
+    /**
+     * Computes the deltas of the messages that a delta subscriber receives, outside the lock: under it only the bases
+     * are looked up (a few map reads per message). The bases found stay right until the batch is appended, because the
+     * reader thread is the only one that changes the cache. A delta subscription that joins in between gets these
+     * messages whole, which the protocol always allows; one that leaves makes a delta go unused. The diff's cost is
+     * bounded by {@code delta} limits; a message over them goes whole.
+     */
+    private void attachDeltas(List<EncodedMessage> messages, List<EncodedMessage> before) {
+        List<EncodedMessage> targets = new ArrayList<>();
+        List<EncodedMessage> bases = new ArrayList<>();
+        lock.lock();
+        try {
+            for (int i = 0; i < messages.size(); i++) {
+                EncodedMessage message = messages.get(i);
+                if (message.json() == null || !deltaWanted(message.endpoint())) {
+                    continue;
+                }
+                EncodedMessage base = before.get(i) != null ? before.get(i) : cache.latest(message.endpoint());
+                if (base != null && base.json() != null && message.epoch().equals(base.epoch())) {
+                    targets.add(message);
+                    bases.add(base);
+                }
+            }
+        }
+        finally {
+            lock.unlock();
+        }
+        // Before any reference is handed out: a message's references cover its delta frame too.
+        for (int i = 0; i < targets.size(); i++) {
+            ByteBuf delta = encoder.delta(bases.get(i), targets.get(i), deltaConfig);
+            if (delta != null) {
+                targets.get(i).attachDelta(delta, bases.get(i).seq());
+            }
+        }
+    }
+
+    /** Whether a delta subscription receives this endpoint. Under lock. */
+    private boolean deltaWanted(String endpoint) {
+        if (anyDelta(exact.get(endpoint))) {
+            return true;
+        }
+        if (!prefixes.isEmpty()) {
+            for (int i = endpoint.indexOf('/'); i >= 0; i = endpoint.indexOf('/', i + 1)) {
+                if (anyDelta(prefixes.get(endpoint.substring(0, i + 1)))) {
+                    return true;
+                }
+            }
+        }
+        return false;
+    }
+
+    private static boolean anyDelta(List<Subscription> subscriptions) {
+        if (subscriptions != null) {
+            for (Subscription s : subscriptions) {
+                if (s.delta()) {
+                    return true;
+                }
+            }
+        }
+        return false;
     }
 
     private static void collect(List<Subscription> subscriptions, long stamp, List<Subscription> into) {
@@ -201,6 +265,9 @@ public final class Hub implements RecordSink {
             (prefix ? prefixes.computeIfAbsent(EndpointTable.prefixOf(pattern), k -> new ArrayList<>())
                     : exact.computeIfAbsent(pattern, k -> new ArrayList<>())).add(subscription);
             metrics.subscriptionAdded();
+            if (subscription.delta()) {
+                deltaSubscriptions++;
+            }
             for (Position position : recover) {
                 plan(pattern, prefix, position, cached, reads, gaps, ahead);
             }
@@ -295,6 +362,9 @@ public final class Hub implements RecordSink {
             List<Subscription> list = map.get(key);
             if (list != null && list.remove(subscription)) {
                 metrics.subscriptionRemoved();
+                if (subscription.delta()) {
+                    deltaSubscriptions--;
+                }
                 if (list.isEmpty()) {
                     map.remove(key);
                 }
