@@ -23,6 +23,7 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.TopicAuthorizationException;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
+import org.apache.kafka.common.message.MetadataRequestData;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
@@ -157,6 +158,52 @@ class FilterChainTest {
             assertThat(proxy.metric("sluice_filter_errors_total", "filter=\"stall\"")).isGreaterThanOrEqualTo(1);
             // Other connections, and requests the filter passes, are unaffected.
             produce(proxy, topic, "still-working");
+        }
+    }
+
+    @Test
+    void requestsPipelinedBehindAFilterStillWorkingWaitInTheClientsSocketNotInTheProxy() throws Exception {
+        try (ProxyFixture proxy = withFilters("""
+                network:
+                  filterTimeout: 30s
+                filterDefinitions:
+                  - name: stall
+                    type: StallListOffsets
+                defaultFilters: [stall]
+                """);
+             KafkaWire wire = new KafkaWire(proxy.bootstrapPort())) {
+            wire.send(ApiKeys.LIST_OFFSETS, (short) 7, new ListOffsetsRequestData().setReplicaId(-1));
+            java.io.ByteArrayOutputStream chunk = new java.io.ByteArrayOutputStream();
+            while (chunk.size() < 64 * 1024) {
+                chunk.writeBytes(wire.frame(ApiKeys.METADATA, (short) 12, new MetadataRequestData().setTopics(List.of())));
+            }
+            byte[] bytes = chunk.toByteArray();
+            java.util.concurrent.atomic.AtomicLong sent = new java.util.concurrent.atomic.AtomicLong();
+            Thread writer = new Thread(() -> {
+                try {
+                    while (sent.get() < 32L * 1024 * 1024) {
+                        wire.socket().getOutputStream().write(bytes);
+                        sent.addAndGet(bytes.length);
+                    }
+                } catch (java.io.IOException closed) {
+                    // the connection closing at the end of the test
+                }
+            });
+            writer.setDaemon(true);
+            writer.start();
+            long last = -1;
+            long stableSince = System.nanoTime();
+            while (System.nanoTime() - stableSince < 2_000_000_000L) {
+                Thread.sleep(100);
+                if (sent.get() != last) {
+                    last = sent.get();
+                    stableSince = System.nanoTime();
+                }
+            }
+            // Without the pause the proxy read all 32 MiB into the filter's queue.
+            assertThat(proxy.metric("sluice_bytes_total", "direction=\"from_client\""))
+                    .as("bytes read while the filter works on the first request (%d sent)", sent.get())
+                    .isLessThan(4.0 * 1024 * 1024);
         }
     }
 
