@@ -1,9 +1,9 @@
 package io.sluice.filter.jwt.enforce;
 
 import java.util.ArrayList;
-import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
-import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 
@@ -41,6 +41,10 @@ final class GroupRules {
     private static final String TOPICS_HIDDEN = "the group uses topics this principal may not describe";
     /** FindCoordinator v4 batched the keys; before it a request names one key and its response has no key. */
     private static final short FIND_COORDINATOR_BATCHED = 4;
+    /** OffsetFetch v8 batched the groups. */
+    private static final short OFFSET_FETCH_BATCHED = 8;
+    /** OffsetFetch v2 added the top-level error code. */
+    private static final short OFFSET_FETCH_TOP_LEVEL_ERROR = 2;
 
     private GroupRules() {
     }
@@ -121,14 +125,13 @@ final class GroupRules {
      * when all of the group's topics were.
      */
     static Decision offsetFetch(short version, OffsetFetchRequestData request, Access access, FilterContext context) {
-        if (version < 8) {
+        if (version < OFFSET_FETCH_BATCHED) {
             boolean allTopics = request.topics() == null;
             String groupId = request.groupId();
             return Decision.forward(response -> {
                 OffsetFetchResponseData fetch = (OffsetFetchResponseData) response;
                 if (!access.group(groupId)) {
-                    fetch.setErrorCode(GROUP_DENIED);
-                    fetch.topics().clear();
+                    denyGroup(version, fetch);
                 } else {
                     fetch.topics().removeIf(t -> !access.describe(t.name()) && allTopics);
                     fetch.topics().stream().filter(t -> !access.describe(t.name()))
@@ -137,8 +140,17 @@ final class GroupRules {
                 return CompletableFuture.completedFuture(null);
             });
         }
-        Map<String, Boolean> allTopicsByGroup = new HashMap<>();
-        request.groups().forEach(g -> allTopicsByGroup.put(g.groupId(), g.topics() == null));
+        // v8+ may name a group more than once, and the broker answers every entry on its own, one with all the
+        // group's topics (topics null) and another with only those named. Response entries are told apart by group
+        // id alone, so the rule is per group id: a hidden topic is answered TOPIC_AUTHORIZATION_FAILED only when
+        // every entry of its group named its topics; otherwise it is left out of all of them (an entry that named
+        // it gets nothing for it: an error there would place it in the group's all-topics answer).
+        Set<String> topicsAlwaysNamed = new HashSet<>();
+        Set<String> allTopicsAsked = new HashSet<>();
+        for (OffsetFetchRequestData.OffsetFetchRequestGroup g : request.groups()) {
+            (g.topics() == null ? allTopicsAsked : topicsAlwaysNamed).add(g.groupId());
+        }
+        topicsAlwaysNamed.removeAll(allTopicsAsked);
         return Decision.forward(response -> {
             OffsetFetchResponseData fetch = (OffsetFetchResponseData) response;
             List<Uuid> ids = new ArrayList<>();
@@ -150,7 +162,7 @@ final class GroupRules {
                         group.topics().clear();
                         continue;
                     }
-                    boolean allTopics = allTopicsByGroup.getOrDefault(group.groupId(), false);
+                    boolean allTopics = !topicsAlwaysNamed.contains(group.groupId());
                     group.topics().removeIf(t -> allTopics && !access.describe(TopicIds.name(t.name(), t.topicId(), names)));
                     for (OffsetFetchResponseData.OffsetFetchResponseTopics topic : group.topics()) {
                         if (!access.describe(TopicIds.name(topic.name(), topic.topicId(), names))) {
@@ -160,6 +172,20 @@ final class GroupRules {
                 }
             });
         });
+    }
+
+    /**
+     * A forbidden group in OffsetFetch v1-v7. v2 added the top-level error code; v1 has none (the field is dropped
+     * when written, silently), so there, as a broker answers, every partition asked for carries the error.
+     */
+    private static void denyGroup(short version, OffsetFetchResponseData fetch) {
+        if (version < OFFSET_FETCH_TOP_LEVEL_ERROR) {
+            fetch.topics().forEach(t -> t.partitions().forEach(p -> p.setErrorCode(GROUP_DENIED).setCommittedOffset(-1)
+                    .setCommittedLeaderEpoch(-1).setMetadata("")));
+        } else {
+            fetch.setErrorCode(GROUP_DENIED);
+            fetch.topics().clear();
+        }
     }
 
     static Decision describeGroups(Access access) {
