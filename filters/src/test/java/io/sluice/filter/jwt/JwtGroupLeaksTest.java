@@ -145,7 +145,74 @@ class JwtGroupLeaksTest {
         }
     }
 
+    // ---- DescribeGroups ----
+
+    /**
+     * DescribeGroups of a group whose member (another principal, straight to the broker) reads a hidden topic, at every
+     * version: v0-v5 cannot carry an error message, and setting one used to fail the response and close the connection.
+     */
+    @Test
+    void describeGroupsOfAGroupUsingAHiddenTopicAnswersEveryVersionWithoutItsName() throws Exception {
+        String group = "gl-described";
+        try (KafkaWire member = broker(); KafkaWire alice = as(ALICE)) {
+            joinAsOnlyMember(member, group, subscription(List.of(VISIBLE, HIDDEN), List.of(), null), List.of(VISIBLE, HIDDEN));
+            DescribeGroupsResponseData direct = member.call(ApiKeys.DESCRIBE_GROUPS, (short) 5, new DescribeGroupsRequestData().setGroups(List.of(group)));
+            assertThat(direct.groups().get(0).members()).as("not vacuous: the broker describes the member").hasSize(1);
+
+            for (short version = 0; version <= ApiKeys.DESCRIBE_GROUPS.latestVersion(); version++) {
+                DescribeGroupsResponseData response = alice.call(ApiKeys.DESCRIBE_GROUPS, version,
+                        new DescribeGroupsRequestData().setGroups(List.of(group, "other-group")));
+                short v = version;
+                assertThat(response.groups()).as("v%d", v).hasSize(2);
+                assertThat(response.groups().get(0)).satisfies(g -> {
+                    assertThat(g.errorCode()).isEqualTo(Errors.TOPIC_AUTHORIZATION_FAILED.code());
+                    assertThat(g.members()).isEmpty();
+                    assertThat(g.errorMessage()).as("v%d", v).isEqualTo(v >= 6 ? "the group uses topics this principal may not describe" : null);
+                });
+                assertThat(response.groups().get(1).errorCode()).isEqualTo(Errors.GROUP_AUTHORIZATION_FAILED.code());
+                assertThat(response.toString()).doesNotContain(HIDDEN);
+            }
+            assertStillServed(alice);
+        }
+    }
+
     // ---- helpers ----
+
+    private static final short JOIN = 9;
+
+    /** Joins a new group (the member id round of v4+ included), leads it alone and syncs an assignment of {@code assigned}. */
+    private static JoinGroupResponseData joinAsOnlyMember(KafkaWire wire, String group, byte[] subscription, List<String> assigned) throws IOException {
+        String memberId = join(wire, group, "", subscription).memberId();
+        JoinGroupResponseData joined = join(wire, group, memberId, subscription);
+        assertThat(joined.errorCode()).isZero();
+        assertThat(joined.leader()).isEqualTo(memberId);
+        ConsumerProtocolAssignment assignment = new ConsumerProtocolAssignment();
+        assigned.forEach(t -> assignment.assignedPartitions().add(new ConsumerProtocolAssignment.TopicPartition().setTopic(t).setPartitions(List.of(0))));
+        SyncGroupResponseData synced = wire.call(ApiKeys.SYNC_GROUP, (short) 5, new SyncGroupRequestData().setGroupId(group)
+                .setGenerationId(joined.generationId()).setMemberId(memberId).setProtocolType("consumer").setProtocolName("range")
+                .setAssignments(List.of(new SyncGroupRequestData.SyncGroupRequestAssignment().setMemberId(memberId)
+                        .setAssignment(MessageUtil.toVersionPrefixedBytes((short) 3, assignment)))));
+        assertThat(synced.errorCode()).isZero();
+        return joined;
+    }
+
+    private static JoinGroupResponseData join(KafkaWire wire, String group, String memberId, byte[] subscription) throws IOException {
+        return wire.call(ApiKeys.JOIN_GROUP, JOIN, joinRequest(group, memberId, subscription));
+    }
+
+    private static JoinGroupRequestData joinRequest(String group, String memberId, byte[] subscription) {
+        JoinGroupRequestData request = new JoinGroupRequestData().setGroupId(group).setMemberId(memberId).setSessionTimeoutMs(45_000)
+                .setRebalanceTimeoutMs(20_000).setProtocolType("consumer");
+        request.protocols().add(new JoinGroupRequestData.JoinGroupRequestProtocol().setName("range").setMetadata(subscription));
+        return request;
+    }
+
+    private static byte[] subscription(List<String> topics, List<String> owned, String userData) {
+        ConsumerProtocolSubscription s = new ConsumerProtocolSubscription().setTopics(topics).setGenerationId(1)
+                .setUserData(userData == null ? null : ByteBuffer.wrap(userData.getBytes(StandardCharsets.UTF_8)));
+        owned.forEach(t -> s.ownedPartitions().add(new ConsumerProtocolSubscription.TopicPartition().setTopic(t).setPartitions(List.of(0))));
+        return MessageUtil.toVersionPrefixedBytes((short) 3, s);
+    }
 
     /** v8 and v9 name topics, v10 gives their ids. */
     private static OffsetFetchRequestData groupTwice(short version, String group, boolean allFirst) {

@@ -45,6 +45,8 @@ final class GroupRules {
     private static final short OFFSET_FETCH_BATCHED = 8;
     /** OffsetFetch v2 added the top-level error code. */
     private static final short OFFSET_FETCH_TOP_LEVEL_ERROR = 2;
+    /** DescribeGroups v6 added the group's error message. */
+    private static final short DESCRIBE_GROUPS_ERROR_MESSAGE = 6;
 
     private GroupRules() {
     }
@@ -188,14 +190,16 @@ final class GroupRules {
         }
     }
 
-    static Decision describeGroups(Access access) {
+    /** DescribeGroups v6 added the per-group error message: before it the field cannot be written, and a set one fails the response. */
+    static Decision describeGroups(short version, Access access) {
+        String topicsHidden = version >= DESCRIBE_GROUPS_ERROR_MESSAGE ? TOPICS_HIDDEN : null;
         return Decision.forward(response -> {
             for (DescribeGroupsResponseData.DescribedGroup g : ((DescribeGroupsResponseData) response).groups()) {
                 if (!access.group(g.groupId())) {
                     g.setErrorCode(GROUP_DENIED).setErrorMessage(null).setGroupState("").setProtocolType("").setProtocolData("");
                     g.members().clear();
                 } else if (GroupTopics.hidden(g, access) != null) {
-                    g.setErrorCode(TOPIC_DENIED).setErrorMessage(TOPICS_HIDDEN).setGroupState("").setProtocolType("").setProtocolData("");
+                    g.setErrorCode(TOPIC_DENIED).setErrorMessage(topicsHidden).setGroupState("").setProtocolType("").setProtocolData("");
                     g.members().clear();
                 }
             }

@@ -89,7 +89,7 @@ public final class RequestRules {
             case CONSUMER_GROUP_HEARTBEAT -> done(GroupRules.consumerGroupHeartbeat((ConsumerGroupHeartbeatRequestData) request, access));
             case OFFSET_COMMIT -> GroupRules.offsetCommit((OffsetCommitRequestData) request, access, context);
             case OFFSET_FETCH -> done(GroupRules.offsetFetch(version, (OffsetFetchRequestData) request, access, context));
-            case DESCRIBE_GROUPS -> done(GroupRules.describeGroups(access));
+            case DESCRIBE_GROUPS -> done(GroupRules.describeGroups(version, access));
             case LIST_GROUPS -> done(GroupRules.listGroups(access));
             case CONSUMER_GROUP_DESCRIBE -> done(GroupRules.consumerGroupDescribe(access));
             case SHARE_GROUP_DESCRIBE -> done(GroupRules.shareGroupDescribe(access));
