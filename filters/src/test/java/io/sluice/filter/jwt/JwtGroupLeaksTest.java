@@ -176,6 +176,63 @@ class JwtGroupLeaksTest {
         }
     }
 
+    // ---- JoinGroup ----
+
+    /**
+     * Alice leads a classic consumer group; Bob joins it, subscribed to a topic Alice may not see, owning a partition of
+     * it and with assignor user data naming it. Alice's JoinGroup response carries Bob's subscription without any of
+     * that. Led straight from the broker, the same group shows it all.
+     */
+    @Test
+    void theLeaderOfAClassicGroupLearnsNothingOfAnotherMembersHiddenTopics() throws Exception {
+        byte[] bobs = subscription(List.of(VISIBLE, HIDDEN), List.of(HIDDEN), HIDDEN + " was mine");
+        try (KafkaWire alice = as(ALICE); KafkaWire bob = as(BOB)) {
+            List<ConsumerProtocolSubscription> seen = leaderSees(alice, bob, "gl-joined", bobs);
+            assertThat(seen.get(1).topics()).containsExactly(VISIBLE);
+            assertThat(seen.get(1).ownedPartitions()).isEmpty();
+            assertThat(seen.get(1).userData()).isNull();
+            assertThat(seen.get(0).topics()).as("the leader's own").containsExactly(VISIBLE);
+            assertStillServed(alice);
+        }
+        try (KafkaWire direct = broker(); KafkaWire bob = as(BOB)) {
+            List<ConsumerProtocolSubscription> seen = leaderSees(direct, bob, "gl-joined-direct", bobs);
+            assertThat(seen.get(1).topics()).as("not vacuous: the broker hands the leader every member's subscription")
+                    .containsExactly(VISIBLE, HIDDEN);
+        }
+    }
+
+    /**
+     * {@code leader} creates the group and leads it; {@code other} joins with {@code othersSubscription}; the leader's
+     * JoinGroup response of the next generation, as subscriptions: the leader's, then the other member's.
+     */
+    private static List<ConsumerProtocolSubscription> leaderSees(KafkaWire leader, KafkaWire other, String group, byte[] othersSubscription)
+            throws Exception {
+        byte[] leaders = subscription(List.of(VISIBLE), List.of(), null);
+        JoinGroupResponseData first = joinAsOnlyMember(leader, group, leaders, List.of(VISIBLE));
+        String leaderId = first.memberId();
+
+        String otherId = join(other, group, "", othersSubscription).memberId();
+        other.send(ApiKeys.JOIN_GROUP, JOIN, joinRequest(group, otherId, othersSubscription)); // answered when the leader rejoins
+        await().atMost(Duration.ofSeconds(20)).until(() -> {
+            HeartbeatResponseData beat = leader.call(ApiKeys.HEARTBEAT, (short) 4, new HeartbeatRequestData().setGroupId(group)
+                    .setGenerationId(first.generationId()).setMemberId(leaderId));
+            return beat.errorCode() == Errors.REBALANCE_IN_PROGRESS.code();
+        });
+        JoinGroupResponseData rejoined = join(leader, group, leaderId, leaders);
+        JoinGroupResponseData othersAnswer = other.receive(ApiKeys.JOIN_GROUP, JOIN);
+
+        assertThat(rejoined.errorCode()).isZero();
+        assertThat(rejoined.leader()).isEqualTo(leaderId);
+        assertThat(othersAnswer.members()).as("only the leader is told the members").isEmpty();
+        assertThat(rejoined.members()).extracting(JoinGroupResponseData.JoinGroupResponseMember::memberId).containsExactlyInAnyOrder(leaderId, otherId);
+        List<ConsumerProtocolSubscription> subscriptions = new ArrayList<>();
+        for (String id : List.of(leaderId, otherId)) {
+            byte[] metadata = rejoined.members().stream().filter(m -> m.memberId().equals(id)).findFirst().orElseThrow().metadata();
+            subscriptions.add(ConsumerProtocol.deserializeConsumerProtocolSubscription(ByteBuffer.wrap(metadata)));
+        }
+        return subscriptions;
+    }
+
     // ---- helpers ----
 
     private static final short JOIN = 9;

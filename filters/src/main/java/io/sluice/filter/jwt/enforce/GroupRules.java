@@ -7,6 +7,7 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 
+import org.apache.kafka.clients.consumer.internals.ConsumerProtocol;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.errors.ApiException;
 import org.apache.kafka.common.errors.GroupAuthorizationException;
@@ -17,6 +18,7 @@ import org.apache.kafka.common.message.ConsumerGroupHeartbeatRequestData;
 import org.apache.kafka.common.message.DescribeGroupsResponseData;
 import org.apache.kafka.common.message.FindCoordinatorRequestData;
 import org.apache.kafka.common.message.FindCoordinatorResponseData;
+import org.apache.kafka.common.message.JoinGroupRequestData;
 import org.apache.kafka.common.message.ListGroupsResponseData;
 import org.apache.kafka.common.message.OffsetCommitRequestData;
 import org.apache.kafka.common.message.OffsetFetchRequestData;
@@ -51,7 +53,7 @@ final class GroupRules {
     private GroupRules() {
     }
 
-    /** JoinGroup, SyncGroup, Heartbeat, LeaveGroup, StreamsGroupHeartbeat: the whole request is about one group. */
+    /** SyncGroup, Heartbeat, LeaveGroup: the whole request is about one group. */
     static Decision member(String groupId, Access access) {
         return access.group(groupId) ? Decision.FORWARD : denyGroup(groupId);
     }
@@ -188,6 +190,14 @@ final class GroupRules {
             fetch.setErrorCode(GROUP_DENIED);
             fetch.topics().clear();
         }
+    }
+
+    /** JoinGroup: the group; a consumer group's leader also gets its members' subscriptions cut to what it may see. */
+    static Decision joinGroup(JoinGroupRequestData request, Access access) {
+        if (!access.group(request.groupId())) {
+            return denyGroup(request.groupId());
+        }
+        return ConsumerProtocol.PROTOCOL_TYPE.equals(request.protocolType()) ? Decision.forward(LeaderSubscriptions.visibleOnly(access)) : Decision.FORWARD;
     }
 
     /** DescribeGroups v6 added the per-group error message: before it the field cannot be written, and a set one fails the response. */

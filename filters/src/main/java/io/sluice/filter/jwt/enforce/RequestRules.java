@@ -81,7 +81,7 @@ public final class RequestRules {
             case DESCRIBE_PRODUCERS -> done(TopicRules.describeProducers(access));
 
             case FIND_COORDINATOR -> done(GroupRules.findCoordinator(version, (FindCoordinatorRequestData) request, access));
-            case JOIN_GROUP -> done(GroupRules.member(((JoinGroupRequestData) request).groupId(), access));
+            case JOIN_GROUP -> done(GroupRules.joinGroup((JoinGroupRequestData) request, access));
             case SYNC_GROUP -> done(GroupRules.member(((SyncGroupRequestData) request).groupId(), access));
             case HEARTBEAT -> done(GroupRules.member(((HeartbeatRequestData) request).groupId(), access));
             case LEAVE_GROUP -> done(GroupRules.member(((LeaveGroupRequestData) request).groupId(), access));
