@@ -1,12 +1,13 @@
 package io.sluice.filter.jwt.enforce;
 
 import java.util.ArrayList;
-import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
-import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 
+import org.apache.kafka.clients.consumer.internals.ConsumerProtocol;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.errors.ApiException;
 import org.apache.kafka.common.errors.GroupAuthorizationException;
@@ -17,6 +18,7 @@ import org.apache.kafka.common.message.ConsumerGroupHeartbeatRequestData;
 import org.apache.kafka.common.message.DescribeGroupsResponseData;
 import org.apache.kafka.common.message.FindCoordinatorRequestData;
 import org.apache.kafka.common.message.FindCoordinatorResponseData;
+import org.apache.kafka.common.message.JoinGroupRequestData;
 import org.apache.kafka.common.message.ListGroupsResponseData;
 import org.apache.kafka.common.message.OffsetCommitRequestData;
 import org.apache.kafka.common.message.OffsetFetchRequestData;
@@ -41,11 +43,17 @@ final class GroupRules {
     private static final String TOPICS_HIDDEN = "the group uses topics this principal may not describe";
     /** FindCoordinator v4 batched the keys; before it a request names one key and its response has no key. */
     private static final short FIND_COORDINATOR_BATCHED = 4;
+    /** OffsetFetch v8 batched the groups. */
+    private static final short OFFSET_FETCH_BATCHED = 8;
+    /** OffsetFetch v2 added the top-level error code. */
+    private static final short OFFSET_FETCH_TOP_LEVEL_ERROR = 2;
+    /** DescribeGroups v6 added the group's error message. */
+    private static final short DESCRIBE_GROUPS_ERROR_MESSAGE = 6;
 
     private GroupRules() {
     }
 
-    /** JoinGroup, SyncGroup, Heartbeat, LeaveGroup, StreamsGroupHeartbeat: the whole request is about one group. */
+    /** SyncGroup, Heartbeat, LeaveGroup: the whole request is about one group. */
     static Decision member(String groupId, Access access) {
         return access.group(groupId) ? Decision.FORWARD : denyGroup(groupId);
     }
@@ -121,14 +129,13 @@ final class GroupRules {
      * when all of the group's topics were.
      */
     static Decision offsetFetch(short version, OffsetFetchRequestData request, Access access, FilterContext context) {
-        if (version < 8) {
+        if (version < OFFSET_FETCH_BATCHED) {
             boolean allTopics = request.topics() == null;
             String groupId = request.groupId();
             return Decision.forward(response -> {
                 OffsetFetchResponseData fetch = (OffsetFetchResponseData) response;
                 if (!access.group(groupId)) {
-                    fetch.setErrorCode(GROUP_DENIED);
-                    fetch.topics().clear();
+                    denyGroup(version, fetch);
                 } else {
                     fetch.topics().removeIf(t -> !access.describe(t.name()) && allTopics);
                     fetch.topics().stream().filter(t -> !access.describe(t.name()))
@@ -137,8 +144,17 @@ final class GroupRules {
                 return CompletableFuture.completedFuture(null);
             });
         }
-        Map<String, Boolean> allTopicsByGroup = new HashMap<>();
-        request.groups().forEach(g -> allTopicsByGroup.put(g.groupId(), g.topics() == null));
+        // v8+ may name a group more than once, and the broker answers every entry on its own, one with all the
+        // group's topics (topics null) and another with only those named. Response entries are told apart by group
+        // id alone, so the rule is per group id: a hidden topic is answered TOPIC_AUTHORIZATION_FAILED only when
+        // every entry of its group named its topics; otherwise it is left out of all of them (an entry that named
+        // it gets nothing for it: an error there would place it in the group's all-topics answer).
+        Set<String> topicsAlwaysNamed = new HashSet<>();
+        Set<String> allTopicsAsked = new HashSet<>();
+        for (OffsetFetchRequestData.OffsetFetchRequestGroup g : request.groups()) {
+            (g.topics() == null ? allTopicsAsked : topicsAlwaysNamed).add(g.groupId());
+        }
+        topicsAlwaysNamed.removeAll(allTopicsAsked);
         return Decision.forward(response -> {
             OffsetFetchResponseData fetch = (OffsetFetchResponseData) response;
             List<Uuid> ids = new ArrayList<>();
@@ -150,7 +166,7 @@ final class GroupRules {
                         group.topics().clear();
                         continue;
                     }
-                    boolean allTopics = allTopicsByGroup.getOrDefault(group.groupId(), false);
+                    boolean allTopics = !topicsAlwaysNamed.contains(group.groupId());
                     group.topics().removeIf(t -> allTopics && !access.describe(TopicIds.name(t.name(), t.topicId(), names)));
                     for (OffsetFetchResponseData.OffsetFetchResponseTopics topic : group.topics()) {
                         if (!access.describe(TopicIds.name(topic.name(), topic.topicId(), names))) {
@@ -162,14 +178,38 @@ final class GroupRules {
         });
     }
 
-    static Decision describeGroups(Access access) {
+    /**
+     * A forbidden group in OffsetFetch v1-v7. v2 added the top-level error code; v1 has none (the field is dropped
+     * when written, silently), so there, as a broker answers, every partition asked for carries the error.
+     */
+    private static void denyGroup(short version, OffsetFetchResponseData fetch) {
+        if (version < OFFSET_FETCH_TOP_LEVEL_ERROR) {
+            fetch.topics().forEach(t -> t.partitions().forEach(p -> p.setErrorCode(GROUP_DENIED).setCommittedOffset(-1)
+                    .setCommittedLeaderEpoch(-1).setMetadata("")));
+        } else {
+            fetch.setErrorCode(GROUP_DENIED);
+            fetch.topics().clear();
+        }
+    }
+
+    /** JoinGroup: the group; a consumer group's leader also gets its members' subscriptions cut to what it may see. */
+    static Decision joinGroup(JoinGroupRequestData request, Access access) {
+        if (!access.group(request.groupId())) {
+            return denyGroup(request.groupId());
+        }
+        return ConsumerProtocol.PROTOCOL_TYPE.equals(request.protocolType()) ? Decision.forward(LeaderSubscriptions.visibleOnly(access)) : Decision.FORWARD;
+    }
+
+    /** DescribeGroups v6 added the per-group error message: before it the field cannot be written, and a set one fails the response. */
+    static Decision describeGroups(short version, Access access) {
+        String topicsHidden = version >= DESCRIBE_GROUPS_ERROR_MESSAGE ? TOPICS_HIDDEN : null;
         return Decision.forward(response -> {
             for (DescribeGroupsResponseData.DescribedGroup g : ((DescribeGroupsResponseData) response).groups()) {
                 if (!access.group(g.groupId())) {
                     g.setErrorCode(GROUP_DENIED).setErrorMessage(null).setGroupState("").setProtocolType("").setProtocolData("");
                     g.members().clear();
                 } else if (GroupTopics.hidden(g, access) != null) {
-                    g.setErrorCode(TOPIC_DENIED).setErrorMessage(TOPICS_HIDDEN).setGroupState("").setProtocolType("").setProtocolData("");
+                    g.setErrorCode(TOPIC_DENIED).setErrorMessage(topicsHidden).setGroupState("").setProtocolType("").setProtocolData("");
                     g.members().clear();
                 }
             }

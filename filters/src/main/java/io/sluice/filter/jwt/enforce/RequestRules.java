@@ -81,7 +81,7 @@ public final class RequestRules {
             case DESCRIBE_PRODUCERS -> done(TopicRules.describeProducers(access));
 
             case FIND_COORDINATOR -> done(GroupRules.findCoordinator(version, (FindCoordinatorRequestData) request, access));
-            case JOIN_GROUP -> done(GroupRules.member(((JoinGroupRequestData) request).groupId(), access));
+            case JOIN_GROUP -> done(GroupRules.joinGroup((JoinGroupRequestData) request, access));
             case SYNC_GROUP -> done(GroupRules.member(((SyncGroupRequestData) request).groupId(), access));
             case HEARTBEAT -> done(GroupRules.member(((HeartbeatRequestData) request).groupId(), access));
             case LEAVE_GROUP -> done(GroupRules.member(((LeaveGroupRequestData) request).groupId(), access));
@@ -89,7 +89,7 @@ public final class RequestRules {
             case CONSUMER_GROUP_HEARTBEAT -> done(GroupRules.consumerGroupHeartbeat((ConsumerGroupHeartbeatRequestData) request, access));
             case OFFSET_COMMIT -> GroupRules.offsetCommit((OffsetCommitRequestData) request, access, context);
             case OFFSET_FETCH -> done(GroupRules.offsetFetch(version, (OffsetFetchRequestData) request, access, context));
-            case DESCRIBE_GROUPS -> done(GroupRules.describeGroups(access));
+            case DESCRIBE_GROUPS -> done(GroupRules.describeGroups(version, access));
             case LIST_GROUPS -> done(GroupRules.listGroups(access));
             case CONSUMER_GROUP_DESCRIBE -> done(GroupRules.consumerGroupDescribe(access));
             case SHARE_GROUP_DESCRIBE -> done(GroupRules.shareGroupDescribe(access));
