@@ -45,8 +45,8 @@ public final class RecordEncryption implements FilterFactory<RecordEncryption.Co
     }
 
     /** What every connection's filter shares: the policy, the key cache, the KMS client, the record limits and the meters. */
-    public record Shared(EncryptionPolicy policy, DataKeys keys, EncryptionMetrics metrics, UndecryptableRecords undecryptable, byte formatVersion,
-                         KeyCache cache, Kms kms, RecordReaders records, Provider aesGcm) {
+    public record Shared(EncryptionPolicy policy, DataKeys keys, EncryptionMetrics metrics, UndecryptableRecords undecryptable, ProduceRefusals refusals,
+                         byte formatVersion, KeyCache cache, Kms kms, RecordReaders records, Provider aesGcm) {
     }
 
     @Override
@@ -62,6 +62,7 @@ public final class RecordEncryption implements FilterFactory<RecordEncryption.Co
         int perKey = (int) Math.min(Integer.MAX_VALUE, checked.cacheConfig().dataKeys().maxRecords());
         return new Shared(checked.policy(), new KmsDataKeys(cache, perKey), new EncryptionMetrics(context.meterRegistry(), context.filterName()),
                 new UndecryptableRecords(context.meterRegistry(), context.filterName(), LoggerFactory.getLogger(RecordEncryptionFilter.class)),
+                new ProduceRefusals(context.meterRegistry(), context.filterName(), LoggerFactory.getLogger(RecordEncryptionFilter.class)),
                 checked.formatVersion(), cache, kms, new RecordReaders(checked.records(), context.meterRegistry(), context.filterName()),
                 checked.aesGcm());
     }
@@ -109,8 +110,8 @@ public final class RecordEncryption implements FilterFactory<RecordEncryption.Co
 
     @Override
     public Filter createFilter(FilterFactoryContext context, Shared shared) {
-        return new RecordEncryptionFilter(shared.policy(), shared.keys(), shared.metrics(), shared.undecryptable(), new RecordCipher(shared.formatVersion(), shared.aesGcm()),
-                shared.records());
+        return new RecordEncryptionFilter(shared.policy(), shared.keys(), shared.metrics(), shared.undecryptable(), shared.refusals(),
+                new RecordCipher(shared.formatVersion(), shared.aesGcm()), shared.records());
     }
 
     @Override
