@@ -93,7 +93,12 @@ public final class RecordEncryption implements FilterFactory<RecordEncryption.Co
             throw new IllegalArgumentException("kek: must not be blank");
         }
         KeyCacheConfig cacheConfig = config.keyCache() == null ? KeyCacheConfig.defaults() : config.keyCache();
-        cacheConfig.validate();
+        try {
+            cacheConfig.validate();
+        } catch (IllegalArgumentException e) {
+            // The cache names its own fields; here they sit under keyCache.
+            throw new IllegalArgumentException("keyCache." + e.getMessage(), e);
+        }
         int formatVersion = config.formatVersion() == null ? EncryptedValue.VERSION : config.formatVersion();
         if (formatVersion != EncryptedValue.VERSION && formatVersion != EncryptedValue.VERSION_1) {
             throw new IllegalArgumentException("formatVersion: must be 2, or 1 during a rolling upgrade from a proxy that reads only version 1");
