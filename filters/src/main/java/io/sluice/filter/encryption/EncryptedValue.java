@@ -40,8 +40,17 @@ public record EncryptedValue(int version, int flags, byte[] wrappedKey, String k
         return (flags & FLAG_HEADERS) != 0;
     }
 
-    /** Bytes before the ciphertext: version, flags, both length-prefixed names and the IV. */
+    /** The longest wrapped key and KEK name (UTF-8 bytes): their length fields are 2 bytes, unsigned. */
+    static final int MAX_NAME_BYTES = 0xffff;
+
+    /**
+     * Bytes before the ciphertext: version, flags, both length-prefixed names and the IV.
+     *
+     * @throws UnencryptableRecordException when the wrapped key or KEK name is longer than its length field can say
+     */
     static int prefixSize(int wrappedKeyLength, int kekNameLength) {
+        UnencryptableRecordException.checkLength("a wrapped data key", wrappedKeyLength, MAX_NAME_BYTES);
+        UnencryptableRecordException.checkLength("a KEK name", kekNameLength, MAX_NAME_BYTES);
         return 1 + 1 + 2 + wrappedKeyLength + 2 + kekNameLength + IV_BYTES;
     }
 

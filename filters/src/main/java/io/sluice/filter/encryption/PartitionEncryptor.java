@@ -45,6 +45,7 @@ final class PartitionEncryptor {
      *                batch header's claim: the keys were reserved for that many
      * @return the records with every non-null value encrypted; tombstones stay tombstones so compaction still removes keys
      * @throws io.sluice.filter.records.UnreadableRecords when {@code reader} cannot read them
+     * @throws UnencryptableRecordException when a record does not fit the encrypted format: the partition must be refused
      */
     MemoryRecords encrypt(String topic, MemoryRecords records, int counted, RecordReader reader) {
         int expected = (int) Math.min(Integer.MAX_VALUE - 16, records.sizeInBytes() + (long) counted * growthPerRecord + 1024);
@@ -58,8 +59,13 @@ final class PartitionEncryptor {
                 throw new IllegalStateException("more records to encrypt than the " + keys.size() * (long) perKey + " the data keys were reserved for");
             }
             DataKeys.DataKey dataKey = keys.get(index);
-            RecordCipher.EncryptedRecord encrypted = cipher.encrypt(topic, record.key(), new RecordCipher.Plain(record.value(), record.headers()),
-                    dataKey.key(), dataKey.wrapped(), kek, withHeaders);
+            RecordCipher.EncryptedRecord encrypted;
+            try {
+                encrypted = cipher.encrypt(topic, record.key(), new RecordCipher.Plain(record.value(), record.headers()),
+                        dataKey.key(), dataKey.wrapped(), kek, withHeaders);
+            } catch (UnencryptableRecordException e) {
+                throw new UnencryptableRecordException("record " + (record.offset() - batch.baseOffset()) + " of its batch: " + e.getMessage());
+            }
             return new BatchRewriter.Rewritten(encrypted.value(), encrypted.headers());
         });
     }

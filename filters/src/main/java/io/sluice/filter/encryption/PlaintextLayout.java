@@ -16,20 +16,36 @@ import org.apache.kafka.common.header.internals.RecordHeader;
  *   header count   2 bytes  unsigned
  *   per header:    name length (2) | name (UTF-8) | value length (4, -1 for null) | value
  * </pre>
+ *
+ * <p>Every bounded field is checked before anything is written: a Kafka record may carry more headers, or longer
+ * header names, than the 2-byte fields can say (its own lengths are 4-byte varints), and a count or length cut to 16
+ * bits would leave a value that never decrypts. The 4-byte fields hold any length a Kafka record can carry.</p>
  */
 final class PlaintextLayout {
+
+    /** The most headers one record may carry when headers are encrypted: the count field is 2 bytes, unsigned. */
+    static final int MAX_HEADERS = 0xffff;
+    /** The longest header name, in UTF-8 bytes, when headers are encrypted: its length field is 2 bytes, unsigned. */
+    static final int MAX_NAME_BYTES = 0xffff;
+    /** The largest packed plaintext: a Java array's bound, less room for the envelope written around it. */
+    static final int MAX_PACKED_BYTES = Integer.MAX_VALUE - (1 << 20);
 
     private PlaintextLayout() {
     }
 
+    /** @throws UnencryptableRecordException when a count or length does not fit its field: nothing is packed */
     static ByteBuffer pack(ByteBuffer value, Header[] headers) {
-        int size = 4 + value.remaining() + 2;
+        if (headers.length > MAX_HEADERS) {
+            throw new UnencryptableRecordException(headers.length + " headers; with encrypted headers a record holds at most " + MAX_HEADERS);
+        }
+        long size = 4L + value.remaining() + 2;
         byte[][] names = new byte[headers.length][];
         for (int i = 0; i < headers.length; i++) {
             names[i] = headers[i].key().getBytes(StandardCharsets.UTF_8);
+            UnencryptableRecordException.checkLength("header " + i + ": a name", names[i].length, MAX_NAME_BYTES);
             size += 2 + names[i].length + 4 + (headers[i].value() == null ? 0 : headers[i].value().length);
         }
-        ByteBuffer out = ByteBuffer.allocate(size);
+        ByteBuffer out = ByteBuffer.allocate(UnencryptableRecordException.checkLength("value and headers packed", size, MAX_PACKED_BYTES));
         out.putInt(value.remaining()).put(value.duplicate()).putShort((short) headers.length);
         for (int i = 0; i < headers.length; i++) {
             byte[] v = headers[i].value();

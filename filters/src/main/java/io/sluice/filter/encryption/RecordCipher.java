@@ -71,6 +71,11 @@ public final class RecordCipher {
         return EncryptedValue.prefixSize(wrappedKeyLength, kekName.getBytes(StandardCharsets.UTF_8).length) + TAG_BITS / 8;
     }
 
+    /**
+     * @throws UnencryptableRecordException when a length or count of the record, its headers (when they are encrypted),
+     *                                      the wrapped key or the KEK name does not fit its field in the format: nothing
+     *                                      is encrypted, and the caller must not write the record
+     */
     public EncryptedRecord encrypt(String topic, ByteBuffer key, Plain plain, SecretKey dataKey, byte[] wrappedKey, String kekName, boolean withHeaders) {
         byte[] iv = ivs.next();
         ByteBuffer plaintext = withHeaders ? PlaintextLayout.pack(plain.value(), plain.headers()) : plain.value().duplicate();
@@ -79,7 +84,8 @@ public final class RecordCipher {
             cipher.init(Cipher.ENCRYPT_MODE, dataKey, new GCMParameterSpec(TAG_BITS, iv));
             // The value is written in its final layout: the prefix, then the cipher's output straight after it.
             int prefix = EncryptedValue.prefixSize(wrappedKey.length, kek.length);
-            ByteBuffer value = ByteBuffer.allocate(prefix + cipher.getOutputSize(plaintext.remaining()));
+            ByteBuffer value = ByteBuffer.allocate(UnencryptableRecordException.checkLength("an encrypted value",
+                    (long) prefix + cipher.getOutputSize(plaintext.remaining()), Integer.MAX_VALUE - 8));
             EncryptedValue.writePrefix(value, writeVersion, withHeaders ? EncryptedValue.FLAG_HEADERS : 0, wrappedKey, kek, iv);
             if (writeVersion == EncryptedValue.VERSION) {
                 // The envelope is authenticated from where it sits in the value: no copy.
@@ -215,6 +221,8 @@ public final class RecordCipher {
         void of(String topic, ByteBuffer key) {
             if (!topic.equals(this.topic)) {
                 byte[] topicBytes = topic.getBytes(StandardCharsets.UTF_8);
+                // Kafka strings stop at 32,767 bytes, so this never fires for a name off the wire; it keeps the field honest.
+                UnencryptableRecordException.checkLength("a topic name", topicBytes.length, 0xffff);
                 ensure(label.length + 2 + topicBytes.length);
                 ByteBuffer out = ByteBuffer.wrap(bytes);
                 out.put(label).putShort((short) topicBytes.length).put(topicBytes);

@@ -45,8 +45,8 @@ public final class RecordEncryption implements FilterFactory<RecordEncryption.Co
     }
 
     /** What every connection's filter shares: the policy, the key cache, the KMS client, the record limits and the meters. */
-    public record Shared(EncryptionPolicy policy, DataKeys keys, EncryptionMetrics metrics, UndecryptableRecords undecryptable, byte formatVersion,
-                         KeyCache cache, Kms kms, RecordReaders records, Provider aesGcm) {
+    public record Shared(EncryptionPolicy policy, DataKeys keys, EncryptionMetrics metrics, UndecryptableRecords undecryptable, ProduceRefusals refusals,
+                         byte formatVersion, KeyCache cache, Kms kms, RecordReaders records, Provider aesGcm) {
     }
 
     @Override
@@ -62,6 +62,7 @@ public final class RecordEncryption implements FilterFactory<RecordEncryption.Co
         int perKey = (int) Math.min(Integer.MAX_VALUE, checked.cacheConfig().dataKeys().maxRecords());
         return new Shared(checked.policy(), new KmsDataKeys(cache, perKey), new EncryptionMetrics(context.meterRegistry(), context.filterName()),
                 new UndecryptableRecords(context.meterRegistry(), context.filterName(), LoggerFactory.getLogger(RecordEncryptionFilter.class)),
+                new ProduceRefusals(context.meterRegistry(), context.filterName(), LoggerFactory.getLogger(RecordEncryptionFilter.class)),
                 checked.formatVersion(), cache, kms, new RecordReaders(checked.records(), context.meterRegistry(), context.filterName()),
                 checked.aesGcm());
     }
@@ -92,7 +93,12 @@ public final class RecordEncryption implements FilterFactory<RecordEncryption.Co
             throw new IllegalArgumentException("kek: must not be blank");
         }
         KeyCacheConfig cacheConfig = config.keyCache() == null ? KeyCacheConfig.defaults() : config.keyCache();
-        cacheConfig.validate();
+        try {
+            cacheConfig.validate();
+        } catch (IllegalArgumentException e) {
+            // The cache names its own fields; here they sit under keyCache.
+            throw new IllegalArgumentException("keyCache." + e.getMessage(), e);
+        }
         int formatVersion = config.formatVersion() == null ? EncryptedValue.VERSION : config.formatVersion();
         if (formatVersion != EncryptedValue.VERSION && formatVersion != EncryptedValue.VERSION_1) {
             throw new IllegalArgumentException("formatVersion: must be 2, or 1 during a rolling upgrade from a proxy that reads only version 1");
@@ -109,8 +115,8 @@ public final class RecordEncryption implements FilterFactory<RecordEncryption.Co
 
     @Override
     public Filter createFilter(FilterFactoryContext context, Shared shared) {
-        return new RecordEncryptionFilter(shared.policy(), shared.keys(), shared.metrics(), shared.undecryptable(), new RecordCipher(shared.formatVersion(), shared.aesGcm()),
-                shared.records());
+        return new RecordEncryptionFilter(shared.policy(), shared.keys(), shared.metrics(), shared.undecryptable(), shared.refusals(),
+                new RecordCipher(shared.formatVersion(), shared.aesGcm()), shared.records());
     }
 
     @Override

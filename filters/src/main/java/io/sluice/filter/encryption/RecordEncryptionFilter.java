@@ -70,15 +70,17 @@ final class RecordEncryptionFilter implements ProduceRequestFilter, FetchRespons
     private final DataKeys keys;
     private final EncryptionMetrics metrics;
     private final UndecryptableRecords undecryptable;
+    private final ProduceRefusals refusals;
     private final RecordCipher cipher;
     private final RecordReaders readers;
 
-    RecordEncryptionFilter(EncryptionPolicy policy, DataKeys keys, EncryptionMetrics metrics, UndecryptableRecords undecryptable, RecordCipher cipher,
-                           RecordReaders readers) {
+    RecordEncryptionFilter(EncryptionPolicy policy, DataKeys keys, EncryptionMetrics metrics, UndecryptableRecords undecryptable, ProduceRefusals refusals,
+                           RecordCipher cipher, RecordReaders readers) {
         this.policy = policy;
         this.keys = keys;
         this.metrics = metrics;
         this.undecryptable = undecryptable;
+        this.refusals = refusals;
         this.cipher = cipher;
         this.readers = readers;
     }
@@ -147,11 +149,17 @@ final class RecordEncryptionFilter implements ProduceRequestFilter, FetchRespons
         return onEventLoop(allKeys, context, done -> CompletableFuture.completedFuture(encrypt(header, produce, selected, keysByKek, recordsByKek, counted, context)));
     }
 
-    /** Encrypts the selected topics once their keys are known, or refuses the whole request if one has none. */
+    /**
+     * Encrypts the selected topics once their keys are known, or refuses the whole request if one has none. A partition
+     * holding a record the encrypted format cannot hold is refused alone with INVALID_RECORD, as a broker refuses a
+     * partition's invalid records, and the rest of the request goes on.
+     */
     private RequestFilterResult encrypt(RequestHeaderData header, ProduceRequestData produce, Map<ProduceRequestData.TopicProduceData, String[]> selected,
                                         Map<String, CompletableFuture<List<DataKeys.DataKey>>> keysByKek, Map<String, Integer> recordsByKek,
                                         Map<ProduceRequestData.PartitionProduceData, Integer> counted, FilterContext context) {
         Map<String, PartitionEncryptor> encryptors = new HashMap<>();
+        RefusedPartitions refused = new RefusedPartitions();
+        long encrypted = 0;
         RecordReader reader = readers.forProduce();
         for (var entry : selected.entrySet()) {
             String topic = entry.getValue()[0];
@@ -168,13 +176,25 @@ final class RecordEncryptionFilter implements ProduceRequestFilter, FetchRespons
                 metrics.encryptFailures.increment();
                 return refuse(header, produce, topic, kek, error, context);
             }
-            PartitionEncryptor encryptor = encryptors.computeIfAbsent(kek,
-                    k -> new PartitionEncryptor(k, key.join(), keys.recordsPerKey(), policy.encryptHeaders(), cipher));
             for (ProduceRequestData.PartitionProduceData partition : entry.getKey().partitionData()) {
-                partition.setRecords(encryptor.encrypt(topic, (MemoryRecords) partition.records(), counted.get(partition), reader));
+                try {
+                    PartitionEncryptor encryptor = encryptors.computeIfAbsent(kek,
+                            k -> new PartitionEncryptor(k, key.join(), keys.recordsPerKey(), policy.encryptHeaders(), cipher));
+                    int before = encryptor.encrypted();
+                    partition.setRecords(encryptor.encrypt(topic, (MemoryRecords) partition.records(), counted.get(partition), reader));
+                    encrypted += encryptor.encrypted() - before;
+                } catch (UnencryptableRecordException e) {
+                    // Written, its lengths would be cut to their fields' bits and the partition would never decrypt again.
+                    // Nothing of it goes on; what it encrypted is dropped, and the data key's quota it took stays spent.
+                    refusals.unencryptable(context.channelDescriptor(), topic, partition.index(), e.getMessage());
+                    refused.refuse(entry.getKey(), partition, Errors.INVALID_RECORD, "cannot encrypt: " + e.getMessage());
+                }
             }
         }
-        encryptors.values().forEach(e -> metrics.recordsEncrypted.increment(e.encrypted()));
+        metrics.recordsEncrypted.increment(encrypted);
+        if (!refused.isEmpty()) {
+            return refused.result(header, produce, context);
+        }
         return context.requestFilterResultBuilder().forward(header, produce).build();
     }
 
@@ -185,7 +205,7 @@ final class RecordEncryptionFilter implements ProduceRequestFilter, FetchRespons
         } else {
             reason = new TimeoutException("no data key for topic " + topic + " (KEK '" + kek + "'): " + error.getMessage() + "; retry later");
         }
-        LOG.warn("{}: refusing produce to {}: {}", context.channelDescriptor(), topic, reason.getMessage());
+        refusals.noDataKey(context.channelDescriptor(), topic, reason.getMessage());
         return context.requestFilterResultBuilder().errorResponse(header, produce, reason).build();
     }
 

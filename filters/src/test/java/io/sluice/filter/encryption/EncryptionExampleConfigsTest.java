@@ -43,4 +43,18 @@ class EncryptionExampleConfigsTest {
         org.assertj.core.api.Assertions.assertThatThrownBy(() -> ProxyServer.validate(config))
                 .hasMessageContaining("filterDefinitions[0].config.aesGcmProvider: invalid value 'NOPE' (expected one of AUTO, JCE, ACCP)");
     }
+
+    /** A bad data key cache bound is refused naming the field under its filter, before anything starts. */
+    @ParameterizedTest
+    @ValueSource(strings = { "maxEntries: 0", "maxIdle: 0s", "failureTtl: -1s", "maxFailures: 0" })
+    void aBadDataKeyCacheBoundIsRefusedNamingTheField(String setting) throws Exception {
+        String yaml = Files.readString(Path.of("../config/examples", "encryption-inprocess.yaml"))
+                .replace("kms: InProcessKmsService", "keyCache: { dataKeys: { " + setting + " } }\n      kms: InProcessKmsService");
+        ProxyConfig config = ProxyConfigLoader.parse(yaml, Map.of("KAFKA_BOOTSTRAP", "127.0.0.1:1",
+                "SLUICE_BOOTSTRAP", "127.0.0.1:" + io.sluice.testkit.FreePorts.block(4)));
+        String field = setting.substring(0, setting.indexOf(':'));
+        // A value the cache refuses, or one the YAML binding refuses already (a negative duration): either way, named.
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> ProxyServer.validate(config))
+                .hasMessageContaining("filterDefinitions[0].config").hasMessageContaining("keyCache.dataKeys." + field + ": ");
+    }
 }

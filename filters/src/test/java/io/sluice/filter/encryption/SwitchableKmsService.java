@@ -26,6 +26,14 @@ public final class SwitchableKmsService implements KmsService<InProcessKmsConfig
     private static volatile boolean down;
     private static final java.util.Map<String, java.util.concurrent.atomic.AtomicInteger> UNWRAPS = new java.util.concurrent.ConcurrentHashMap<>();
 
+    private static final java.util.Map<String, java.util.concurrent.atomic.AtomicInteger> RESOLVES = new java.util.concurrent.ConcurrentHashMap<>();
+
+    /** How often any proxy asked this KMS for the KEK of that name (the first call of every new data key). */
+    public static int resolveCalls(String kekName) {
+        var calls = RESOLVES.get(kekName);
+        return calls == null ? 0 : calls.get();
+    }
+
     /** How often any proxy asked this KMS to unwrap that wrapped key. */
     public static int unwrapCalls(byte[] wrappedCiphertext) {
         var calls = UNWRAPS.get(new String(wrappedCiphertext, java.nio.charset.StandardCharsets.ISO_8859_1));
@@ -68,6 +76,7 @@ public final class SwitchableKmsService implements KmsService<InProcessKmsConfig
         return new Kms() {
             @Override
             public CompletionStage<KekRef> resolveKek(String name) {
+                RESOLVES.computeIfAbsent(name, k -> new java.util.concurrent.atomic.AtomicInteger()).incrementAndGet();
                 return down ? unavailable() : KMS.resolveKek(name);
             }
 

@@ -10,6 +10,7 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.function.DoubleSupplier;
 import java.util.function.LongSupplier;
+import java.util.stream.Stream;
 
 import javax.crypto.SecretKey;
 
@@ -44,8 +45,9 @@ import io.sluice.kms.WrappedKey;
  * delivered the key: at once for a cached key, otherwise on the KMS client's thread. Concurrent requests for the same
  * key share one KMS call. KMS calls that fail with {@link KmsUnavailableException} are retried with backoff
  * ({@link RetryPolicy}); other failures are not. A refused unwrap is remembered for
- * {@link UnwrappedKeyLimits#failureTtl()} (a bogus wrapped key must not cost a KMS call per fetch); nothing else
- * that failed is.
+ * {@link UnwrappedKeyLimits#failureTtl()} (a bogus wrapped key must not cost a KMS call per fetch), a refused KEK for
+ * {@link DataKeyLimits#failureTtl()} (a topic whose KEK does not exist must not cost a KMS call per produce); an
+ * outage is not remembered.
  *
  * <p><b>Key ownership.</b> Keys handed out belong to the cache: do not destroy them. Use a key when its stage completes;
  * a key that leaves the cache stays usable for {@link KeyCacheConfig#retiredKeyLifetime()} and is then destroyed.
@@ -57,14 +59,21 @@ import io.sluice.kms.WrappedKey;
  * <p>Data keys generated here also enter the decryption cache, so that reading back what this proxy wrote needs no
  * KMS call.
  *
- * <p>Meters: {@code sluice.kms.cache.requests{cache=data_key|unwrapped, result=hit|stale|miss}},
- * {@code sluice.kms.cache.failures{cache, reason}}, {@code sluice.kms.cache.keys{cache}} (keys held) and
- * {@code sluice.kms.retries{operation}}.
+ * <p><b>Bounds.</b> Both caches are bounded in entries, drop what nobody uses, and keep the KMS's refusals apart and
+ * bounded too: KEK names can follow from topic names a client chooses, and wrapped keys are whatever a record's writer
+ * put there. See {@link DataKeyLimits} and {@link UnwrappedKeyLimits}.
+ *
+ * <p>Meters: {@code sluice.kms.cache.requests{cache=data_key|unwrapped, result=hit|stale|miss|refused}},
+ * {@code sluice.kms.cache.failures{cache, reason}}, {@code sluice.kms.cache.evictions{cache, reason=size|idle}},
+ * {@code sluice.kms.cache.keys{cache}} (keys held), {@code sluice.kms.cache.entries{cache=data_key}} (KEKs with an
+ * entry), {@code sluice.kms.cache.refusals{cache}} (refusals remembered) and {@code sluice.kms.retries{operation}}.
  */
 public final class KeyCache implements AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(KeyCache.class);
     static final String KEYS = "sluice.kms.cache.keys";
+    static final String ENTRIES = "sluice.kms.cache.entries";
+    static final String REFUSALS = "sluice.kms.cache.refusals";
 
     private final DataKeyCache dataKeys;
     private final UnwrappedKeyCache unwrappedKeys;
@@ -98,6 +107,12 @@ public final class KeyCache implements AutoCloseable {
         Gauge.builder(KEYS, dataKeys, DataKeyCache::size).description("Keys held by the KMS key caches")
                 .tag("cache", "data_key").register(registry);
         Gauge.builder(KEYS, unwrappedKeys, UnwrappedKeyCache::size).description("Keys held by the KMS key caches")
+                .tag("cache", "unwrapped").register(registry);
+        Gauge.builder(ENTRIES, dataKeys, DataKeyCache::entries).description("KEKs the data key cache holds an entry for: a key, or a request for one")
+                .tag("cache", "data_key").register(registry);
+        Gauge.builder(REFUSALS, dataKeys, DataKeyCache::refusalsRemembered).description("KMS refusals the key caches remember")
+                .tag("cache", "data_key").register(registry);
+        Gauge.builder(REFUSALS, unwrappedKeys, UnwrappedKeyCache::refusalsRemembered).description("KMS refusals the key caches remember")
                 .tag("cache", "unwrapped").register(registry);
         long period = sweepPeriod(config).toNanos();
         this.sweeper = timer.scheduleAtFixedRate(this::sweep, period, period, TimeUnit.NANOSECONDS);
@@ -161,10 +176,19 @@ public final class KeyCache implements AutoCloseable {
         return unwrappedKeys.refusalsRemembered();
     }
 
+    int dataKeyRefusalsRemembered() {
+        return dataKeys.refusalsRemembered();
+    }
+
+    /** KEKs with a data key cache entry. */
+    int dataKeyEntries() {
+        return dataKeys.entries();
+    }
+
     /** Often enough that idle keys do not outstay their limits by much, seldom enough to cost nothing. */
     private static Duration sweepPeriod(KeyCacheConfig config) {
-        Duration shortest = config.dataKeys().maxAge().compareTo(config.unwrappedKeys().expireAfter()) < 0
-                ? config.dataKeys().maxAge() : config.unwrappedKeys().expireAfter();
+        Duration shortest = Stream.of(config.dataKeys().maxAge(), config.dataKeys().maxIdle(), config.unwrappedKeys().expireAfter())
+                .min(Duration::compareTo).orElseThrow();
         Duration quarter = shortest.dividedBy(4);
         if (quarter.compareTo(Duration.ofSeconds(1)) < 0) {
             return Duration.ofSeconds(1);

@@ -6,7 +6,7 @@ import java.time.Duration;
  * Configuration of a {@link KeyCache}. Every field is optional; the defaults suit most deployments.
  *
  * <pre>{@code
- * dataKeys:      {maxRecords: 1000000, maxAge: 1h}
+ * dataKeys:      {maxRecords: 1000000, maxAge: 1h, maxEntries: 1000, maxIdle: 1h (maxAge), failureTtl: 30s, maxFailures: 1000}
  * unwrappedKeys: {maxEntries: 10000, expireAfter: 1h, failureTtl: 30s, maxFailures: 1000}
  * retry:         {maxAttempts: 5, initialBackoff: 100ms, maxBackoff: 2s, maxElapsed: 10s}
  * retiredKeyLifetime: 1m

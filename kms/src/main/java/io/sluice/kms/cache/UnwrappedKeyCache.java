@@ -1,7 +1,5 @@
 package io.sluice.kms.cache;
 
-import java.util.LinkedHashMap;
-import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
@@ -43,7 +41,7 @@ final class UnwrappedKeyCache {
     /** Entries in insertion order, for eviction; may hold entries already gone from the map. */
     private final ConcurrentLinkedQueue<Entry> order = new ConcurrentLinkedQueue<>();
     private final AtomicInteger queued = new AtomicInteger();
-    private final Refusals refusals;
+    private final Refusals<WrappedKey> refusals;
 
     UnwrappedKeyCache(Kms kms, UnwrappedKeyLimits limits, LongSupplier nanoClock, KeyRetirement retirement, CacheMeters meters) {
         this.kms = kms;
@@ -52,7 +50,7 @@ final class UnwrappedKeyCache {
         this.nanoClock = nanoClock;
         this.retirement = retirement;
         this.meters = meters;
-        this.refusals = new Refusals(limits.maxFailures(), limits.failureTtl().toNanos());
+        this.refusals = new Refusals<>(limits.maxFailures(), limits.failureTtl().toNanos());
     }
 
     CompletionStage<SecretKey> get(WrappedKey wrapped) {
@@ -111,6 +109,7 @@ final class UnwrappedKeyCache {
         entries.values().forEach(entry -> {
             if (entry.idleSince(now) && entries.remove(entry.wrapped, entry)) {
                 entry.retire();
+                meters.evicted("idle");
             }
         });
         purgeQueue();
@@ -134,6 +133,7 @@ final class UnwrappedKeyCache {
             queued.decrementAndGet();
             if (entries.remove(victim.wrapped, victim)) {
                 victim.retire();
+                meters.evicted("size");
             }
         }
         if (queued.get() > 2 * maxEntries + 64) {
@@ -308,63 +308,6 @@ final class UnwrappedKeyCache {
             if (dropped != null) {
                 KeyRetirement.destroy(dropped);
             }
-        }
-    }
-
-    /**
-     * Recent refusals by wrapped key, oldest first. A plain map under a lock: it is consulted only on a miss, never on
-     * the path of a cached key.
-     */
-    private static final class Refusals {
-        private final long ttlNanos;
-        private final Map<WrappedKey, Refusal> byKey;
-
-        Refusals(int max, long ttlNanos) {
-            this.ttlNanos = ttlNanos;
-            this.byKey = new LinkedHashMap<>(16, 0.75f, false) {
-                @Override
-                protected boolean removeEldestEntry(Map.Entry<WrappedKey, Refusal> eldest) {
-                    return size() > max;
-                }
-            };
-        }
-
-        synchronized void remember(WrappedKey wrapped, Throwable cause, long now) {
-            if (ttlNanos > 0) {
-                byKey.remove(wrapped);
-                byKey.put(wrapped, new Refusal(cause, now));
-            }
-        }
-
-        /** The refusal of {@code wrapped} if it is younger than the TTL. */
-        synchronized Throwable recent(WrappedKey wrapped, long now) {
-            if (byKey.isEmpty()) {
-                return null;
-            }
-            Refusal refusal = byKey.get(wrapped);
-            if (refusal == null) {
-                return null;
-            }
-            if (now - refusal.atNanos >= ttlNanos) {
-                byKey.remove(wrapped);
-                return null;
-            }
-            return refusal.cause;
-        }
-
-        synchronized void sweep(long now) {
-            byKey.values().removeIf(r -> now - r.atNanos >= ttlNanos);
-        }
-
-        synchronized int size() {
-            return byKey.size();
-        }
-
-        synchronized void clear() {
-            byKey.clear();
-        }
-
-        private record Refusal(Throwable cause, long atNanos) {
         }
     }
 }

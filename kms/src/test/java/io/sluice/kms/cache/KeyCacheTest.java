@@ -59,6 +59,23 @@ class KeyCacheTest {
         return cache(1_000, 100);
     }
 
+    /** Like {@link #cache(long, int)}, over {@code kms} and with these data key limits. */
+    private KeyCache cache(ScriptedKms kms, DataKeyLimits dataKeys) {
+        KeyCacheConfig config = new KeyCacheConfig(dataKeys, new UnwrappedKeyLimits(100, AGE),
+                new RetryPolicy(3, Duration.ofMillis(1), Duration.ofMillis(2), Duration.ofSeconds(5)), Duration.ZERO);
+        KeyCache cache = new KeyCache(kms, config, registry, timer, clock, () -> 0.5);
+        caches.add(cache);
+        return cache;
+    }
+
+    private double evictions(String cache, String reason) {
+        return registry.get(CacheMeters.EVICTIONS).tag("cache", cache).tag("reason", reason).counter().count();
+    }
+
+    private double gauge(String name, String cache) {
+        return registry.get(name).tag("cache", cache).gauge().value();
+    }
+
     private static <T> T join(java.util.concurrent.CompletionStage<T> stage) {
         return stage.toCompletableFuture().join();
     }
@@ -320,6 +337,127 @@ class KeyCacheTest {
     }
 
     @Test
+    void theDataKeyCacheHoldsAtMostMaxEntriesKeksAndDropsTheLeastRecentlyUsed() {
+        List<String> keks = new ArrayList<>();
+        for (int i = 0; i < 20; i++) {
+            keks.add("kek-" + i);
+        }
+        ScriptedKms many = new ScriptedKms(keks.toArray(String[]::new));
+        KeyCache cache = cache(many, new DataKeyLimits(1_000L, AGE, 3, null, null, null));
+        DataKey busy = join(cache.encryptionKey("kek-0", 1));
+        DataKey firstEvicted = null;
+        for (int i = 1; i < keks.size(); i++) {
+            clock.advance(Duration.ofSeconds(1));
+            DataKey key = join(cache.encryptionKey(keks.get(i), 1));
+            firstEvicted = firstEvicted == null ? key : firstEvicted;
+            clock.advance(Duration.ofSeconds(1));
+            assertThat(join(cache.encryptionKey("kek-0", 1))).as("the KEK in use stays").isSameAs(busy);
+            assertThat(cache.dataKeyEntries()).isLessThanOrEqualTo(3);
+        }
+
+        assertThat(many.generateCalls).as("one data key per KEK: the busy one was never dropped").hasValue(20);
+        assertThat(evictions("data_key", "size")).isEqualTo(17);
+        assertThat(gauge(KeyCache.ENTRIES, "data_key")).isEqualTo(3);
+        assertThat(firstEvicted.isDestroyed()).as("an evicted KEK's data key is retired").isTrue();
+    }
+
+    @Test
+    void aKekEvictedWhileItsKeyIsOnItsWayStillServesTheCallersThatAsked() {
+        KeyCache cache = cache(kms, new DataKeyLimits(1_000L, AGE, 1, null, null, null));
+        kms.hold();
+        var first = cache.encryptionKey("kek-a", 1).toCompletableFuture();
+        clock.advance(Duration.ofSeconds(1));
+        var second = cache.encryptionKey("kek-b", 1).toCompletableFuture();
+        assertThat(cache.dataKeyEntries()).isEqualTo(1);
+
+        kms.release();
+
+        assertThat(first.join()).isNotNull();
+        assertThat(second.join()).isNotNull();
+        assertThat(cache.dataKeyEntries()).isEqualTo(1);
+        assertThat(cache.encryptionKey("kek-b", 1).toCompletableFuture().join()).isSameAs(second.join());
+    }
+
+    @Test
+    void anIdleKekEntryIsSweptAfterMaxIdle() {
+        KeyCache cache = cache(kms, new DataKeyLimits(1_000L, AGE, null, Duration.ofMinutes(5), null, null));
+        DataKey key = join(cache.encryptionKey("kek-a", 1));
+        clock.advance(Duration.ofMinutes(5).minusSeconds(1));
+        cache.sweep();
+        assertThat(cache.dataKeyEntries()).isEqualTo(1);
+        clock.advance(Duration.ofSeconds(1));
+
+        cache.sweep();
+
+        assertThat(cache.dataKeyEntries()).isZero();
+        assertThat(key.isDestroyed()).isTrue();
+        assertThat(evictions("data_key", "idle")).isEqualTo(1);
+    }
+
+    @Test
+    void aKekTheKmsDoesNotHaveCostsOneLookupPerFailureTtlAndLeavesNoEntry() {
+        KeyCache cache = cache();
+        for (int produce = 0; produce < 20; produce++) {
+            assertThatThrownBy(() -> join(cache.encryptionKey("kek-missing", 1))).hasCauseInstanceOf(UnknownKeyException.class);
+        }
+        assertThat(kms.resolveCalls).as("one KMS lookup, however often the topic is produced to").hasValue(1);
+        assertThat(requests("data_key", "refused")).isEqualTo(19);
+        assertThat(cache.dataKeyEntries()).as("a refused KEK keeps no cache entry").isZero();
+        assertThat(gauge(KeyCache.REFUSALS, "data_key")).isEqualTo(1);
+
+        clock.advance(DataKeyLimits.DEFAULT_FAILURE_TTL.minusMillis(1));
+        assertThatThrownBy(() -> join(cache.encryptionKey("kek-missing", 1))).hasCauseInstanceOf(UnknownKeyException.class);
+        assertThat(kms.resolveCalls).hasValue(1);
+        clock.advance(Duration.ofMillis(1));
+        assertThatThrownBy(() -> join(cache.encryptionKey("kek-missing", 1))).hasCauseInstanceOf(UnknownKeyException.class);
+        assertThat(kms.resolveCalls).as("asked again once the refusal is failureTtl old").hasValue(2);
+
+        // A KEK created meanwhile is used once the refusal has expired.
+        kms.real.createKey("kek-missing");
+        clock.advance(DataKeyLimits.DEFAULT_FAILURE_TTL);
+        assertThat(join(cache.encryptionKey("kek-missing", 1))).isNotNull();
+        assertThat(kms.resolveCalls).hasValue(3);
+    }
+
+    @Test
+    void aForbiddenKekIsRememberedLikeAnUnknownOne() {
+        KeyCache cache = cache();
+        kms.failWith(() -> new KmsForbiddenException("permission denied"));
+        assertThatThrownBy(() -> join(cache.encryptionKey("kek-a", 1))).hasCauseInstanceOf(KmsForbiddenException.class);
+        kms.recover();
+        assertThatThrownBy(() -> join(cache.encryptionKey("kek-a", 1))).hasCauseInstanceOf(KmsForbiddenException.class);
+        assertThat(kms.resolveCalls).hasValue(1);
+    }
+
+    @Test
+    void aKmsOutageIsNotRememberedForAKek() {
+        KeyCache cache = cache();
+        kms.failWith(() -> new KmsUnavailableException("down"));
+        assertThatThrownBy(() -> join(cache.encryptionKey("kek-a", 1))).hasCauseInstanceOf(KmsUnavailableException.class);
+        int afterFirst = kms.resolveCalls.get();
+        assertThatThrownBy(() -> join(cache.encryptionKey("kek-a", 1))).hasCauseInstanceOf(KmsUnavailableException.class);
+        assertThat(kms.resolveCalls.get()).as("every request asks the KMS again").isGreaterThan(afterFirst);
+        assertThat(gauge(KeyCache.REFUSALS, "data_key")).isZero();
+        assertThat(cache.dataKeyEntries()).as("nor does a failed KEK keep an entry").isZero();
+
+        kms.recover();
+        assertThat(join(cache.encryptionKey("kek-a", 1))).as("served as soon as the KMS is back, no TTL to wait out").isNotNull();
+    }
+
+    @Test
+    void refusedKeksAreBoundedApartFromLiveKeys() {
+        KeyCache cache = cache(kms, new DataKeyLimits(1_000L, AGE, 2, null, null, 5));
+        DataKey live = join(cache.encryptionKey("kek-a", 1));
+        for (int i = 0; i < 50; i++) {
+            String missing = "team-a.topic-" + i;
+            assertThatThrownBy(() -> join(cache.encryptionKey(missing, 1))).hasCauseInstanceOf(UnknownKeyException.class);
+        }
+        assertThat(cache.dataKeyRefusalsRemembered()).isEqualTo(5);
+        assertThat(cache.dataKeyEntries()).isEqualTo(1);
+        assertThat(join(cache.encryptionKey("kek-a", 1))).as("refusals never push a live key out").isSameAs(live);
+    }
+
+    @Test
     void unknownKekFailsWithoutRetries() {
         KeyCache cache = cache();
         assertThatThrownBy(() -> join(cache.encryptionKey("nope", 1))).hasCauseInstanceOf(UnknownKeyException.class);
@@ -420,6 +558,14 @@ class KeyCacheTest {
         KeyCacheConfig config = new KeyCacheConfig(new DataKeyLimits(1L << 32, null), null, null, null);
         assertThatThrownBy(() -> KeyCache.create(kms, config, registry, timer))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageStartingWith("dataKeys.maxRecords:");
+        assertThatThrownBy(() -> KeyCache.create(kms, new KeyCacheConfig(new DataKeyLimits(null, null, 0, null, null, null), null, null, null), registry, timer))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageStartingWith("dataKeys.maxEntries:");
+        assertThatThrownBy(() -> KeyCache.create(kms, new KeyCacheConfig(new DataKeyLimits(null, null, null, Duration.ZERO, null, null), null, null, null), registry, timer))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageStartingWith("dataKeys.maxIdle:");
+        assertThatThrownBy(() -> KeyCache.create(kms, new KeyCacheConfig(new DataKeyLimits(null, null, null, null, Duration.ofSeconds(-1), null), null, null, null), registry, timer))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageStartingWith("dataKeys.failureTtl:");
+        assertThatThrownBy(() -> KeyCache.create(kms, new KeyCacheConfig(new DataKeyLimits(null, null, null, null, null, 0), null, null, null), registry, timer))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageStartingWith("dataKeys.maxFailures:");
         KeyCacheConfig retry = new KeyCacheConfig(null, null, new RetryPolicy(0, null, null, null), null);
         assertThatThrownBy(() -> KeyCache.create(kms, retry, registry, timer))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageStartingWith("retry.maxAttempts:");
@@ -430,6 +576,11 @@ class KeyCacheTest {
         KeyCacheConfig defaults = KeyCacheConfig.defaults();
         assertThat(defaults.dataKeys().maxRecords()).isEqualTo(1_000_000L);
         assertThat(defaults.dataKeys().maxAge()).isEqualTo(Duration.ofHours(1));
+        assertThat(defaults.dataKeys().maxEntries()).isEqualTo(1_000);
+        assertThat(defaults.dataKeys().maxIdle()).isEqualTo(Duration.ofHours(1));
+        assertThat(defaults.dataKeys().failureTtl()).isEqualTo(Duration.ofSeconds(30));
+        assertThat(defaults.dataKeys().maxFailures()).isEqualTo(1_000);
+        assertThat(new DataKeyLimits(null, Duration.ofMinutes(5)).maxIdle()).as("maxIdle follows maxAge unless set").isEqualTo(Duration.ofMinutes(5));
         assertThat(defaults.unwrappedKeys().maxEntries()).isEqualTo(10_000);
         assertThat(defaults.unwrappedKeys().expireAfter()).isEqualTo(Duration.ofHours(1));
         assertThat(defaults.unwrappedKeys().failureTtl()).isEqualTo(Duration.ofSeconds(30));
