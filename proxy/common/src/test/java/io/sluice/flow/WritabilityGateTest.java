@@ -111,4 +111,58 @@ class WritabilityGateTest {
         assertThat(ch.isOpen()).as("two spells of 9 s are not one of 18").isTrue();
         ch.finishAndReleaseAll();
     }
+
+    /** Records the messages that get past a decoded-message gate. */
+    private static final class Received extends io.netty.channel.ChannelInboundHandlerAdapter {
+        final java.util.List<Object> messages = new java.util.ArrayList<>();
+
+        @Override
+        public void channelRead(ChannelHandlerContext ctx, Object msg) {
+            messages.add(msg);
+            // Each request is answered with more than the high-water mark, as a pipelined GET of a file is.
+            ctx.write(Unpooled.wrappedBuffer(new byte[32]));
+        }
+    }
+
+    @Test
+    void aDecodedGateHoldsMessagesAlreadyReadWhileUnwritableAndLetsNoReadThroughUntilItHasPassedThemAll() {
+        EmbeddedChannel ch = new EmbeddedChannel();
+        ch.config().setWriteBufferWaterMark(new WriteBufferWaterMark(8, 16));
+        Received received = new Received();
+        ch.pipeline().addLast("counter", counter);
+        ch.pipeline().addLast(WritabilityGate.NAME, WritabilityGate.holdingDecoded());
+        ch.pipeline().addLast("app", received);
+        counter.reads.set(0);
+
+        // One read carried three requests: the first answer makes the channel unwritable, the other two wait.
+        ch.writeInbound("a", "b", "c");
+        assertThat(received.messages).containsExactly("a");
+        ch.read();
+        assertThat(counter.reads).as("no read while answers wait and requests are held").hasValue(0);
+
+        ch.flush();
+        assertThat(received.messages).as("one more, which fills the buffer again").containsExactly("a", "b");
+        assertThat(counter.reads).hasValue(0);
+        ch.flush();
+        ch.flush();
+        assertThat(received.messages).containsExactly("a", "b", "c");
+        assertThat(counter.reads).as("the held read, once every held request has been passed on").hasValue(1);
+        ch.finishAndReleaseAll();
+    }
+
+    @Test
+    void messagesHeldWhenTheChannelClosesAreReleased() {
+        EmbeddedChannel ch = new EmbeddedChannel();
+        ch.config().setWriteBufferWaterMark(new WriteBufferWaterMark(8, 16));
+        ch.pipeline().addLast(WritabilityGate.NAME, WritabilityGate.holdingDecoded());
+        ch.pipeline().addLast("app", new Received());
+        io.netty.buffer.ByteBuf first = Unpooled.buffer(4).writeInt(1);
+        io.netty.buffer.ByteBuf second = Unpooled.buffer(4).writeInt(2);
+        ch.writeInbound(first, second);
+        assertThat(second.refCnt()).as("held").isEqualTo(1);
+        ch.close();
+        assertThat(second.refCnt()).isZero();
+        first.release();
+        ch.finishAndReleaseAll();
+    }
 }
