@@ -2,6 +2,8 @@ package io.sluice.flow;
 
 import java.time.Duration;
 import java.util.ArrayDeque;
+import java.util.HashSet;
+import java.util.Set;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BiConsumer;
@@ -19,10 +21,14 @@ import io.netty.util.ReferenceCountUtil;
  * never reads therefore stops being read once it holds a high-water mark's worth of our answers, instead of making
  * us answer, and buffer, without end.
  * <p>
- * It works on the {@code read()} operation rather than on {@code autoRead}, so it composes with handlers that switch
- * {@code autoRead} for reasons of their own (the proxy pauses a client while its broker connection is busy, the bridge
- * while a subscribe waits): a read asked for while the channel is unwritable is held and issued once it is writable
- * again, unless {@code autoRead} was switched off meanwhile (which in Netty cancels a pending automatic read).
+ * It holds the {@code read()} operation, and, because with {@code autoRead} on Netty's transports keep the socket's read
+ * interest whether or not {@code read()} is called (epoll and NIO only drop it when {@code autoRead} is off), it also
+ * switches {@code autoRead} off while the channel is unwritable. Handlers that pause reading for reasons of their own
+ * (the bridge while a connect is validated or a subscribe waits) must therefore not switch {@code autoRead}
+ * themselves, or the two would undo each other: they call {@link #pauseReading} and {@link #resumeReading}, and
+ * {@code autoRead} is on exactly when the channel is writable and nobody pauses it. A read asked for while the channel
+ * is unwritable is held and issued once it is writable again, unless {@code autoRead} was switched off meanwhile
+ * (which in Netty cancels a pending automatic read).
  * Placed first in the pipeline, nearest the socket, so that every read, including the TLS handshake's, passes it.
  * <p>
  * A peer that keeps the channel unwritable for longer than {@code maxUnwritable} without a pause is closed: it holds
@@ -50,6 +56,11 @@ public final class WritabilityGate extends ChannelDuplexHandler {
     /** Decoded messages waiting for the channel to be writable; null for a gate that holds only reads. */
     private final ArrayDeque<Object> held;
     private boolean releasing;
+    /** Who paused reading besides the gate itself; event loop only. */
+    private final Set<Object> pausedBy = new HashSet<>();
+    private ChannelHandlerContext context;
+    /** Whether autoRead is off only because the channel is unwritable (so a read asked for meanwhile is automatic). */
+    private boolean offByGate;
 
     /**
      * @param maxUnwritable how long the channel may stay unwritable before {@code onStuck} is called; zero or
@@ -74,6 +85,49 @@ public final class WritabilityGate extends ChannelDuplexHandler {
      */
     public static WritabilityGate holdingDecoded() {
         return new WritabilityGate(Duration.ZERO, (channel, limit) -> channel.close(), true);
+    }
+
+    /**
+     * Stops reading {@code channel} until {@link #resumeReading} with the same {@code who}; through the channel's gate
+     * ({@link #NAME}) when it has one, else by switching {@code autoRead} off. Event loop only.
+     */
+    public static void pauseReading(Channel channel, Object who) {
+        if (channel.pipeline().get(NAME) instanceof WritabilityGate gate && gate.context != null) {
+            gate.pausedBy.add(who);
+            gate.offByGate = false;
+            gate.applyAutoRead(gate.context);
+        }
+        else {
+            channel.config().setAutoRead(false);
+        }
+    }
+
+    /** Ends {@code who}'s pause; reading resumes once nobody pauses it and the channel is writable. Event loop only. */
+    public static void resumeReading(Channel channel, Object who) {
+        if (channel.pipeline().get(NAME) instanceof WritabilityGate gate && gate.context != null) {
+            gate.pausedBy.remove(who);
+            gate.applyAutoRead(gate.context);
+        }
+        else {
+            channel.config().setAutoRead(true);
+        }
+    }
+
+    /** autoRead on exactly when the channel is writable and nobody pauses it; the gate nearest the socket only. */
+    private void applyAutoRead(ChannelHandlerContext ctx) {
+        if (held != null) {
+            return;
+        }
+        boolean wanted = ctx.channel().isWritable() && pausedBy.isEmpty();
+        if (ctx.channel().config().isAutoRead() != wanted) {
+            offByGate = !wanted && pausedBy.isEmpty();
+            ctx.channel().config().setAutoRead(wanted);
+        }
+    }
+
+    @Override
+    public void handlerAdded(ChannelHandlerContext ctx) {
+        context = ctx;
     }
 
     @Override
@@ -127,7 +181,10 @@ public final class WritabilityGate extends ChannelDuplexHandler {
         }
         if (!readHeld) {
             readHeld = true;
-            heldReadExplicit = !ctx.channel().config().isAutoRead();
+            heldReadExplicit = !ctx.channel().config().isAutoRead() && !offByGate;
+        }
+        if (!ctx.channel().isWritable()) {
+            applyAutoRead(ctx);
         }
         watch(ctx);
     }
@@ -146,7 +203,9 @@ public final class WritabilityGate extends ChannelDuplexHandler {
                     ctx.read();
                 }
             }
+            applyAutoRead(ctx);
         } else {
+            applyAutoRead(ctx);
             watch(ctx);
         }
         ctx.fireChannelWritabilityChanged();
@@ -164,6 +223,7 @@ public final class WritabilityGate extends ChannelDuplexHandler {
 
     @Override
     public void handlerRemoved(ChannelHandlerContext ctx) {
+        context = null;
         dropHeld();
     }
 

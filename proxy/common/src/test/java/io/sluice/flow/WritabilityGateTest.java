@@ -63,18 +63,44 @@ class WritabilityGateTest {
     }
 
     @Test
-    void aHeldAutomaticReadIsDroppedWhenAutoReadWasSwitchedOffMeanwhile() {
+    void aHeldAutomaticReadIsDroppedWhenReadingWasPausedMeanwhile() {
         EmbeddedChannel ch = channel(Duration.ZERO);
         queue(ch, 32);
         ch.read();
-        ch.config().setAutoRead(false);
+        WritabilityGate.pauseReading(ch, "a handler of its own");
         ch.flush();
-        assertThat(counter.reads).as("autoRead off cancels a pending automatic read, as in Netty").hasValue(0);
+        assertThat(counter.reads).as("a pause cancels a pending automatic read, as autoRead off does in Netty").hasValue(0);
+        assertThat(ch.config().isAutoRead()).isFalse();
 
         queue(ch, 32);
         ch.read();
         ch.flush();
         assertThat(counter.reads).as("an explicit read asked for with autoRead off is owed").hasValue(1);
+        WritabilityGate.resumeReading(ch, "a handler of its own");
+        assertThat(ch.config().isAutoRead()).isTrue();
+        ch.finishAndReleaseAll();
+    }
+
+    /**
+     * With autoRead on, Netty's epoll and NIO transports keep reading whether or not read() is called; only autoRead
+     * off drops the socket's read interest. So the gate switches it off while the channel is unwritable, and back on
+     * once it drains unless someone paused reading meanwhile.
+     */
+    @Test
+    void autoReadIsOffExactlyWhileTheChannelIsUnwritableOrSomeonePausesReading() {
+        EmbeddedChannel ch = channel(Duration.ZERO);
+        assertThat(ch.config().isAutoRead()).isTrue();
+        queue(ch, 32);
+        assertThat(ch.config().isAutoRead()).as("unwritable").isFalse();
+        WritabilityGate.pauseReading(ch, "connect");
+        ch.flush();
+        assertThat(ch.config().isAutoRead()).as("writable, but paused").isFalse();
+        WritabilityGate.resumeReading(ch, "connect");
+        assertThat(ch.config().isAutoRead()).isTrue();
+        ch.config().setAutoRead(true);
+        queue(ch, 32);
+        WritabilityGate.resumeReading(ch, "nobody");
+        assertThat(ch.config().isAutoRead()).as("a resume does not override the writability rule").isFalse();
         ch.finishAndReleaseAll();
     }
 
