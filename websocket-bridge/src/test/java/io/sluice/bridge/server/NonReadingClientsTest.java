@@ -48,8 +48,8 @@ class NonReadingClientsTest {
 
     private static final int ATTACKERS = 4;
     /**
-     * What the attackers together may make the node hold, as measured here: docs/bridge.md states at most about 3 MiB
-     * a connection before {@code connect} and {@code outbound.maxBytes} (4 MiB here) plus about 2 MiB after it, so
+     * What the attackers together may make the node hold, as measured here: docs/bridge.md states at most about 1.5 MiB
+     * a connection before {@code connect} and {@code outbound.maxBytes} (4 MiB here) plus about 1.5 MiB after it, so
      * under 24 MiB for the four; the rest is the measurement's own noise: the broker runs in this JVM (its heap after a
      * full GC moves by about 30 MiB from one sample to the next) and Netty's pool takes 4 MiB chunks for each event
      * loop that first allocates. Before issue 20 these loops grew the node by several hundred MiB.
