@@ -139,10 +139,15 @@ final class BridgeChannelInitializer extends ChannelInitializer<SocketChannel> {
 
     /**
      * The connection stayed above the high-water mark for {@code outbound.maxSlowTime} without a pause: whatever
-     * stage it is in, it is not reading what it asked for. Closed at once: nothing more would reach it. A session that
-     * already closed it for the same reason (its own clock starts no later) is not counted twice.
+     * stage it is in, it is not reading what it asked for. Before the upgrade it is closed at once: nothing more would
+     * reach it. After it, the session's own clock started no later and closes it with 4008 (a slow but reading client
+     * learns why), within its grace; a session that already closed it is not counted twice.
      */
     private static void stuck(Channel channel, Duration limit, BridgeMetrics metrics) {
+        SessionHandler handler = channel.pipeline().get(SessionHandler.class);
+        if (handler != null && handler.sessionClosesSlowClient()) {
+            return;
+        }
         if (channel.isActive() && !Session.closingFor(channel)) {
             metrics.slowClientTimedOut();
             LOG.info("{}: closing connection: above outbound.highWaterMarkBytes for outbound.maxSlowTime {} without draining",

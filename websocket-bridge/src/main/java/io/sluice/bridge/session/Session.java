@@ -557,6 +557,15 @@ public final class Session extends Outlet {
         close(code, reason, Closing.DEFAULT_GRACE);
     }
 
+    /**
+     * Whether this session's own slow clock is running (or it is closing already): it then closes the connection with
+     * 4008 at {@code outbound.maxSlowTime}, so the WritabilityGate, whose clock started at the same moment, leaves it
+     * to the session rather than cutting the socket without a close frame.
+     */
+    public boolean closesSlowClient() {
+        return closing || slowDeadline != null;
+    }
+
     /** Whether the connection's session has started closing it (so its close is already counted). */
     public static boolean closingFor(Channel channel) {
         return Boolean.TRUE.equals(channel.attr(CLOSING).get());
