@@ -4,6 +4,7 @@
     ws_hostile.py origin    --url ws://HOST:PORT/ws --origin O [--origin O2 ...]  (TOKEN)
     ws_hostile.py flood     --url ws://HOST:PORT/ws --topic T --pairs N           (TOKEN)
     ws_hostile.py half-open --url ws://HOST:PORT/ws --topic T                     (TOKEN)
+    ws_hostile.py honest    --url ws://HOST:PORT/ws --topic T --count N           (TOKEN: read and write T/*)
 
 Each prints what it does and ends with a JSON result the JUnit test asserts on. Every frame from the bridge is parsed
 strictly (exactly one JSON value, no key twice): a frame with a key twice means two parsers may read two different
@@ -191,16 +192,41 @@ async def half_open(args):
     return {"silentClosedAfterMs": silent_ms, "partialClosedAfterMs": partial_ms, "upgradedReply": reply["type"]}
 
 
+async def honest(args):
+    """An ordinary client while others attack the node: it subscribes, publishes, and reads back what it published."""
+    client = await Client.open("honest", args.url, env("TOKEN"))
+    endpoint = "/%s/honest" % args.topic
+    subscribed = await client.call("subscribe", endpoint=endpoint)
+    assert subscribed["type"] == "subscribed", subscribed
+    acked, received = [], []
+    for n in range(args.count):
+        await client.send("publish", endpoint=endpoint, payload="honest %d" % n)
+    # Acks and the messages themselves arrive in any order relative to each other.
+    deadline = time.monotonic() + WAIT
+    while (len(received) < args.count or len(acked) < args.count) and time.monotonic() < deadline:
+        frame = await client.receive()
+        if frame.get("type") == "message":
+            received.append(frame["seq"])
+        elif frame.get("type") == "ack":
+            acked.append(frame["seq"])
+        else:
+            log("honest: other frame", frame)
+    await client.close()
+    log("published and received", len(received), "messages")
+    return {"acked": acked, "received": received, "unparseable": client.unparseable}
+
+
 def run():
     parser = argparse.ArgumentParser()
-    parser.add_argument("action", choices=["forgery", "origin", "flood", "half-open"])
+    parser.add_argument("action", choices=["forgery", "origin", "flood", "half-open", "honest"])
     parser.add_argument("--url", required=True)
     parser.add_argument("--topic")
     parser.add_argument("--bootstrap")
     parser.add_argument("--origin", action="append", default=[])
     parser.add_argument("--pairs", type=int, default=400)
+    parser.add_argument("--count", type=int, default=5)
     args = parser.parse_args()
-    action = {"forgery": forgery, "origin": origin, "flood": flood, "half-open": half_open}[args.action]
+    action = {"forgery": forgery, "origin": origin, "flood": flood, "half-open": half_open, "honest": honest}[args.action]
     return asyncio.run(action(args))
 
 

@@ -11,9 +11,12 @@ import com.fasterxml.jackson.annotation.JsonProperty;
  * @param highWaterMarkBytes above this many queued bytes the connection conflates: only the latest message per
  *                           endpoint is kept until it drains
  * @param lowWaterMarkBytes  below this the connection is sent what was kept, and delivery is normal again
- * @param maxBytes           queued plus kept bytes above this close the connection with 4008
- * @param maxSlowTime        a connection that stays above the high-water mark (never drains below the low one) this
- *                           long is closed with 4008 too: conflation bounds its memory, this bounds how long it is held
+ * @param maxBytes           bytes held for the connection above this close it with 4008: its socket queue (messages,
+ *                           replies, pongs), conflated messages, messages waiting behind a recovery and the recovery
+ *                           backlog (a recovery is cut to half of it, the rest reported as a gap)
+ * @param maxSlowTime        how long a connection may be behind: above the high-water mark without a pause at any
+ *                           stage (closed at once), or, after the upgrade, not caught up (closed with 4008); conflation
+ *                           bounds its memory, this bounds how long it is held
  */
 public record OutboundConfig(int highWaterMarkBytes, int lowWaterMarkBytes, int maxBytes, Duration maxSlowTime) {
 

@@ -1,7 +1,12 @@
 package io.sluice.bridge.server;
 
+import java.time.Duration;
 import java.util.List;
 
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import io.netty.channel.Channel;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelPipeline;
 import io.netty.channel.group.ChannelGroup;
@@ -14,24 +19,33 @@ import io.netty.handler.codec.http.websocketx.WebSocketFrameAggregator;
 import io.netty.handler.codec.http.websocketx.WebSocketServerProtocolConfig;
 import io.netty.handler.codec.http.websocketx.WebSocketServerProtocolHandler;
 import io.netty.handler.ssl.SslContext;
+import io.sluice.bridge.config.OutboundConfig;
 import io.sluice.bridge.config.AddressBlock;
 import io.sluice.bridge.config.ConnectionsConfig;
 import io.sluice.bridge.config.ServerConfig;
 import io.sluice.bridge.metrics.BridgeMetrics;
+import io.sluice.bridge.session.Session;
 import io.sluice.bridge.session.SessionServices;
 import io.sluice.bridge.web.StaticContent;
 import io.sluice.bridge.web.StaticFileHandler;
+import io.sluice.flow.Closing;
+import io.sluice.flow.WritabilityGate;
 
 /**
  * A connection's pipeline, top to bottom as data arrives:
  * <pre>
  * (accept)      ConnectionAdmission: the node's and the peer's connection, handshake and rate limits; refused
  *               connections are closed before anything is read. Starts the handshake deadline
+ * writability-gate  WritabilityGate: no socket read while the connection is above outbound.highWaterMarkBytes;
+ *               unwritable for outbound.maxSlowTime without a pause: closed (any stage: HTTP, before and after connect)
  * tls           TLS (wss://), only when server.tls is set
  * frames        EncodedFrames: where the session writes messages' pre-encoded frames, skipping the handlers below
  * http          HTTP/1.1 codec, only until the upgrade (then Netty swaps in the WebSocket frame codec); request line
  *               and header block bounded by connections.maxRequestLineBytes/maxHeaderBytes
  * handshake     HTTP requests, aggregated (small: only upgrades and GETs are expected)
+ * held          WritabilityGate.holdingDecoded(): requests (then WebSocket frames, pings included) already read are
+ *               passed on only while the connection is writable, so one read of pipelined GETs is not answered
+ *               all at once
  * guard         UpgradeGuard: unreadable or oversized requests answered and closed; Origin policy and forwarded
  *               client limits for upgrades
  * websocket     the upgrade on the WebSocket path; then frames: ping/pong and close answered here, a frame over
@@ -45,7 +59,9 @@ import io.sluice.bridge.web.StaticFileHandler;
  */
 final class BridgeChannelInitializer extends ChannelInitializer<SocketChannel> {
 
+    private static final Logger LOG = LoggerFactory.getLogger(BridgeChannelInitializer.class);
     private static final int MAX_HANDSHAKE_BYTES = 16 * 1024;
+    static final String HELD = "held";
 
     private final ServerConfig server;
     private final SslContext tls;
@@ -82,6 +98,13 @@ final class BridgeChannelInitializer extends ChannelInitializer<SocketChannel> {
                 .websocketPath(server.path())
                 .handleCloseFrames(true)
                 .dropPongFrames(true)
+                // Netty's own close frames (an answer to the client's close, a protocol violation, 1009) are bounded
+                // like ours: a client that does not read them is cut after the grace.
+                .forceCloseTimeoutMillis(Closing.DEFAULT_GRACE.toMillis())
+                // A close of the channel closes it: Netty's default first writes a 1000 close frame and waits for it to
+                // be sent, which delays every hard close (handshake deadline, stuck peer, a grace that ran out) behind
+                // the bytes a non-reading client never takes. Close frames the bridge means to send, it sends itself.
+                .sendCloseFrame(null)
                 .decoderConfig(PreConnectLimit.beforeConnect(connectedDecoder, preConnectBytes))
                 .build();
     }
@@ -96,6 +119,8 @@ final class BridgeChannelInitializer extends ChannelInitializer<SocketChannel> {
         channels.add(ch);
         PreConnectLimit limit = new PreConnectLimit(ch, connectedDecoder, server.maxInboundMessageBytes(), metrics);
         ChannelPipeline p = ch.pipeline();
+        OutboundConfig outbound = services.outbound();
+        p.addLast(WritabilityGate.NAME, new WritabilityGate(outbound.maxSlowTime(), (channel, after) -> stuck(channel, after, metrics)));
         if (tls != null) {
             p.addLast("tls", tls.newHandler(ch.alloc()));
         }
@@ -104,10 +129,30 @@ final class BridgeChannelInitializer extends ChannelInitializer<SocketChannel> {
                 .setMaxInitialLineLength(limits.maxRequestLineBytes())
                 .setMaxHeaderSize(limits.maxHeaderBytes())));
         p.addLast("handshake", new HttpObjectAggregator(MAX_HANDSHAKE_BYTES));
+        p.addLast(HELD, WritabilityGate.holdingDecoded());
         p.addLast("guard", new UpgradeGuard(admission, limits, trustedProxies, metrics, refusals));
         p.addLast("websocket", new WebSocketServerProtocolHandler(websocket));
         p.addLast("static", new StaticFileHandler(content));
         p.addLast(PreConnectLimit.AGGREGATOR, new WebSocketFrameAggregator(preConnectBytes));
         p.addLast("session", new SessionHandler(services, admission::upgraded, limit));
+    }
+
+    /**
+     * The connection stayed above the high-water mark for {@code outbound.maxSlowTime} without a pause: whatever
+     * stage it is in, it is not reading what it asked for. Before the upgrade it is closed at once: nothing more would
+     * reach it. After it, the session's own clock started no later and closes it with 4008 (a slow but reading client
+     * learns why), within its grace; a session that already closed it is not counted twice.
+     */
+    private static void stuck(Channel channel, Duration limit, BridgeMetrics metrics) {
+        SessionHandler handler = channel.pipeline().get(SessionHandler.class);
+        if (handler != null && handler.sessionClosesSlowClient()) {
+            return;
+        }
+        if (channel.isActive() && !Session.closingFor(channel)) {
+            metrics.slowClientTimedOut();
+            LOG.info("{}: closing connection: above outbound.highWaterMarkBytes for outbound.maxSlowTime {} without draining",
+                    channel.remoteAddress(), limit);
+        }
+        channel.close();
     }
 }

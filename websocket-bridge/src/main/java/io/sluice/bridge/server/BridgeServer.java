@@ -17,6 +17,7 @@ import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.buffer.PooledByteBufAllocator;
+import io.netty.channel.AdaptiveRecvByteBufAllocator;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
@@ -95,6 +96,10 @@ public final class BridgeServer implements AutoCloseable {
                 .channel(transport.serverChannel())
                 .childOption(ChannelOption.TCP_NODELAY, true)
                 .childOption(ChannelOption.ALLOCATOR, PooledByteBufAllocator.DEFAULT)
+                // One socket read (at most 64 KiB) per read operation: the WritabilityGate can only hold the next
+                // operation, so this is what a non-reading client gets past it. Netty's default reads up to 16 buffers
+                // in one operation; clients send small requests, so nothing honest needs more.
+                .childOption(ChannelOption.RCVBUF_ALLOCATOR, new AdaptiveRecvByteBufAllocator().maxMessagesPerRead(1))
                 .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK,
                         new WriteBufferWaterMark(config.outbound().lowWaterMarkBytes(), config.outbound().highWaterMarkBytes()))
                 .childHandler(new BridgeChannelInitializer(config.server(), config.connections(), tls, services, channels, content));

@@ -11,6 +11,7 @@ import io.netty.handler.codec.http.websocketx.WebSocketDecoderConfig;
 import io.netty.handler.codec.http.websocketx.WebSocketFrameAggregator;
 import io.sluice.bridge.metrics.BridgeMetrics;
 import io.sluice.bridge.session.Inbound;
+import io.sluice.flow.WritabilityGate;
 
 /**
  * The size of client messages before and after {@code connect}. A client that has not authenticated may send only a
@@ -72,12 +73,12 @@ final class PreConnectLimit implements Inbound {
             pipeline.replace(DECODER, DECODER, normalDecoder(decoder));
         }
         pipeline.replace(AGGREGATOR, AGGREGATOR, new WebSocketFrameAggregator(maxMessageBytes));
-        channel.config().setAutoRead(false);
+        WritabilityGate.pauseReading(channel, this);
     }
 
     @Override
     public void connected() {
-        channel.config().setAutoRead(true);
+        WritabilityGate.resumeReading(channel, this);
     }
 
     /** A client message over the limit in force closed the connection. */

@@ -3,7 +3,6 @@ package io.sluice.bridge.server;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.codec.TooLongFrameException;
@@ -16,6 +15,7 @@ import io.netty.handler.codec.http.websocketx.WebSocketServerProtocolHandler;
 import io.netty.util.ReferenceCountUtil;
 import io.sluice.bridge.session.Session;
 import io.sluice.bridge.session.SessionServices;
+import io.sluice.flow.Closing;
 
 /**
  * The last handler: complete WebSocket data frames in (control frames are answered by Netty's protocol handler), calls
@@ -48,6 +48,11 @@ final class SessionHandler extends ChannelInboundHandlerAdapter {
             session.opened();
         }
         super.userEventTriggered(ctx, event);
+    }
+
+    /** Whether the connection's session will close it for being slow (see {@link Session#closesSlowClient()}). */
+    boolean sessionClosesSlowClient() {
+        return session != null && session.closesSlowClient();
     }
 
     @Override
@@ -100,8 +105,8 @@ final class SessionHandler extends ChannelInboundHandlerAdapter {
         else if (session != null && cause instanceof TooLongFrameException) {
             // A fragmented message whose frames add up to more than the limit: the aggregator sends no close frame.
             limit.tooLarge();
-            ctx.writeAndFlush(new CloseWebSocketFrame(WebSocketCloseStatus.MESSAGE_TOO_BIG, "message too big"))
-                    .addListener(ChannelFutureListener.CLOSE);
+            Closing.closeOnceDone(ctx.channel(), ctx.writeAndFlush(new CloseWebSocketFrame(WebSocketCloseStatus.MESSAGE_TOO_BIG,
+                    "message too big")), Closing.DEFAULT_GRACE);
             return;
         }
         ctx.close();

@@ -8,7 +8,6 @@ import java.util.Set;
 import java.util.stream.Collectors;
 
 import io.netty.buffer.Unpooled;
-import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.codec.DecoderResult;
@@ -26,6 +25,7 @@ import io.netty.util.ReferenceCountUtil;
 import io.sluice.bridge.config.AddressBlock;
 import io.sluice.bridge.config.ConnectionsConfig;
 import io.sluice.bridge.metrics.BridgeMetrics;
+import io.sluice.flow.Closing;
 
 /**
  * Every HTTP request before the upgrade passes here, after the codec's size limits: a request the codec could not
@@ -45,6 +45,8 @@ final class UpgradeGuard extends ChannelInboundHandlerAdapter {
     private final List<AddressBlock> trustedProxies;
     private final BridgeMetrics metrics;
     private final RefusalLog log;
+    // Set once a request was refused: what the client pipelined after it is dropped, not answered, while it closes.
+    private boolean refused;
 
     UpgradeGuard(ConnectionAdmission admission, ConnectionsConfig config, List<AddressBlock> trustedProxies, BridgeMetrics metrics, RefusalLog log) {
         this.admission = admission;
@@ -56,6 +58,10 @@ final class UpgradeGuard extends ChannelInboundHandlerAdapter {
 
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
+        if (refused) {
+            ReferenceCountUtil.release(msg);
+            return;
+        }
         if (!(msg instanceof FullHttpRequest request)) {
             ctx.fireChannelRead(msg);
             return;
@@ -110,6 +116,7 @@ final class UpgradeGuard extends ChannelInboundHandlerAdapter {
 
     private void refuse(ChannelHandlerContext ctx, FullHttpRequest request, String reason, HttpResponseStatus status, InetAddress client) {
         ReferenceCountUtil.release(request);
+        refused = true;
         metrics.connectionRefused(reason);
         log.refused(reason, client.getHostAddress());
         byte[] text = (status.code() + " " + status.reasonPhrase() + "\n").getBytes(StandardCharsets.US_ASCII);
@@ -117,6 +124,7 @@ final class UpgradeGuard extends ChannelInboundHandlerAdapter {
         response.headers().set(HttpHeaderNames.CONTENT_TYPE, "text/plain; charset=us-ascii")
                 .set(HttpHeaderNames.CONTENT_LENGTH, text.length)
                 .set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
-        ctx.writeAndFlush(response).addListener(ChannelFutureListener.CLOSE);
+        // Closed once the answer is written, or after the grace if the client does not read it.
+        Closing.closeOnceDone(ctx.channel(), ctx.writeAndFlush(response), Closing.DEFAULT_GRACE);
     }
 }

@@ -1,10 +1,12 @@
 package io.sluice.bridge.session;
 
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.Iterator;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -16,11 +18,11 @@ import org.slf4j.LoggerFactory;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
-import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelOutboundBuffer;
 import io.netty.handler.codec.http.websocketx.CloseWebSocketFrame;
 import io.netty.handler.codec.http.websocketx.TextWebSocketFrame;
+import io.netty.util.AttributeKey;
 import io.netty.util.concurrent.EventExecutor;
 import io.netty.util.concurrent.ScheduledFuture;
 import io.sluice.bridge.auth.Principal;
@@ -36,18 +38,23 @@ import io.sluice.bridge.recovery.RecoveryPlan;
 import io.sluice.bridge.subscription.EndpointTable;
 import io.sluice.bridge.subscription.Outlet;
 import io.sluice.bridge.subscription.Subscription;
+import io.sluice.flow.Closing;
+import io.sluice.flow.WritabilityGate;
 
 /**
  * One client connection after the WebSocket handshake: who it is, what it subscribed to, and what it is owed. Every
  * method runs on the connection's event loop. Outbound, a message goes to the socket while the connection keeps up;
  * past the high-water mark it is conflated (the latest per endpoint kept); past {@code outbound.maxBytes}, or above
  * the high-water mark for longer than {@code outbound.maxSlowTime}, the connection is closed with 4008.
+ * Everything it holds for the client counts against {@code outbound.maxBytes}: the socket's queue (messages, replies,
+ * pongs), conflated messages, live messages waiting behind a recovery, and the recovery backlog itself.
  */
 public final class Session extends Outlet {
 
     private static final Logger LOG = LoggerFactory.getLogger(Session.class);
     // A closed slow client is given this long to read its close frame before the socket is cut.
-    private static final long SLOW_CLOSE_GRACE_MILLIS = 10_000;
+    private static final Duration SLOW_CLOSE_GRACE = Duration.ofSeconds(10);
+    private static final AttributeKey<Boolean> CLOSING = AttributeKey.valueOf(Session.class, "closing");
     private static final int MAX_CLOSE_REASON_BYTES = 123;
 
     private final Channel channel;
@@ -57,6 +64,7 @@ public final class Session extends Outlet {
     private final Requests requests;
     private final Map<String, Subscription> subscriptions = new HashMap<>();
     private final Conflation conflation = new Conflation();
+    // Bytes waiting in the session for the client: live messages behind a recovery and the recovery backlogs.
     private long heldBytes;
     // Kafka log reads this connection started that have not finished; event loop only.
     private int pendingLogReads;
@@ -135,7 +143,7 @@ public final class Session extends Outlet {
     private void waitForReader(ByteBuf subscribe) {
         waitingForReader = new ArrayDeque<>();
         waitingForReader.add(subscribe.retain());
-        channel.config().setAutoRead(false);
+        WritabilityGate.pauseReading(channel, waitingForReader);
         services.readerStartup().waitOver().whenComplete((ignored, error) -> channel.eventLoop().execute(this::readerWaitOver));
     }
 
@@ -145,7 +153,7 @@ public final class Session extends Outlet {
             return;
         }
         waitingForReader = null;
-        channel.config().setAutoRead(true);
+        WritabilityGate.resumeReading(channel, held);
         for (ByteBuf frame = held.poll(); frame != null; frame = held.poll()) {
             try {
                 if (!closing) {
@@ -214,10 +222,10 @@ public final class Session extends Outlet {
         control(ServerMessages.subscribed(request.id(), request.endpoint(), plan.positions()));
         for (RecoveryPlan.Gap gap : plan.gaps()) {
             services.metrics().recoveryGap();
-            state.backlog.add(MessageEncoder.notice(channel.alloc(), request.endpoint(),
+            toBacklog(state, MessageEncoder.notice(channel.alloc(), request.endpoint(),
                     ServerMessages.gap(request.endpoint(), gap.epoch(), gap.fromSeq(), gap.toSeq(), gap.reason())));
         }
-        state.backlog.addAll(plan.cached());
+        recoverInto(state, request.endpoint(), plan.cached());
         if (!plan.ahead().isEmpty()) {
             state.skipUpTo = new HashMap<>();
             plan.ahead().forEach(p -> state.skipUpTo.put(p.epoch(), p.seq()));
@@ -269,16 +277,63 @@ public final class Session extends Outlet {
             error(request.id(), ErrorCodes.RECOVERY_FAILED, "recovery from the Kafka log failed; the missed messages are reported as gaps");
             for (RecoveryPlan.LogRead read : plan.reads()) {
                 services.metrics().recoveryGap();
-                state.backlog.add(MessageEncoder.notice(channel.alloc(), request.endpoint(),
+                toBacklog(state, MessageEncoder.notice(channel.alloc(), request.endpoint(),
                         ServerMessages.gap(request.endpoint(), read.epoch(), read.from(), read.to(), ErrorCodes.RECOVERY_FAILED)));
             }
         }
         else {
-            state.backlog.addAll(recovered);
+            recoverInto(state, request.endpoint(), recovered);
         }
         state.recovering = false;
         drainBacklogs();
         flush();
+    }
+
+    /** Puts a message in a subscription's backlog, where it counts against {@code outbound.maxBytes}. */
+    private void toBacklog(SubscriptionState state, EncodedMessage message) {
+        state.backlog.add(message);
+        state.heldBytes += message.bytes();
+        heldBytes += message.bytes();
+    }
+
+    /**
+     * Puts a recovery's messages (from the cache or the Kafka log, in order per partition) in the backlog: as many of
+     * the newest as fit in half of {@code outbound.maxBytes} beside what the connection already holds; the older ones
+     * are reported as one {@code too_far_behind} gap per partition, as for {@code recovery.kafkaMaxRecords}. Half,
+     * so that live messages arriving while the backlog goes out have room before the limit closes the connection;
+     * cutting rather than closing, because a client closed for its recovery would reconnect and ask for the same.
+     */
+    private void recoverInto(SubscriptionState state, String endpoint, List<EncodedMessage> messages) {
+        long budget = Math.max(0, services.outbound().maxBytes() / 2 - outstanding());
+        int cut = messages.size();
+        long kept = 0;
+        while (cut > 0 && kept + messages.get(cut - 1).bytes() <= budget) {
+            kept += messages.get(cut - 1).bytes();
+            cut--;
+        }
+        Map<String, long[]> dropped = new LinkedHashMap<>();
+        for (EncodedMessage m : messages.subList(0, cut)) {
+            if (m.notice()) {
+                // Gap notices are small and say something the client needs; they stay, in order.
+                toBacklog(state, m);
+                continue;
+            }
+            long[] range = dropped.computeIfAbsent(m.epoch(), e -> new long[] {m.seq(), m.seq()});
+            range[0] = Math.min(range[0], m.seq());
+            range[1] = Math.max(range[1], m.seq());
+            m.release();
+        }
+        dropped.forEach((epoch, range) -> {
+            services.metrics().recoveryGap();
+            toBacklog(state, MessageEncoder.notice(channel.alloc(), endpoint,
+                    ServerMessages.gap(endpoint, epoch, range[0], range[1], RecoveryPlan.GAP_TOO_FAR_BEHIND)));
+        });
+        if (!dropped.isEmpty()) {
+            LOG.debug("{}: recovery of {} cut to {} bytes of outbound.maxBytes", channel.remoteAddress(), endpoint, budget);
+        }
+        for (EncodedMessage m : messages.subList(cut, messages.size())) {
+            toBacklog(state, m);
+        }
     }
 
     void unsubscribe(Subscription subscription) {
@@ -360,20 +415,39 @@ public final class Session extends Outlet {
         }
     }
 
+    /**
+     * Whether the client has everything it is owed that is ready to go: the socket below the low-water mark and
+     * nothing conflated or waiting in a backlog (a subscription still waiting for its Kafka read waits for the node,
+     * not the client). The slow clock stops only then: a client that reads a little now and then, dipping below the
+     * low-water mark while a backlog or conflated messages still wait, stays slow.
+     */
+    private boolean caughtUp() {
+        if (!channel.isWritable() || !conflation.isEmpty()) {
+            return false;
+        }
+        for (Subscription s : subscriptions.values()) {
+            SubscriptionState state = (SubscriptionState) s.attachment();
+            if (!state.recovering && (!state.backlog.isEmpty() || !state.held.isEmpty())) {
+                return false;
+            }
+        }
+        return true;
+    }
+
     private void slowTooLong() {
         slowDeadline = null;
-        if (closing || channel.isWritable()) {
+        // Not active: the WritabilityGate closed it for the same reason a moment ago (its close is still under way).
+        if (closing || !channel.isActive() || caughtUp()) {
             return;
         }
         services.metrics().slowClientTimedOut();
-        LOG.info("{}: closing slow client: above outbound.highWaterMarkBytes for outbound.maxSlowTime {}",
+        LOG.info("{}: closing slow client: behind (above outbound.highWaterMarkBytes, or with messages waiting) for outbound.maxSlowTime {}",
                 channel.remoteAddress(), services.outbound().maxSlowTime());
         closeSlow("slow client: not reading for too long");
     }
 
     /** The socket drained below the low-water mark: send what waited, oldest first, while it keeps up. */
     public void writable() {
-        cancelSlowDeadline();
         drainBacklogs();
         Iterator<Map.Entry<String, Conflation.Kept>> kept = conflation.drain();
         while (channel.isWritable() && kept.hasNext()) {
@@ -386,6 +460,9 @@ public final class Session extends Outlet {
             k.message.release();
         }
         flush();
+        if (caughtUp()) {
+            cancelSlowDeadline();
+        }
     }
 
     private void forgetDeltaBase(EncodedMessage message) {
@@ -408,15 +485,25 @@ public final class Session extends Outlet {
                     if (next == null) {
                         break;
                     }
-                    state.heldBytes -= next.bytes();
-                    heldBytes -= next.bytes();
                 }
+                state.heldBytes -= next.bytes();
+                heldBytes -= next.bytes();
                 write(s, state, next);
             }
         }
     }
 
+    /** Bytes queued in the socket plus those the session keeps for the client. */
+    private long outstanding() {
+        ChannelOutboundBuffer buffer = channel.unsafe().outboundBuffer();
+        long queued = buffer == null ? 0 : buffer.totalPendingWriteBytes();
+        return queued + conflation.bytes() + heldBytes;
+    }
+
     private void enforceLimit() {
+        if (closing || !channel.isActive()) {
+            return;
+        }
         ChannelOutboundBuffer buffer = channel.unsafe().outboundBuffer();
         long queued = buffer == null ? 0 : buffer.totalPendingWriteBytes();
         if (queued + conflation.bytes() + heldBytes > services.outbound().maxBytes()) {
@@ -428,10 +515,7 @@ public final class Session extends Outlet {
     }
 
     private void closeSlow(String reason) {
-        close(CloseCodes.SLOW_CLIENT, reason);
-        channel.eventLoop().schedule(() -> {
-            channel.close();
-        }, SLOW_CLOSE_GRACE_MILLIS, TimeUnit.MILLISECONDS);
+        close(CloseCodes.SLOW_CLIENT, reason, SLOW_CLOSE_GRACE);
     }
 
     private void cancelSlowDeadline() {
@@ -443,11 +527,17 @@ public final class Session extends Outlet {
 
     // ---- replies and closing
 
+    /**
+     * A reply or notice of the session's own (before connect too): queued like messages, so it counts against
+     * {@code outbound.maxBytes}; no request is read while the socket is above the high-water mark (the
+     * {@link io.sluice.flow.WritabilityGate}s), so replies cannot pile up faster than the client takes them.
+     */
     void control(byte[] json) {
         if (closing) {
             return;
         }
         channel.writeAndFlush(new TextWebSocketFrame(Unpooled.wrappedBuffer(json)), channel.voidPromise());
+        enforceLimit();
     }
 
     void error(Long id, String code, String message) {
@@ -459,8 +549,29 @@ public final class Session extends Outlet {
         control(ServerMessages.error(id, code, message, retryAfterMillis));
     }
 
-    /** Sends a close frame with the code and closes once it is written; everything the session holds is released. */
+    /**
+     * Sends a close frame with the code and closes once it is written, or after {@link Closing#DEFAULT_GRACE} if the
+     * client does not take it; everything the session holds is released at once.
+     */
     public void close(int code, String reason) {
+        close(code, reason, Closing.DEFAULT_GRACE);
+    }
+
+    /**
+     * Whether this session's own slow clock is running (or it is closing already): it then closes the connection with
+     * 4008 at {@code outbound.maxSlowTime}, so the WritabilityGate, whose clock started at the same moment, leaves it
+     * to the session rather than cutting the socket without a close frame.
+     */
+    public boolean closesSlowClient() {
+        return closing || slowDeadline != null;
+    }
+
+    /** Whether the connection's session has started closing it (so its close is already counted). */
+    public static boolean closingFor(Channel channel) {
+        return Boolean.TRUE.equals(channel.attr(CLOSING).get());
+    }
+
+    private void close(int code, String reason, Duration grace) {
         if (closing) {
             return;
         }
@@ -471,7 +582,8 @@ public final class Session extends Outlet {
         }
         release();
         closing = true;
-        channel.writeAndFlush(new CloseWebSocketFrame(code, text)).addListener(ChannelFutureListener.CLOSE);
+        channel.attr(CLOSING).set(true);
+        Closing.closeOnceDone(channel, channel.writeAndFlush(new CloseWebSocketFrame(code, text)), grace);
     }
 
     /** The connection is gone. */

@@ -9,17 +9,52 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Supplier;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
 
 /**
  * Files a bridge node serves over plain HTTP GET beside the WebSocket endpoint: the JavaScript client and pages that
  * use it (the demo, browser tests). They come from class-path folders, searched in order, so they ship inside the
- * jar. Only names with a known web extension are served, and no path may step out of its folder.
+ * jar. Only names with a known web extension are served, and no path may step out of its folder. Each file is read
+ * once, at its first request, and kept (they are few and small: a client library and a few pages); a request costs no
+ * file read and no copy of the file, so pipelined GETs cannot make the node read and hold a copy per request.
  */
 public final class StaticContent {
 
     /** A file found: its bytes and the Content-Type to send them with. */
-    public record File(byte[] bytes, String contentType) {
+    public static final class File {
+        private final byte[] bytes;
+        private final String contentType;
+        private final ByteBuf body;
+
+        /** @param kept whether the file is kept for every later request (else it is made anew for each) */
+        File(byte[] bytes, String contentType, boolean kept) {
+            this.bytes = bytes;
+            this.contentType = contentType;
+            // Kept: direct, so the transport writes it as it is (a heap buffer is copied to a direct one per write),
+            // and never freed, so every response can send a view of it. It lives as long as the content.
+            this.body = kept ? Unpooled.unreleasableBuffer(Unpooled.directBuffer(bytes.length).writeBytes(bytes).asReadOnly()) : null;
+        }
+
+        public byte[] bytes() {
+            return bytes.clone();
+        }
+
+        public String contentType() {
+            return contentType;
+        }
+
+        public int length() {
+            return bytes.length;
+        }
+
+        /** The bytes to send: a view of the one copy, which the caller need not release. */
+        public ByteBuf body() {
+            return body != null ? body.duplicate() : Unpooled.wrappedBuffer(bytes);
+        }
     }
 
     /** Where the build puts the JavaScript client (client-js/*.js) in the jar. */
@@ -40,6 +75,8 @@ public final class StaticContent {
     private final List<String> roots;
     private final ClassLoader loader;
     private final Map<String, Generated> generated;
+    // Files found, by name; only what exists is kept, so unknown names cannot grow it.
+    private final Map<String, File> files = new ConcurrentHashMap<>();
 
     private record Generated(String contentType, Supplier<byte[]> body) {
     }
@@ -80,7 +117,7 @@ public final class StaticContent {
     public Optional<File> find(String path) {
         Generated made = generated.get(path);
         if (made != null) {
-            return Optional.of(new File(made.body().get(), made.contentType()));
+            return Optional.of(new File(made.body().get(), made.contentType(), false));
         }
         String name = path.equals("/") ? "index.html" : path.substring(1);
         if (name.isEmpty() || name.contains("..") || name.contains("//") || name.contains("\\") || name.startsWith("/")) {
@@ -91,11 +128,17 @@ public final class StaticContent {
         if (type == null) {
             return Optional.empty();
         }
+        File known = files.get(name);
+        if (known != null) {
+            return Optional.of(known);
+        }
         for (String root : roots) {
             URL url = loader.getResource(root + name);
             if (url != null) {
                 try (InputStream in = url.openStream()) {
-                    return Optional.of(new File(in.readAllBytes(), type));
+                    File file = new File(in.readAllBytes(), type, true);
+                    File first = files.putIfAbsent(name, file);
+                    return Optional.of(first != null ? first : file);
                 } catch (IOException e) {
                     throw new UncheckedIOException("cannot read " + url, e);
                 }

@@ -4,7 +4,6 @@ import java.nio.charset.StandardCharsets;
 import java.util.Optional;
 
 import io.netty.buffer.Unpooled;
-import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.SimpleChannelInboundHandler;
 import io.netty.handler.codec.http.DefaultFullHttpResponse;
@@ -16,11 +15,14 @@ import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.QueryStringDecoder;
+import io.sluice.flow.Closing;
 
 /**
  * Answers the plain HTTP requests that are not a WebSocket upgrade (Netty's WebSocket handler passes them on): GET
  * and HEAD of a {@link StaticContent} file get 200, unknown files 404, other methods 405. WebSocket frames pass
- * through untouched. Files are small and read per request; this serves a client library and a few pages, not a site.
+ * through untouched. Files are read once ({@link StaticContent}); each response sends a view of the same bytes. A
+ * request is answered only while the connection is writable (the pipeline's WritabilityGates hold pipelined requests
+ * while earlier answers wait), and a {@code Connection: close} request is closed within the grace of {@link Closing}.
  */
 public final class StaticFileHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
 
@@ -42,11 +44,10 @@ public final class StaticFileHandler extends SimpleChannelInboundHandler<FullHtt
             if (file.isEmpty()) {
                 response = status(request, HttpResponseStatus.NOT_FOUND);
             } else {
-                byte[] bytes = file.get().bytes();
                 response = new DefaultFullHttpResponse(request.protocolVersion(), HttpResponseStatus.OK,
-                        head ? Unpooled.EMPTY_BUFFER : Unpooled.wrappedBuffer(bytes));
+                        head ? Unpooled.EMPTY_BUFFER : file.get().body());
                 response.headers().set(HttpHeaderNames.CONTENT_TYPE, file.get().contentType())
-                        .set(HttpHeaderNames.CONTENT_LENGTH, bytes.length)
+                        .set(HttpHeaderNames.CONTENT_LENGTH, file.get().length())
                         // Pages and the client change with the build; never let a browser run a stale copy.
                         .set(HttpHeaderNames.CACHE_CONTROL, "no-cache");
             }
@@ -57,7 +58,7 @@ public final class StaticFileHandler extends SimpleChannelInboundHandler<FullHtt
         }
         var written = ctx.writeAndFlush(response);
         if (!keepAlive) {
-            written.addListener(ChannelFutureListener.CLOSE);
+            Closing.closeOnceDone(ctx.channel(), written, Closing.DEFAULT_GRACE);
         }
     }
 

@@ -17,6 +17,7 @@ import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelOutboundBuffer;
 import io.sluice.flow.Closing;
+import io.sluice.flow.WritabilityGate;
 import io.sluice.proxy.cluster.ApiVersionsCache;
 import io.sluice.proxy.codec.CorrelationTracker;
 import io.sluice.proxy.codec.DecodePolicy;
@@ -57,6 +58,8 @@ public final class ProxyConnection {
     private int unanswered;
     /** Filters holding requests behind one they are still working on: the client is not read meanwhile. */
     private int filtersWithQueuedRequests;
+    /** Whether this connection pauses reading the client; autoRead starts off (the gateway's child option). */
+    private boolean clientReadsPaused = true;
     /** Set while the bytes queued towards all clients are over budget and this connection's queue is among the long ones. */
     private volatile boolean throttled;
     /** Non-null while the client has not authenticated on a chain that authenticates clients. */
@@ -205,13 +208,20 @@ public final class ProxyConnection {
      * holds requests queued, and from the broker only while the client connection can take more. Before the broker
      * connection is opened (it is opened lazily for unauthenticated clients) the client is read; while it is being
      * opened, not. That the client is not read while its own connection is full of answers it has not taken (answers
-     * the proxy makes itself included) is the {@link io.sluice.flow.WritabilityGate}'s job, at the head of the pipeline.
+     * the proxy makes itself included) is the {@link WritabilityGate}'s job, at the head of the pipeline.
      */
     void updateReads() {
         boolean readClient = !closing && !draining && filtersWithQueuedRequests == 0
                 && (backend == null ? !dialing : backend.isActive() && backend.isWritable());
-        if (frontend.config().isAutoRead() != readClient) {
-            frontend.config().setAutoRead(readClient);
+        // Through the gate, which also stops reading while the client leaves its answers untaken: two owners of
+        // autoRead would undo each other.
+        if (readClient == clientReadsPaused) {
+            clientReadsPaused = !readClient;
+            if (readClient) {
+                WritabilityGate.resumeReading(frontend, this);
+            } else {
+                WritabilityGate.pauseReading(frontend, this);
+            }
         }
         if (backend != null) {
             boolean readBroker = frontend.isWritable() && !closing && !throttled;
