@@ -1,14 +1,12 @@
 package io.sluice.bridge.server;
 
-import java.net.Inet6Address;
 import java.net.InetAddress;
-import java.net.UnknownHostException;
-import java.util.Arrays;
 import java.util.HashMap;
 import java.util.Iterator;
 import java.util.Map;
 import java.util.function.LongSupplier;
 
+import io.sluice.net.ClientHost;
 import io.sluice.bridge.config.ConnectionsConfig;
 
 /**
@@ -165,18 +163,8 @@ final class ConnectionGate {
         }
     }
 
-    /** The address limits are kept by: IPv4 as it is, IPv6 by its /64. */
+    /** The address limits are kept by: IPv4 as it is, IPv6 by its /64 (the proxy counts the same way). */
     static InetAddress key(InetAddress address) {
-        if (!(address instanceof Inet6Address)) {
-            return address;
-        }
-        byte[] bytes = address.getAddress();
-        Arrays.fill(bytes, 8, 16, (byte) 0);
-        try {
-            return InetAddress.getByAddress(bytes);
-        }
-        catch (UnknownHostException e) {
-            throw new IllegalStateException(e);
-        }
+        return ClientHost.key(address);
     }
 }
