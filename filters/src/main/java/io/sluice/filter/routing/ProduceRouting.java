@@ -13,6 +13,7 @@ import org.apache.kafka.common.message.ProduceResponseData;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.record.MemoryRecords;
 
+import io.sluice.filter.records.ProduceRefusal;
 import io.sluice.filter.records.RecordKeys;
 import io.sluice.filter.records.RecordReaders;
 import io.sluice.filter.records.RecordReader;
@@ -46,14 +47,11 @@ final class ProduceRouting {
         this.metrics = metrics;
     }
 
-    private record Refused(String topic, int partition, Errors error, String message) {
-    }
-
     RequestFilterResult route(ProduceRequestData request, Exchange exchange) {
         if (request.topicData().stream().noneMatch(t -> routes.concerns(t.name()))) {
             return exchange.forward(request);
         }
-        List<Refused> refused = new ArrayList<>();
+        List<ProduceRefusal> refused = new ArrayList<>();
         Map<String, String> askedAs = new HashMap<>();
         RecordReader reader = readers.forProduce();
         for (ProduceRequestData.TopicProduceData topic : Renamed.takeAll(request.topicData())) {
@@ -79,10 +77,10 @@ final class ProduceRouting {
                         stranger = firstStranger((MemoryRecords) partition.records(), reader, view);
                     } catch (UnreadableRecords e) {
                         // Records whose keys cannot all be read are never passed on as if they were the view's.
-                        refused.add(new Refused(asked, partition.index(), e.error(), e.getMessage()));
+                        refused.add(new ProduceRefusal(asked, null, partition.index(), e.error(), e.getMessage()));
                         return true;
                     }
-                    stranger.ifPresent(key -> refused.add(new Refused(asked, partition.index(), Errors.INVALID_RECORD,
+                    stranger.ifPresent(key -> refused.add(new ProduceRefusal(asked, null, partition.index(), Errors.INVALID_RECORD,
                             "record key " + key + " is not a key of topic " + asked + " (keys " + view.keys() + ")")));
                     return stranger.isPresent();
                 });
@@ -98,7 +96,7 @@ final class ProduceRouting {
         }
         if (request.topicData().isEmpty()) {
             ProduceResponseData response = new ProduceResponseData();
-            addRefused(response, refused);
+            ProduceRefusal.addAll(response, refused);
             return exchange.respond(response);
         }
         if (request.acks() == 0) {
@@ -109,12 +107,12 @@ final class ProduceRouting {
             for (ProduceResponseData.TopicProduceResponse topic : Renamed.takeAll(response.responses())) {
                 response.responses().add(topic.setName(askedAs.getOrDefault(topic.name(), topic.name())));
             }
-            addRefused(response, refused);
+            ProduceRefusal.addAll(response, refused);
         });
     }
 
-    private static void refuseAll(ProduceRequestData.TopicProduceData topic, Errors error, String message, List<Refused> refused) {
-        topic.partitionData().forEach(p -> refused.add(new Refused(topic.name(), p.index(), error, message)));
+    private static void refuseAll(ProduceRequestData.TopicProduceData topic, Errors error, String message, List<ProduceRefusal> refused) {
+        topic.partitionData().forEach(p -> refused.add(new ProduceRefusal(topic.name(), null, p.index(), error, message)));
     }
 
     /** The first key (shown as text) that is not one of the view's keys, if any. */
@@ -128,22 +126,5 @@ final class ProduceRouting {
         }
         String text = StandardCharsets.UTF_8.decode(key.duplicate()).toString();
         return "'" + (text.length() > KEY_SHOWN ? text.substring(0, KEY_SHOWN) + "…" : text) + "'";
-    }
-
-    private static void addRefused(ProduceResponseData response, List<Refused> refused) {
-        for (Refused r : refused) {
-            ProduceResponseData.TopicProduceResponse topic = response.responses().stream().filter(t -> t.name().equals(r.topic())).findFirst().orElse(null);
-            if (topic == null) {
-                topic = new ProduceResponseData.TopicProduceResponse().setName(r.topic());
-                response.responses().add(topic);
-            }
-            topic.partitionResponses().add(new ProduceResponseData.PartitionProduceResponse()
-                    .setIndex(r.partition())
-                    .setErrorCode(r.error().code())
-                    .setErrorMessage(r.message())
-                    .setBaseOffset(-1)
-                    .setLogAppendTimeMs(-1)
-                    .setLogStartOffset(-1));
-        }
     }
 }

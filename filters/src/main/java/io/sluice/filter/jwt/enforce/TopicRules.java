@@ -27,6 +27,7 @@ import org.apache.kafka.common.record.MemoryRecords;
 import org.apache.kafka.common.requests.FetchMetadata;
 
 import io.sluice.auth.TopicAccess;
+import io.sluice.filter.records.ProduceRefusal;
 import io.sluice.filter.records.RecordReader;
 import io.sluice.filter.records.RecordReaders;
 import io.sluice.proxy.filter.FilterContext;
@@ -48,8 +49,7 @@ final class TopicRules {
     // ---- Produce: per partition, on the request ----
 
     /** A partition taken out of a Produce request, to be answered with an error. */
-    private record Refused(String name, Uuid topicId, int partition, Errors error) {
-    }
+    private static final String NOT_PERMITTED = "not permitted to write these records to this topic";
 
     /** @param records the filter definition's record limits and meters, for the keys of produced records */
     static CompletionStage<Decision> produce(ProduceRequestData request, Access access, RecordReaders records, FilterContext context) {
@@ -62,7 +62,7 @@ final class TopicRules {
     }
 
     private static Decision produce(ProduceRequestData request, Access access, RecordReader reader, Map<Uuid, String> names) {
-        List<Refused> refused = new ArrayList<>();
+        List<ProduceRefusal> refused = new ArrayList<>();
         List<ProduceRequestData.TopicProduceData> emptied = new ArrayList<>();
         for (ProduceRequestData.TopicProduceData topic : request.topicData()) {
             String name = TopicIds.name(topic.name(), topic.topicId(), names);
@@ -73,7 +73,8 @@ final class TopicRules {
                 if (error == Errors.NONE) {
                     return false;
                 }
-                refused.add(new Refused(topic.name(), topic.topicId(), partition.index(), error));
+                refused.add(new ProduceRefusal(topic.name(), topic.topicId(), partition.index(), error,
+                        error == Errors.TOPIC_AUTHORIZATION_FAILED ? NOT_PERMITTED : null));
                 return true;
             });
             if (topic.partitionData().isEmpty()) {
@@ -86,39 +87,16 @@ final class TopicRules {
         emptied.forEach(request.topicData()::remove);
         if (request.topicData().isEmpty()) {
             ProduceResponseData response = new ProduceResponseData();
-            addRefused(response, refused);
+            ProduceRefusal.addAll(response, refused);
             return new Decision.Respond(response);
         }
         if (request.acks() == 0) {
             return Decision.FORWARD;
         }
         return Decision.forward(response -> {
-            addRefused((ProduceResponseData) response, refused);
+            ProduceRefusal.addAll((ProduceResponseData) response, refused);
             return CompletableFuture.completedFuture(null);
         });
-    }
-
-    private static void addRefused(ProduceResponseData response, List<Refused> refused) {
-        for (Refused r : refused) {
-            ProduceResponseData.TopicProduceResponse topic = null;
-            for (ProduceResponseData.TopicProduceResponse t : response.responses()) {
-                if (t.name().equals(r.name()) && t.topicId().equals(r.topicId())) {
-                    topic = t;
-                    break;
-                }
-            }
-            if (topic == null) {
-                topic = new ProduceResponseData.TopicProduceResponse().setName(r.name()).setTopicId(r.topicId());
-                response.responses().add(topic);
-            }
-            topic.partitionResponses().add(new ProduceResponseData.PartitionProduceResponse()
-                    .setIndex(r.partition())
-                    .setErrorCode(r.error().code())
-                    .setErrorMessage(r.error() == Errors.TOPIC_AUTHORIZATION_FAILED ? "not permitted to write these records to this topic" : null)
-                    .setBaseOffset(-1)
-                    .setLogAppendTimeMs(-1)
-                    .setLogStartOffset(-1));
-        }
     }
 
     // ---- Fetch: per partition and per record, on the response unless the request shows there is nothing to check ----
