@@ -238,8 +238,8 @@ final class FilterHandler extends ChannelDuplexHandler {
             stage = hook.onResponse(response.body());
         } catch (RuntimeException e) {
             response.release();
-            promise.tryFailure(e);
             fail("response hook (" + response.apiKey() + ") threw", e);
+            promise.tryFailure(e);
             return;
         }
         awaitResponseStage(response, promise, "response hook (" + response.apiKey() + ")", stage, done -> filterResponse(response, promise));
@@ -255,8 +255,8 @@ final class FilterHandler extends ChannelDuplexHandler {
             stage = responseFilter.onResponse(response.apiKey(), response.apiVersion(), response.header(), response.body(), context);
         } catch (RuntimeException e) {
             response.release();
-            promise.tryFailure(e);
             fail("onResponse(" + response.apiKey() + ") threw", e);
+            promise.tryFailure(e);
             return;
         }
         awaitResponseStage(response, promise, "onResponse(" + response.apiKey() + ")", stage, result -> completeResponse(response, promise, result));
@@ -297,8 +297,8 @@ final class FilterHandler extends ChannelDuplexHandler {
             value = future.join();
         } catch (RuntimeException e) {
             response.release();
-            promise.tryFailure(e);
             fail(what + " failed", e);
+            promise.tryFailure(e);
             return;
         }
         then.accept(value);
@@ -308,8 +308,8 @@ final class FilterHandler extends ChannelDuplexHandler {
         if (result == null) {
             response.release();
             IllegalStateException e = new IllegalStateException("filter completed with a null result");
-            promise.tryFailure(e);
             fail("onResponse(" + response.apiKey() + ") failed", e);
+            promise.tryFailure(e);
             return;
         }
         if (result.drop()) {
@@ -325,8 +325,8 @@ final class FilterHandler extends ChannelDuplexHandler {
                 response.replace(result.header(), result.message());
             } catch (RuntimeException e) {
                 response.release();
-                promise.tryFailure(e);
                 fail("onResponse(" + response.apiKey() + ") forwarded a bad message", e);
+                promise.tryFailure(e);
                 return;
             }
             ctx.write(response, promise);
@@ -354,6 +354,11 @@ final class FilterHandler extends ChannelDuplexHandler {
         }
     }
 
+    /**
+     * Counts the filter's error and closes the connection with its reason. Called before a write's promise is failed:
+     * a void promise's failure closes the connection as a client error, which would log the wrong reason, and a client
+     * seeing the close could look for the error count before it was made.
+     */
     private void fail(String what, Throwable e) {
         connection.metrics().filterError(filterName);
         Throwable cause = e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
