@@ -176,6 +176,11 @@ public final class BridgeServer implements AutoCloseable {
             if (!reader.assigned()) {
                 return Readiness.notReady("reader has not assigned its partitions yet");
             }
+            // Ready means a new client can be served now: its subscribe recovers from Kafka, its publish is written.
+            Duration silent = reader.sinceClusterAnswered();
+            if (silent == null || silent.compareTo(KafkaReader.ANSWER_MAX_AGE) > 0) {
+                return Readiness.notReady("Kafka has not answered for more than " + KafkaReader.ANSWER_MAX_AGE.toSeconds() + " s");
+            }
             return Readiness.ready("reading " + hub.started().size() + " partition(s)"
                     + (reader.missingTopics().isEmpty() ? "" : "; topics not found yet: " + reader.missingTopics()));
         });
