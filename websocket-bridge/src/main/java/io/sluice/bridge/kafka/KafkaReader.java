@@ -36,7 +36,15 @@ public final class KafkaReader implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(KafkaReader.class);
     private static final Duration POLL = Duration.ofMillis(100);
     private static final long IDLE_EVERY_NANOS = TimeUnit.SECONDS.toNanos(1);
+    /**
+     * How recent the cluster's last answer must be for the node to be ready. Ten {@link ClusterProbe#EVERY probes}:
+     * one lost answer or a slow broker does not take the node out of its Service, a cluster gone for longer does.
+     */
+    public static final Duration ANSWER_MAX_AGE = Duration.ofSeconds(10);
+    /** A refresh that failed (a describe that timed out during an outage) is tried again this soon, not a refresh later. */
+    private static final long RETRY_NANOS = TimeUnit.SECONDS.toNanos(1);
 
+    private final KafkaFailureLog failures = new KafkaFailureLog(LOG);
     private final KafkaConfig config;
     private final List<String> topics;
     private final PartitionEpochs epochs;
@@ -46,6 +54,7 @@ public final class KafkaReader implements AutoCloseable {
     private final Set<String> missingTopics = ConcurrentHashMap.newKeySet();
     private volatile boolean running = true;
     private volatile String lastError;
+    private volatile ClusterProbe probe;
     private KafkaConsumer<byte[], byte[]> consumer;
 
     public KafkaReader(KafkaConfig config, List<String> topics, PartitionEpochs epochs, RecordSink sink, String nodeName) {
@@ -98,20 +107,30 @@ public final class KafkaReader implements AutoCloseable {
         return lastError;
     }
 
+    /** How long ago the Kafka cluster last answered the reader; null before it first did. Never blocks. */
+    public Duration sinceClusterAnswered() {
+        ClusterProbe p = probe;
+        return p == null ? null : p.sinceLastAnswer();
+    }
+
     private void run(String nodeName) {
         try (Admin admin = Admin.create(KafkaClients.common(config, "sluice-bridge-" + nodeName + "-metadata"));
              KafkaConsumer<byte[], byte[]> kafka = new KafkaConsumer<>(KafkaClients.consumer(config, "sluice-bridge-" + nodeName))) {
             consumer = kafka;
+            ClusterProbe clusterProbe = new ClusterProbe(admin, ANSWER_MAX_AGE);
+            probe = clusterProbe;
             long nextRefresh = System.nanoTime();
             long nextIdle = System.nanoTime() + IDLE_EVERY_NANOS;
             boolean initial = true;
             while (running) {
+                clusterProbe.maybeAsk();
                 if (System.nanoTime() - nextRefresh >= 0) {
-                    if (refresh(admin, kafka, initial)) {
+                    boolean refreshed = refresh(admin, kafka, initial);
+                    if (refreshed) {
                         initial = false;
                         firstAssignment.complete(null);
                     }
-                    nextRefresh = System.nanoTime() + (initial ? TimeUnit.SECONDS.toNanos(1) : config.metadataRefresh().toNanos());
+                    nextRefresh = System.nanoTime() + (refreshed ? config.metadataRefresh().toNanos() : RETRY_NANOS);
                 }
                 if (kafka.assignment().isEmpty()) {
                     sleep(POLL);
@@ -154,8 +173,8 @@ public final class KafkaReader implements AutoCloseable {
                     missingTopics.add(topic);
                     continue;
                 }
-                lastError = "describing topic " + topic + ": " + e.getCause();
-                LOG.warn("Cannot describe topic {}: {}", topic, e.getCause().toString());
+                lastError = "describing topic " + topic + ": " + KafkaFailureLog.describe(KafkaFailureLog.unwrap(e));
+                failures.warn(e, "Cannot describe topic {}", topic);
                 return false;
             }
             catch (TimeoutException e) {

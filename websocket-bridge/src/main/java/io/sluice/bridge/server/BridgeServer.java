@@ -176,6 +176,11 @@ public final class BridgeServer implements AutoCloseable {
             if (!reader.assigned()) {
                 return Readiness.notReady("reader has not assigned its partitions yet");
             }
+            // Ready means a new client can be served now: its subscribe recovers from Kafka, its publish is written.
+            Duration silent = reader.sinceClusterAnswered();
+            if (silent == null || silent.compareTo(KafkaReader.ANSWER_MAX_AGE) > 0) {
+                return Readiness.notReady("Kafka has not answered for more than " + KafkaReader.ANSWER_MAX_AGE.toSeconds() + " s");
+            }
             return Readiness.ready("reading " + hub.started().size() + " partition(s)"
                     + (reader.missingTopics().isEmpty() ? "" : "; topics not found yet: " + reader.missingTopics()));
         });
@@ -206,12 +211,22 @@ public final class BridgeServer implements AutoCloseable {
      * endpoint answers (503 on /readyz) until then.
      */
     @Override
-    public void close() {
+    public synchronized void close() {
+        if (stopping) {
+            return;
+        }
         stopping = true;
+        long start = System.nanoTime();
         if (listener != null) {
             listener.close().awaitUninterruptibly();
         }
-        goAway();
+        // Counted once the listener is closed: no connection joins after this.
+        int open = channels.size();
+        // One line when the stop starts and one when it ends, whatever the count: on SIGTERM an operator sees both.
+        LOG.info("Stopping bridge node {}: draining {} connection(s) (close code 1001, server.shutdownTimeout {} ms)",
+                config.server().nodeName(), open, config.server().shutdownTimeout().toMillis());
+        int cut = goAway();
+        long drainedMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
         reader.close();
         logReader.close();
         publisher.close();
@@ -227,15 +242,27 @@ public final class BridgeServer implements AutoCloseable {
             LOG.debug("Closing JVM metrics: {}", e.toString());
         }
         registry.close();
+        long stoppedMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+        if (cut == 0) {
+            LOG.info("Stopped bridge node {}: {} of {} connection(s) closed by their clients, drained in {} ms, stopped in {} ms",
+                    config.server().nodeName(), open, open, drainedMs, stoppedMs);
+        }
+        else {
+            // Only a client that stopped reading makes this happen; it reconnects and recovers like any other.
+            LOG.warn("Stopped bridge node {}: {} of {} connection(s) closed by their clients, {} cut after server.shutdownTimeout,"
+                    + " drained in {} ms, stopped in {} ms", config.server().nodeName(), open - cut, open, cut, drainedMs, stoppedMs);
+        }
     }
 
-    /** Tells clients to go elsewhere; they reconnect to another node and recover from their positions. */
-    private void goAway() {
+    /**
+     * Tells clients to go elsewhere; they reconnect to another node and recover from their positions. Returns how many
+     * connections were still open after {@code server.shutdownTimeout} and were cut.
+     */
+    private int goAway() {
         if (channels.isEmpty()) {
-            return;
+            return 0;
         }
         Duration timeout = config.server().shutdownTimeout();
-        LOG.info("Shutting down: sending 1001 to {} connection(s), which get server.shutdownTimeout {} ms to close", channels.size(), timeout.toMillis());
         for (Channel channel : channels) {
             // A connection still in its HTTP upgrade cannot carry the frame: it is closed instead.
             channel.writeAndFlush(new CloseWebSocketFrame(CloseCodes.GOING_AWAY, "server shutting down"))
@@ -245,10 +272,14 @@ public final class BridgeServer implements AutoCloseable {
                         }
                     });
         }
-        // A client answers with its own close frame or by closing; either way the connection leaves the group.
-        if (!channels.newCloseFuture().awaitUninterruptibly(timeout.toMillis())) {
-            LOG.warn("Shutting down: closing {} connection(s) that did not close within server.shutdownTimeout", channels.size());
+        // A client answers with its own close frame or by closing; either way the connection leaves the group. The group
+        // removes a channel in its close listener, which runs before the group's close future completes: a connection
+        // that closed in time is never counted as cut.
+        if (channels.newCloseFuture().awaitUninterruptibly(timeout.toMillis())) {
+            return 0;
         }
+        int cut = channels.size();
         channels.close().awaitUninterruptibly(2_000);
+        return cut;
     }
 }

@@ -7,11 +7,18 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.slf4j.LoggerFactory;
+
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
 
 import io.kroxylicious.testing.kafka.api.KafkaCluster;
 import io.kroxylicious.testing.kafka.common.BrokerCluster;
@@ -77,6 +84,39 @@ class GracefulShutdownTest {
                 // The client closed on the 1001: nothing is left to wait for.
                 assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(10));
             }
+        }
+    }
+
+    @Test
+    void aGracefulStopLogsOneLineWhenItStartsAndOneWhenItEndsWithTheCountsAndNoWarning() throws Exception {
+        Logger bridgeLogs = (Logger) LoggerFactory.getLogger("io.sluice.bridge");
+        ListAppender<ILoggingEvent> logs = new ListAppender<>();
+        logs.start();
+        bridgeLogs.addAppender(logs);
+        try (KafkaHelper kafka = new KafkaHelper(cluster.getBootstrapServers())) {
+            String topic = kafka.createTopic(1);
+            BridgeFixture bridge = BridgeFixture.start(cluster.getBootstrapServers(), "node-logs", "shutdownTimeout: 15s", "topics: " + topic);
+            String token = TestAuthenticator.token("ivy", topic + "/*", "");
+            try (WsClient a = WsClient.connected(bridge.port(), token);
+                 WsClient b = WsClient.connected(bridge.port(), token);
+                 WsClient c = WsClient.connected(bridge.port(), token)) {
+                a.subscribe("/" + topic + "/k");
+                bridge.close();
+                assertThat(List.of(a.awaitClose(), b.awaitClose(), c.awaitClose())).containsOnly(CloseCodes.GOING_AWAY);
+            }
+            List<ILoggingEvent> events;
+            synchronized (logs) {
+                events = List.copyOf(logs.list);
+            }
+            List<String> lines = events.stream().map(ILoggingEvent::getFormattedMessage).toList();
+            assertThat(lines.stream().filter(l -> l.startsWith("Stopping bridge node node-logs")))
+                    .containsExactly("Stopping bridge node node-logs: draining 3 connection(s) (close code 1001, server.shutdownTimeout 15000 ms)");
+            assertThat(lines.stream().filter(l -> l.startsWith("Stopped bridge node node-logs")))
+                    .singleElement().asString().startsWith("Stopped bridge node node-logs: 3 of 3 connection(s) closed by their clients, drained in ");
+            assertThat(events).as("%s", lines).noneMatch(e -> e.getLevel().isGreaterOrEqual(Level.WARN));
+        }
+        finally {
+            bridgeLogs.detachAppender(logs);
         }
     }
 
