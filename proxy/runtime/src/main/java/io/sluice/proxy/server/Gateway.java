@@ -76,6 +76,11 @@ final class Gateway implements NodeAdvertiser {
                 config.portIdentifiesNode().nodeStartPort(), config.portIdentifiesNode().nodeIdRanges().isEmpty() ? "" : " within the configured nodeIdRanges");
     }
 
+    /** The bootstrap address as configured (its port may be 0). */
+    HostPort requestedBootstrapAddress() {
+        return config.portIdentifiesNode().bootstrapAddress();
+    }
+
     InetSocketAddress bootstrapAddress() {
         return localAddress(bootstrapChannel);
     }

@@ -133,15 +133,16 @@ public final class ProxyServer implements AutoCloseable {
     }
 
     private void startAll() {
-        for (VirtualClusterConfig vc : config.virtualClusters()) {
+        for (int v = 0; v < config.virtualClusters().size(); v++) {
+            VirtualClusterConfig vc = config.virtualClusters().get(v);
             List<FilterDefinitions.Initialised> chain = new ArrayList<>();
             for (FilterDefinition definition : config.filtersFor(vc)) {
                 chain.add(filterDefinitions.get(definition.name()));
             }
             VirtualClusterRuntime runtime = new VirtualClusterRuntime(vc, chain, metrics, registry, group, transport, config.network(), connections);
             clusters.add(runtime);
-            for (Gateway gateway : runtime.gateways()) {
-                gateway.bindBootstrap();
+            for (int g = 0; g < runtime.gateways().size(); g++) {
+                bindBootstrap(runtime.gateways().get(g), "virtualClusters[" + v + "].gateways[" + g + "].portIdentifiesNode.bootstrapAddress");
             }
             if (vc.targetCluster().discovery()) {
                 ClusterDiscovery discovery = new ClusterDiscovery(runtime, background);
@@ -168,6 +169,18 @@ public final class ProxyServer implements AutoCloseable {
                         + budget + ") the connections furthest behind stop reading from their brokers")
                 .register(registry);
         LOG.info("Sluice proxy started ({}) with {} transport, {} virtual cluster(s)", BuildInfo.current(), transport.name(), clusters.size());
+    }
+
+    /** As the management port does: the address and the field that asked for it, not Netty's bare exception. */
+    private static void bindBootstrap(Gateway gateway, String field) {
+        try {
+            gateway.bindBootstrap();
+        } catch (Exception e) {
+            // Netty rethrows the bind's own checked exception (BindException, usually "Address already in use").
+            HostPort address = gateway.requestedBootstrapAddress();
+            IOException cause = e instanceof IOException io ? io : new IOException(e.toString(), e);
+            throw new UncheckedIOException("cannot bind " + field + " " + address + ": " + e.getMessage(), cause);
+        }
     }
 
     private Map<String, Supplier<Readiness>> readinessChecks() {
