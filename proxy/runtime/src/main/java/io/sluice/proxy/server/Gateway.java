@@ -28,6 +28,7 @@ import io.sluice.proxy.config.NetworkConfig;
 import io.sluice.proxy.config.PreAuthenticationConfig;
 import io.sluice.proxy.metrics.ProxyMetrics;
 import io.sluice.proxy.metrics.VirtualClusterMetrics;
+import io.sluice.proxy.runtime.BrokerTroubleLog;
 import io.sluice.proxy.runtime.ClientChannelInitializer;
 import io.sluice.proxy.runtime.ConnectionSetup;
 import io.sluice.proxy.runtime.ConnectionLimiter;
@@ -234,6 +235,11 @@ final class Gateway implements NodeAdvertiser {
         @Override
         public ApiVersionsCache apiVersions() {
             return cluster.apiVersions();
+        }
+
+        @Override
+        public BrokerTroubleLog brokerTrouble() {
+            return cluster.brokerTrouble();
         }
     }
 }
