@@ -51,6 +51,7 @@ final class VirtualClusterRuntime {
     private final OpenConnections openConnections;
     private final ApiVersionsCache apiVersions = new ApiVersionsCache();
     private final BrokerTroubleLog brokerTrouble;
+    private final UpstreamCheck upstream;
     private ClusterDiscovery discovery;
 
     VirtualClusterRuntime(VirtualClusterConfig config, List<FilterDefinitions.Initialised> filters, ProxyMetrics metrics,
@@ -65,6 +66,7 @@ final class VirtualClusterRuntime {
         this.openConnections = openConnections;
         this.registry = new NodeRegistry(config.name());
         this.brokerTrouble = new BrokerTroubleLog(config.name());
+        this.upstream = new UpstreamCheck(config.name());
         this.limiter = new ConnectionLimiter(config.name(), config.connectionLimits());
         this.authenticatesClients = filters.stream().anyMatch(f -> f.factory().authenticatesClients());
         this.upstreamSsl = config.targetCluster().tls() == null ? null : SslContexts.forClient(config.targetCluster().tls());
@@ -107,6 +109,11 @@ final class VirtualClusterRuntime {
 
     ApiVersionsCache apiVersions() {
         return apiVersions;
+    }
+
+    /** Whether the target cluster was reachable at the last check, for readiness. */
+    UpstreamCheck upstream() {
+        return upstream;
     }
 
     BrokerTroubleLog brokerTrouble() {

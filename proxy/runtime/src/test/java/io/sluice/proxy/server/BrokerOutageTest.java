@@ -33,6 +33,7 @@ import io.kroxylicious.testing.kafka.api.TerminationStyle;
 import io.kroxylicious.testing.kafka.junit5ext.KafkaClusterExtension;
 import io.sluice.proxy.runtime.ProxyConnection;
 import io.sluice.proxy.testing.ProxyFixture;
+import io.sluice.testkit.TcpRelay;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -70,6 +71,53 @@ class BrokerOutageTest {
                 assertThat(producer.send(new ProducerRecord<>(topic, "k", "after")).get().offset()).isEqualTo(2);
             }
         }
+    }
+
+    @Test
+    void readinessFailsWhileTheBrokerIsDownAndReturnsWhenItIsBack(KafkaCluster cluster) throws Exception {
+        try (ProxyFixture proxy = ProxyFixture.start(cluster.getBootstrapServers())) {
+            await().atMost(Duration.ofSeconds(30)).until(() -> readyz(proxy).statusCode() == 200);
+            assertThat(readyz(proxy).body()).contains("answered DescribeCluster");
+
+            cluster.stopNodes(n -> true, TerminationStyle.ABRUPT);
+            // UpstreamCheck.MAX_AGE (15 s) at most, with room for a slow machine; the wait ends as soon as it fails.
+            await().atMost(Duration.ofSeconds(40)).until(() -> readyz(proxy).statusCode() == 503);
+            HttpResponse<String> down = readyz(proxy);
+            assertThat(down.body()).contains("\"failing\":[\"virtualCluster:demo:upstream\"]");
+            assertThat(healthz(proxy)).as("liveness does not depend on the brokers").isEqualTo(200);
+
+            cluster.startNodes(n -> true);
+            await().atMost(Duration.ofSeconds(60)).until(() -> readyz(proxy).statusCode() == 200);
+            assertThat(healthz(proxy)).isEqualTo(200);
+        }
+    }
+
+    @Test
+    void withoutDiscoveryReadinessFollowsWhetherABootstrapServerAcceptsConnections(KafkaCluster cluster) throws Exception {
+        String[] broker = cluster.getBootstrapServers().split(",")[0].split(":");
+        try (TcpRelay relay = new TcpRelay(broker[0], Integer.parseInt(broker[1]));
+             ProxyFixture proxy = ProxyFixture.start("127.0.0.1:" + relay.port(), "discovery: false", "")) {
+            await().atMost(Duration.ofSeconds(30)).until(() -> readyz(proxy).statusCode() == 200);
+
+            relay.stop();
+            await().atMost(Duration.ofSeconds(40)).until(() -> readyz(proxy).statusCode() == 503);
+            assertThat(readyz(proxy).body()).contains("no bootstrap server accepts connections");
+
+            relay.start();
+            await().atMost(Duration.ofSeconds(40)).until(() -> readyz(proxy).statusCode() == 200);
+        }
+    }
+
+    private static HttpResponse<String> readyz(ProxyFixture proxy) throws Exception {
+        return HttpClient.newHttpClient().send(
+                HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + proxy.server().managementPort() + "/readyz")).timeout(Duration.ofSeconds(5)).build(),
+                HttpResponse.BodyHandlers.ofString());
+    }
+
+    private static int healthz(ProxyFixture proxy) throws Exception {
+        return HttpClient.newHttpClient().send(
+                HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + proxy.server().managementPort() + "/healthz")).timeout(Duration.ofSeconds(5)).build(),
+                HttpResponse.BodyHandlers.ofString()).statusCode();
     }
 
     @Test
