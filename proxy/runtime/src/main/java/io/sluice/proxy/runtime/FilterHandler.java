@@ -238,8 +238,8 @@ final class FilterHandler extends ChannelDuplexHandler {
             stage = hook.onResponse(response.body());
         } catch (RuntimeException e) {
             response.release();
-            promise.tryFailure(e);
             fail("response hook (" + response.apiKey() + ") threw", e);
+            promise.tryFailure(e);
             return;
         }
         awaitResponseStage(response, promise, "response hook (" + response.apiKey() + ")", stage, done -> filterResponse(response, promise));
@@ -255,8 +255,8 @@ final class FilterHandler extends ChannelDuplexHandler {
             stage = responseFilter.onResponse(response.apiKey(), response.apiVersion(), response.header(), response.body(), context);
         } catch (RuntimeException e) {
             response.release();
-            promise.tryFailure(e);
             fail("onResponse(" + response.apiKey() + ") threw", e);
+            promise.tryFailure(e);
             return;
         }
         awaitResponseStage(response, promise, "onResponse(" + response.apiKey() + ")", stage, result -> completeResponse(response, promise, result));
@@ -297,8 +297,8 @@ final class FilterHandler extends ChannelDuplexHandler {
             value = future.join();
         } catch (RuntimeException e) {
             response.release();
-            promise.tryFailure(e);
             fail(what + " failed", e);
+            promise.tryFailure(e);
             return;
         }
         then.accept(value);
@@ -308,8 +308,8 @@ final class FilterHandler extends ChannelDuplexHandler {
         if (result == null) {
             response.release();
             IllegalStateException e = new IllegalStateException("filter completed with a null result");
-            promise.tryFailure(e);
             fail("onResponse(" + response.apiKey() + ") failed", e);
+            promise.tryFailure(e);
             return;
         }
         if (result.drop()) {
@@ -325,8 +325,8 @@ final class FilterHandler extends ChannelDuplexHandler {
                 response.replace(result.header(), result.message());
             } catch (RuntimeException e) {
                 response.release();
-                promise.tryFailure(e);
                 fail("onResponse(" + response.apiKey() + ") forwarded a bad message", e);
+                promise.tryFailure(e);
                 return;
             }
             ctx.write(response, promise);
@@ -354,6 +354,11 @@ final class FilterHandler extends ChannelDuplexHandler {
         }
     }
 
+    /**
+     * Counts the error and closes the connection, logging this filter's failure. Callers fail the write's promise only
+     * after this: whoever wrote may turn a failed promise into exceptionCaught, which would close the connection first
+     * under a vaguer reason, before the error is counted.
+     */
     private void fail(String what, Throwable e) {
         connection.metrics().filterError(filterName);
         Throwable cause = e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
