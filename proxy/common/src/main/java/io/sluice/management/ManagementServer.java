@@ -150,7 +150,8 @@ public final class ManagementServer implements AutoCloseable {
     private void route(HttpExchange exchange) throws IOException {
         Endpoint endpoint = switch (exchange.getRequestURI().getPath()) {
             case "/metrics" -> this::metrics;
-            case "/healthz" -> this::healthz;
+            // /healthz is the documented one; /livez answers the same for those who follow the Kubernetes naming.
+            case "/healthz", "/livez" -> this::healthz;
             case "/readyz" -> this::readyz;
             default -> null;
         };

@@ -93,8 +93,11 @@ class ManagementServerTest {
         assertThat(alive.statusCode()).isEqualTo(200);
         assertThat(alive.body()).isEqualTo("ok\n");
 
+        assertThat(get("/livez").statusCode()).as("the alias").isEqualTo(200);
+
         live.set(false);
         assertThat(get("/healthz").statusCode()).isEqualTo(503);
+        assertThat(get("/livez").statusCode()).isEqualTo(503);
     }
 
     @Test

@@ -53,6 +53,6 @@ public final class BackendHandler extends ChannelInboundHandlerAdapter {
 
     @Override
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-        connection.close("broker connection failed", UpstreamForwarder.unwrap(cause));
+        connection.closeForBroker("broker connection failed", cause);
     }
 }

@@ -52,6 +52,7 @@ public final class ClientChannelInitializer extends ChannelInitializer<SocketCha
         }
         ProxyConnection connection = new ProxyConnection(ch, setup.virtualCluster(), setup.gateway(), setup.metrics());
         connection.apiVersions(setup.apiVersions());
+        connection.brokerTrouble(setup.brokerTrouble());
         setup.openConnections().add(connection);
         List<NamedFilter> filters;
         try {

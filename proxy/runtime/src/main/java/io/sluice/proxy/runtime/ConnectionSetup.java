@@ -52,4 +52,7 @@ public interface ConnectionSetup {
 
     /** The virtual cluster's cached ApiVersions answers, for clients that have not authenticated yet. */
     ApiVersionsCache apiVersions();
+
+    /** Where the virtual cluster's connections log closes caused by the broker, rate-limited. */
+    BrokerTroubleLog brokerTrouble();
 }

@@ -71,7 +71,9 @@ public final class OpenConnections {
                 break;
             }
         }
-        List<ProxyConnection> busy = List.copyOf(open);
+        // Not the set's size: a channel's close future wakes this thread before it runs the listener that takes the
+        // connection out of the set, so a connection that has just closed would still count as busy.
+        List<ProxyConnection> busy = open.stream().filter(connection -> !connection.frontend().closeFuture().isDone()).toList();
         busy.forEach(connection -> connection.frontend().eventLoop().execute(
                 () -> connection.close("network.shutdownTimeout passed with requests unanswered", null)));
         long closeDeadline = System.nanoTime() + CLOSE_WAIT.toNanos();

@@ -67,6 +67,7 @@ public final class ProxyConnection {
     private FrameDecoder frameDecoder;
     private ScheduledFuture<?> preAuthenticationDeadline;
     private ApiVersionsCache apiVersions = new ApiVersionsCache();
+    private BrokerTroubleLog brokerTrouble;
 
     public ProxyConnection(Channel frontend, String virtualCluster, String gateway, VirtualClusterMetrics metrics) {
         this.frontend = frontend;
@@ -74,6 +75,7 @@ public final class ProxyConnection {
         this.gateway = gateway;
         this.metrics = metrics;
         this.sessionId = virtualCluster + "-" + Long.toHexString(SESSIONS.incrementAndGet());
+        this.brokerTrouble = new BrokerTroubleLog(virtualCluster);
     }
 
     public Channel frontend() {
@@ -284,6 +286,23 @@ public final class ProxyConnection {
                 close("proxy shutting down", null);
             }
         });
+    }
+
+    /** Where closes caused by the broker are logged: the virtual cluster's, shared by its connections. */
+    void brokerTrouble(BrokerTroubleLog log) {
+        this.brokerTrouble = log;
+    }
+
+    /**
+     * Closes both sides because of the broker ({@code what}: it could not be reached, its connection failed), logging
+     * through the virtual cluster's {@link BrokerTroubleLog}: an outage closes every connection, again at each reconnect.
+     */
+    void closeForBroker(String what, Throwable error) {
+        if (closing) {
+            return;
+        }
+        brokerTrouble.closing(this, what, error);
+        close(what, null);
     }
 
     /** Closes both sides, logging why once. */

@@ -61,7 +61,7 @@ final class UpstreamForwarder extends ChannelInboundHandlerAdapter {
         dialer.dial(connection).whenComplete((channel, error) -> ctx.executor().execute(() -> {
             if (error != null) {
                 connection.metrics().upstreamConnectFailed();
-                connection.close("cannot reach the broker", error);
+                connection.closeForBroker("cannot reach the broker", error);
                 releaseWaiting();
             } else if (!ctx.channel().isActive() || connection.isClosing()) {
                 channel.close();

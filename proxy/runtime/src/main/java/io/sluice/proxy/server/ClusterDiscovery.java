@@ -30,14 +30,14 @@ import io.sluice.config.TrustConfig;
 /**
  * Asks the target cluster which brokers it has, so node ports are bound before any client needs one
  * (clients with cached metadata, other proxy replicas behind one load balancer). Runs on its own thread
- * with kafka-clients' Admin, at start-up, every minute, and on demand when a client reaches a node port
- * the registry does not know. Clusters that require SASL cannot be asked (the proxy holds no client
+ * with kafka-clients' Admin, at start-up, every {@link UpstreamCheck#INTERVAL}, and on demand when a client reaches
+ * a node port the registry does not know. Each round is also the readiness check of the target cluster: its outcome
+ * goes to the cluster's {@link UpstreamCheck}. Clusters that require SASL cannot be asked (the proxy holds no client
  * credentials in passthrough); then the registry learns from the responses clients receive.
  */
 final class ClusterDiscovery implements AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(ClusterDiscovery.class);
-    private static final Duration PERIOD = Duration.ofSeconds(60);
 
     private final VirtualClusterRuntime cluster;
     private final ScheduledExecutorService executor;
@@ -54,15 +54,8 @@ final class ClusterDiscovery implements AutoCloseable {
     }
 
     void start() {
-        executor.scheduleWithFixedDelay(() -> refreshNow(Duration.ofSeconds(15)), 0, PERIOD.toMillis(), TimeUnit.MILLISECONDS);
-    }
-
-    boolean succeededOnce() {
-        return succeededOnce;
-    }
-
-    String lastError() {
-        return lastError;
+        // Every few seconds rather than every minute because readiness follows it; a DescribeCluster is one small request.
+        executor.scheduleWithFixedDelay(() -> refreshNow(UpstreamCheck.TIMEOUT), 0, UpstreamCheck.INTERVAL.toMillis(), TimeUnit.MILLISECONDS);
     }
 
     /** Runs a discovery round unless one is running; completes when it ends, successful or not. */
@@ -105,6 +98,8 @@ final class ClusterDiscovery implements AutoCloseable {
             }
             succeededOnce = true;
             lastError = null;
+            cluster.upstream().reached("brokers " + nodes.stream().map(n -> Integer.toString(n.id())).sorted().collect(Collectors.joining(", ", "[", "]"))
+                    + " answered DescribeCluster");
         } catch (Exception e) {
             Throwable cause = e instanceof ExecutionException && e.getCause() != null ? e.getCause() : e;
             String message = cause.getClass().getSimpleName() + ": " + cause.getMessage();
@@ -113,6 +108,7 @@ final class ClusterDiscovery implements AutoCloseable {
                         cluster.name(), message);
             }
             lastError = message;
+            cluster.upstream().failed("discovery failed: " + message);
         }
     }
 

@@ -28,6 +28,7 @@ import io.sluice.proxy.config.NetworkConfig;
 import io.sluice.proxy.config.PreAuthenticationConfig;
 import io.sluice.proxy.metrics.ProxyMetrics;
 import io.sluice.proxy.metrics.VirtualClusterMetrics;
+import io.sluice.proxy.runtime.BrokerTroubleLog;
 import io.sluice.proxy.runtime.ClientChannelInitializer;
 import io.sluice.proxy.runtime.ConnectionSetup;
 import io.sluice.proxy.runtime.ConnectionLimiter;
@@ -74,6 +75,11 @@ final class Gateway implements NodeAdvertiser {
         bootstrapChannel = bind(address.port(), cluster.bootstrapDialer(), ProxyMetrics.BOOTSTRAP_NODE).syncUninterruptibly().channel();
         LOG.info("virtual cluster {} gateway {}: bootstrap on {}, broker node N on port {}+N{}", cluster.name(), name(), localAddress(bootstrapChannel),
                 config.portIdentifiesNode().nodeStartPort(), config.portIdentifiesNode().nodeIdRanges().isEmpty() ? "" : " within the configured nodeIdRanges");
+    }
+
+    /** The bootstrap address as configured (its port may be 0). */
+    HostPort requestedBootstrapAddress() {
+        return config.portIdentifiesNode().bootstrapAddress();
     }
 
     InetSocketAddress bootstrapAddress() {
@@ -229,6 +235,11 @@ final class Gateway implements NodeAdvertiser {
         @Override
         public ApiVersionsCache apiVersions() {
             return cluster.apiVersions();
+        }
+
+        @Override
+        public BrokerTroubleLog brokerTrouble() {
+            return cluster.brokerTrouble();
         }
     }
 }

@@ -3,7 +3,6 @@ package io.sluice.proxy.server;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
-import java.net.Socket;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -46,6 +45,9 @@ public final class ProxyServer implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(ProxyServer.class);
     // Each connection is bounded by itself between checks; the check only bounds their sum, so it need not be eager.
     private static final Duration BUDGET_CHECK_INTERVAL = Duration.ofMillis(100);
+    /** An event loop that has not run a task for this long serves none of its connections: /healthz fails. */
+    static final Duration LIVENESS_STALL = Duration.ofSeconds(10);
+    private static final Duration HEARTBEAT_INTERVAL = Duration.ofSeconds(1);
 
     private final ProxyConfig config;
     private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
@@ -59,6 +61,13 @@ public final class ProxyServer implements AutoCloseable {
         t.setDaemon(true);
         return t;
     });
+    // Discovery rounds and TCP probes wait on brokers for seconds: never on the thread that enforces the budget.
+    private final ScheduledExecutorService upstreamChecks = Executors.newSingleThreadScheduledExecutor(r -> {
+        Thread t = new Thread(r, "sluice-upstream-check");
+        t.setDaemon(true);
+        return t;
+    });
+    private final EventLoopHeartbeat heartbeat;
     private final List<VirtualClusterRuntime> clusters = new ArrayList<>();
     private final FilterDefinitions filterDefinitions;
     private final OpenConnections connections = new OpenConnections();
@@ -77,6 +86,7 @@ public final class ProxyServer implements AutoCloseable {
             throw e;
         }
         this.jvmMetrics = JvmMetrics.bind(registry);
+        this.heartbeat = new EventLoopHeartbeat(group, LIVENESS_STALL);
     }
 
     public static ProxyServer start(ProxyConfig config) {
@@ -133,24 +143,31 @@ public final class ProxyServer implements AutoCloseable {
     }
 
     private void startAll() {
-        for (VirtualClusterConfig vc : config.virtualClusters()) {
+        for (int v = 0; v < config.virtualClusters().size(); v++) {
+            VirtualClusterConfig vc = config.virtualClusters().get(v);
             List<FilterDefinitions.Initialised> chain = new ArrayList<>();
             for (FilterDefinition definition : config.filtersFor(vc)) {
                 chain.add(filterDefinitions.get(definition.name()));
             }
             VirtualClusterRuntime runtime = new VirtualClusterRuntime(vc, chain, metrics, registry, group, transport, config.network(), connections);
             clusters.add(runtime);
-            for (Gateway gateway : runtime.gateways()) {
-                gateway.bindBootstrap();
+            for (int g = 0; g < runtime.gateways().size(); g++) {
+                bindBootstrap(runtime.gateways().get(g), "virtualClusters[" + v + "].gateways[" + g + "].portIdentifiesNode.bootstrapAddress");
             }
             if (vc.targetCluster().discovery()) {
-                ClusterDiscovery discovery = new ClusterDiscovery(runtime, background);
+                ClusterDiscovery discovery = new ClusterDiscovery(runtime, upstreamChecks);
                 runtime.discovery(discovery);
                 discovery.start();
+            } else {
+                List<HostPort> bootstrap = List.copyOf(vc.targetCluster().bootstrapServers());
+                upstreamChecks.scheduleWithFixedDelay(() -> runtime.upstream().probeTcp(bootstrap),
+                        0, UpstreamCheck.INTERVAL.toMillis(), TimeUnit.MILLISECONDS);
             }
         }
         if (config.management().enabled()) {
-            management = new ManagementServer(config.management().bindAddress(), config.management().port(), registry, readinessChecks());
+            background.scheduleWithFixedDelay(heartbeat::beat, 0, HEARTBEAT_INTERVAL.toMillis(), TimeUnit.MILLISECONDS);
+            management = new ManagementServer(config.management().bindAddress(), config.management().port(), registry, readinessChecks(),
+                    heartbeat::live);
             try {
                 management.start();
             } catch (IOException e) {
@@ -170,6 +187,18 @@ public final class ProxyServer implements AutoCloseable {
         LOG.info("Sluice proxy started ({}) with {} transport, {} virtual cluster(s)", BuildInfo.current(), transport.name(), clusters.size());
     }
 
+    /** As the management port does: the address and the field that asked for it, not Netty's bare exception. */
+    private static void bindBootstrap(Gateway gateway, String field) {
+        try {
+            gateway.bindBootstrap();
+        } catch (Exception e) {
+            // Netty rethrows the bind's own checked exception (BindException, usually "Address already in use").
+            HostPort address = gateway.requestedBootstrapAddress();
+            IOException cause = e instanceof IOException io ? io : new IOException(e.toString(), e);
+            throw new UncheckedIOException("cannot bind " + field + " " + address + ": " + e.getMessage(), cause);
+        }
+    }
+
     private Map<String, Supplier<Readiness>> readinessChecks() {
         Map<String, Supplier<Readiness>> checks = new LinkedHashMap<>();
         // First to fail on SIGTERM, so that load balancers stop sending clients here while the drain runs.
@@ -179,26 +208,9 @@ public final class ProxyServer implements AutoCloseable {
                 boolean bound = cluster.gateways().stream().allMatch(Gateway::isBound);
                 return new Readiness(bound, bound ? "bootstrap ports bound" : "a bootstrap port is not bound");
             });
-            checks.put("virtualCluster:" + cluster.name() + ":upstream", () -> upstreamReadiness(cluster));
+            checks.put("virtualCluster:" + cluster.name() + ":upstream", cluster.upstream()::readiness);
         }
         return checks;
-    }
-
-    /** Ready when discovery has reached the cluster, or failing that (SASL-only clusters) a bootstrap server accepts TCP. */
-    private static Readiness upstreamReadiness(VirtualClusterRuntime cluster) {
-        ClusterDiscovery discovery = cluster.discovery();
-        if (discovery != null && discovery.succeededOnce()) {
-            return new Readiness(true, "brokers discovered: " + cluster.registry().snapshot().keySet());
-        }
-        for (HostPort server : cluster.config().targetCluster().bootstrapServers()) {
-            try (Socket socket = new Socket()) {
-                socket.connect(new InetSocketAddress(server.host(), server.port()), 1000);
-                return new Readiness(true, server + " accepts connections");
-            } catch (IOException e) {
-                // try the next one
-            }
-        }
-        return new Readiness(false, "no bootstrap server reachable" + (discovery != null && discovery.lastError() != null ? "; " + discovery.lastError() : ""));
     }
 
     /** The bound bootstrap address of a gateway (useful when the config asked for port 0). */
@@ -240,6 +252,7 @@ public final class ProxyServer implements AutoCloseable {
             }
         }
         background.shutdownNow();
+        upstreamChecks.shutdownNow();
         group.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
         filterDefinitions.close();
         try {

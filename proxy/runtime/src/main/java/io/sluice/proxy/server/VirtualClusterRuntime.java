@@ -24,6 +24,7 @@ import io.sluice.proxy.config.PreAuthenticationConfig;
 import io.sluice.proxy.config.VirtualClusterConfig;
 import io.sluice.proxy.metrics.ProxyMetrics;
 import io.sluice.proxy.metrics.VirtualClusterMetrics;
+import io.sluice.proxy.runtime.BrokerTroubleLog;
 import io.sluice.proxy.runtime.ConnectionLimiter;
 import io.sluice.proxy.runtime.NamedFilter;
 import io.sluice.proxy.runtime.OpenConnections;
@@ -49,6 +50,8 @@ final class VirtualClusterRuntime {
     private final boolean authenticatesClients;
     private final OpenConnections openConnections;
     private final ApiVersionsCache apiVersions = new ApiVersionsCache();
+    private final BrokerTroubleLog brokerTrouble;
+    private final UpstreamCheck upstream;
     private ClusterDiscovery discovery;
 
     VirtualClusterRuntime(VirtualClusterConfig config, List<FilterDefinitions.Initialised> filters, ProxyMetrics metrics,
@@ -62,6 +65,8 @@ final class VirtualClusterRuntime {
         this.network = network;
         this.openConnections = openConnections;
         this.registry = new NodeRegistry(config.name());
+        this.brokerTrouble = new BrokerTroubleLog(config.name());
+        this.upstream = new UpstreamCheck(config.name());
         this.limiter = new ConnectionLimiter(config.name(), config.connectionLimits());
         this.authenticatesClients = filters.stream().anyMatch(f -> f.factory().authenticatesClients());
         this.upstreamSsl = config.targetCluster().tls() == null ? null : SslContexts.forClient(config.targetCluster().tls());
@@ -104,6 +109,15 @@ final class VirtualClusterRuntime {
 
     ApiVersionsCache apiVersions() {
         return apiVersions;
+    }
+
+    /** Whether the target cluster was reachable at the last check, for readiness. */
+    UpstreamCheck upstream() {
+        return upstream;
+    }
+
+    BrokerTroubleLog brokerTrouble() {
+        return brokerTrouble;
     }
 
     OpenConnections openConnections() {

@@ -20,15 +20,24 @@ import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.Test;
+import org.slf4j.LoggerFactory;
+
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 import io.kroxylicious.testing.kafka.api.KafkaCluster;
 import io.kroxylicious.testing.kafka.api.TerminationStyle;
 import io.kroxylicious.testing.kafka.junit5ext.KafkaClusterExtension;
+import io.sluice.proxy.runtime.ProxyConnection;
 import io.sluice.proxy.testing.ProxyFixture;
+import io.sluice.testkit.TcpRelay;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 /** A broker that goes away and comes back; a broker that is not there at all. */
 @ExtendWith(KafkaClusterExtension.class)
@@ -65,6 +74,53 @@ class BrokerOutageTest {
     }
 
     @Test
+    void readinessFailsWhileTheBrokerIsDownAndReturnsWhenItIsBack(KafkaCluster cluster) throws Exception {
+        try (ProxyFixture proxy = ProxyFixture.start(cluster.getBootstrapServers())) {
+            await().atMost(Duration.ofSeconds(30)).until(() -> readyz(proxy).statusCode() == 200);
+            assertThat(readyz(proxy).body()).contains("answered DescribeCluster");
+
+            cluster.stopNodes(n -> true, TerminationStyle.ABRUPT);
+            // UpstreamCheck.MAX_AGE (15 s) at most, with room for a slow machine; the wait ends as soon as it fails.
+            await().atMost(Duration.ofSeconds(40)).until(() -> readyz(proxy).statusCode() == 503);
+            HttpResponse<String> down = readyz(proxy);
+            assertThat(down.body()).contains("\"failing\":[\"virtualCluster:demo:upstream\"]");
+            assertThat(healthz(proxy)).as("liveness does not depend on the brokers").isEqualTo(200);
+
+            cluster.startNodes(n -> true);
+            await().atMost(Duration.ofSeconds(60)).until(() -> readyz(proxy).statusCode() == 200);
+            assertThat(healthz(proxy)).isEqualTo(200);
+        }
+    }
+
+    @Test
+    void withoutDiscoveryReadinessFollowsWhetherABootstrapServerAcceptsConnections(KafkaCluster cluster) throws Exception {
+        String[] broker = cluster.getBootstrapServers().split(",")[0].split(":");
+        try (TcpRelay relay = new TcpRelay(broker[0], Integer.parseInt(broker[1]));
+             ProxyFixture proxy = ProxyFixture.start("127.0.0.1:" + relay.port(), "discovery: false", "")) {
+            await().atMost(Duration.ofSeconds(30)).until(() -> readyz(proxy).statusCode() == 200);
+
+            relay.stop();
+            await().atMost(Duration.ofSeconds(40)).until(() -> readyz(proxy).statusCode() == 503);
+            assertThat(readyz(proxy).body()).contains("no bootstrap server accepts connections");
+
+            relay.start();
+            await().atMost(Duration.ofSeconds(40)).until(() -> readyz(proxy).statusCode() == 200);
+        }
+    }
+
+    private static HttpResponse<String> readyz(ProxyFixture proxy) throws Exception {
+        return HttpClient.newHttpClient().send(
+                HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + proxy.server().managementPort() + "/readyz")).timeout(Duration.ofSeconds(5)).build(),
+                HttpResponse.BodyHandlers.ofString());
+    }
+
+    private static int healthz(ProxyFixture proxy) throws Exception {
+        return HttpClient.newHttpClient().send(
+                HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + proxy.server().managementPort() + "/healthz")).timeout(Duration.ofSeconds(5)).build(),
+                HttpResponse.BodyHandlers.ofString()).statusCode();
+    }
+
+    @Test
     void unreachableBrokerClosesClientConnectionsAndFailsReadiness() throws Exception {
         int deadPort;
         try (ServerSocket s = new ServerSocket(0)) {
@@ -84,5 +140,41 @@ class BrokerOutageTest {
             assertThat(ready.statusCode()).isEqualTo(503);
             assertThat(ready.body()).contains("upstream");
         }
+    }
+
+    @Test
+    void aClientReconnectingThroughAnOutageLogsABoundedNumberOfLinesWithTheCauseUnwrapped() throws Exception {
+        int deadPort;
+        try (ServerSocket s = new ServerSocket(0)) {
+            deadPort = s.getLocalPort();
+        }
+        Logger logger = (Logger) LoggerFactory.getLogger(ProxyConnection.class);
+        ListAppender<ILoggingEvent> appender = new ListAppender<>();
+        appender.start();
+        logger.addAppender(appender);
+        try (ProxyFixture proxy = ProxyFixture.start("127.0.0.1:" + deadPort)) {
+            Map<String, Object> config = new HashMap<>(proxy.clientConfig());
+            // Reconnects as fast as a client allows: each attempt is a client connection the proxy has to close.
+            config.put(AdminClientConfig.RECONNECT_BACKOFF_MS_CONFIG, 10);
+            config.put(AdminClientConfig.RECONNECT_BACKOFF_MAX_MS_CONFIG, 20);
+            config.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 60_000);
+            config.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, 60_000);
+            Admin admin = Admin.create(config);
+            try {
+                admin.describeCluster();
+                await().atMost(Duration.ofSeconds(30))
+                        .until(() -> proxy.metric("sluice_upstream_connect_failures_total", "virtual_cluster=\"demo\"") >= 20);
+            } finally {
+                admin.close(Duration.ZERO);
+            }
+        } finally {
+            logger.detachAppender(appender);
+        }
+        List<String> warnings = appender.list.stream().filter(e -> e.getLevel().isGreaterOrEqual(Level.WARN))
+                .map(ILoggingEvent::getFormattedMessage).toList();
+        // 20 and more closes; the first line is logged at once, the next not within RateLimitedLog.DEFAULT_INTERVAL.
+        assertThat(warnings).hasSizeBetween(1, 2);
+        assertThat(warnings.get(0)).contains("virtual cluster demo: closing client connection", "cannot reach the broker: cannot connect to broker 127.0.0.1:" + deadPort)
+                .doesNotContain("CompletionException").doesNotContain("Exception:");
     }
 }

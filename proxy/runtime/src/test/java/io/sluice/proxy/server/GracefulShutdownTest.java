@@ -7,6 +7,7 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -16,10 +17,19 @@ import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.message.FetchRequestData;
 import org.apache.kafka.common.message.FetchResponseData;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.junit.jupiter.api.Test;
+import org.slf4j.LoggerFactory;
+
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 import io.kroxylicious.testing.kafka.api.KafkaCluster;
@@ -90,6 +100,43 @@ class GracefulShutdownTest {
             assertThat(Duration.ofNanos(System.nanoTime() - start)).isBetween(Duration.ofMillis(900), Duration.ofSeconds(6));
             assertThat(wire.closedByPeer()).as("closed without the response").isTrue();
         } finally {
+            if (!closed) {
+                proxy.close();
+            }
+        }
+    }
+
+    @Test
+    void aGracefulShutdownWithAnIdleConsumerAttachedLogsNoWarning(KafkaCluster cluster) throws Exception {
+        String topic = createTopic(cluster);
+        Logger logger = (Logger) LoggerFactory.getLogger(ProxyServer.class);
+        ListAppender<ILoggingEvent> appender = new ListAppender<>();
+        appender.start();
+        logger.addAppender(appender);
+        ProxyFixture proxy = ProxyFixture.start(cluster.getBootstrapServers(), "", "network:\n  shutdownTimeout: 15s");
+        boolean closed = false;
+        Map<String, Object> config = new HashMap<>(proxy.clientConfig());
+        config.put(ConsumerConfig.GROUP_ID_CONFIG, "idle-" + UUID.randomUUID());
+        config.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+        KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(config, new ByteArrayDeserializer(), new ByteArrayDeserializer());
+        try {
+            consumer.subscribe(List.of(topic));
+            // Joined, assigned, fetching: its connections (bootstrap, coordinator, leader) are open and idle.
+            await().atMost(Duration.ofSeconds(30)).until(() -> {
+                consumer.poll(Duration.ofMillis(100));
+                return !consumer.assignment().isEmpty();
+            });
+            assertThat(proxy.metric("sluice_client_connections", "virtual_cluster=\"demo\"")).isGreaterThan(0);
+
+            proxy.close();
+            closed = true;
+
+            assertThat(appender.list).filteredOn(e -> e.getLevel() == Level.WARN || e.getLevel() == Level.ERROR).isEmpty();
+            assertThat(appender.list).extracting(ILoggingEvent::getFormattedMessage)
+                    .anyMatch(m -> m.startsWith("Shutting down: ") && m.contains("client connection(s) finish"));
+        } finally {
+            logger.detachAppender(appender);
+            consumer.close(Duration.ZERO);
             if (!closed) {
                 proxy.close();
             }

@@ -1,6 +1,10 @@
 package io.sluice.proxy.server;
 
+import java.io.UncheckedIOException;
 import java.lang.ref.WeakReference;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
 import java.util.List;
 import java.util.Map;
 
@@ -54,5 +58,34 @@ class ProxyServerLifecycleTest {
 
         assertThatThrownBy(() -> ProxyServer.start(config)).isInstanceOf(ConfigException.class)
                 .hasMessageContaining("defaultFilters: no filter definition named 'missing'");
+    }
+
+    @Test
+    void aGatewayPortInUseFailsNamingThePortAndTheField() throws Exception {
+        try (ServerSocket taken = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            int port = taken.getLocalPort();
+            ProxyConfig config = ProxyConfigLoader.parse("""
+                    management:
+                      enabled: false
+                    virtualClusters:
+                      - name: demo
+                        targetCluster:
+                          bootstrapServers: "127.0.0.1:1"
+                        gateways:
+                          - name: free
+                            portIdentifiesNode:
+                              bootstrapAddress: "127.0.0.1:%d"
+                          - name: taken
+                            portIdentifiesNode:
+                              bootstrapAddress: "127.0.0.1:%d"
+                              nodeStartPort: %d
+                    """.formatted(FreePorts.block(8), port, FreePorts.block(8)), Map.of());
+
+            assertThatThrownBy(() -> ProxyServer.start(config))
+                    .isInstanceOf(UncheckedIOException.class)
+                    .hasMessageStartingWith("cannot bind virtualClusters[0].gateways[1].portIdentifiesNode.bootstrapAddress 127.0.0.1:" + port + ": ")
+                    .hasMessageContaining("in use")
+                    .hasCauseInstanceOf(IOException.class);
+        }
     }
 }

@@ -14,9 +14,15 @@ import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.slf4j.LoggerFactory;
+
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
 
 import io.kroxylicious.testing.kafka.api.KafkaCluster;
 import io.kroxylicious.testing.kafka.junit5ext.KafkaClusterExtension;
+import io.sluice.proxy.runtime.ProxyConnection;
 import io.sluice.proxy.testing.KafkaWire;
 import io.sluice.proxy.testing.ProxyFixture;
 import io.sluice.proxy.testing.filters.AnswerListOffsets;
@@ -93,12 +99,22 @@ class ResponseHookTest {
                 defaultFilters: [hook]
                 """)) {
             String topic = createTopicWithOneRecord(proxy);
+            Logger logger = (Logger) LoggerFactory.getLogger(ProxyConnection.class);
+            ListAppender<ILoggingEvent> appender = new ListAppender<>();
+            appender.start();
+            logger.addAppender(appender);
             try (KafkaWire wire = new KafkaWire(proxy.bootstrapPort())) {
                 wire.socket().setSoTimeout(10_000);
                 wire.send(ApiKeys.LIST_OFFSETS, (short) 7, FilterChainTest.listOffsets(topic));
                 assertThat(wire.closedByPeer()).as("connection closed by the proxy, no response first").isTrue();
+            } finally {
+                logger.detachAppender(appender);
             }
+            // The filter's failure closes the connection, counted before the close, not the failed write it leaves.
             assertThat(proxy.metric("sluice_filter_errors_total", "filter=\"hook\"")).isEqualTo(1);
+            assertThat(appender.list).extracting(ILoggingEvent::getFormattedMessage)
+                    .anyMatch(m -> m.contains("closing connection: filter hook response hook (LIST_OFFSETS) failed"))
+                    .noneMatch(m -> m.contains("client connection failed"));
         }
     }
 
