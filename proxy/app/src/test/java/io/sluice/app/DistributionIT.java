@@ -282,6 +282,28 @@ class DistributionIT {
         throw new AssertionError("no record consumed through the proxy within 30 s");
     }
 
+    /** Every docs/NAME.md that a command's --help names is in the tarball, with the images the docs show. */
+    @Test
+    void theDocsThatHelpPointsToAreInTheTarball() throws IOException {
+        java.io.StringWriter help = new java.io.StringWriter();
+        java.util.ArrayDeque<picocli.CommandLine> commands = new java.util.ArrayDeque<>(List.of(io.sluice.app.cli.Main.commandLine()));
+        while (!commands.isEmpty()) {
+            picocli.CommandLine command = commands.pop();
+            command.usage(new java.io.PrintWriter(help));
+            commands.addAll(command.getSubcommands().values());
+        }
+        java.util.Set<String> pointers = new java.util.TreeSet<>();
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("docs/[\\w-]+\\.md").matcher(help.toString());
+        while (m.find()) {
+            pointers.add(m.group());
+        }
+        assertThat(pointers).contains("docs/configuration.md", "docs/sizing.md");
+        assertThat(pointers).allSatisfy(doc -> assertThat(home.resolve(doc)).isRegularFile());
+        assertThat(home.resolve("README.md")).content().contains("Kafka", "Java 17");
+        assertThat(home.resolve("CHANGELOG.md")).isRegularFile();
+        assertThat(home.resolve("docs/images")).isDirectoryContaining("glob:**.svg");
+    }
+
     private static List<String> jars(String dir) throws IOException {
         try (Stream<Path> lib = Files.list(home.resolve(dir))) {
             return lib.map(p -> p.getFileName().toString()).sorted().collect(Collectors.toList());
