@@ -9,6 +9,7 @@ import java.util.Map;
 import java.util.ServiceLoader;
 
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 import io.sluice.filter.encryption.RecordEncryption;
 import io.sluice.kms.KmsService;
@@ -30,9 +31,19 @@ class KubernetesExampleConfigTest {
 
     static final Path EXAMPLE = Path.of("..", "proxy", "app", "kubernetes", "overlays", "example", "proxy.yaml");
 
+    @TempDir
+    Path secrets;
+
     @Test
     void theExampleOverlaysFiltersBindToTheirFactoriesConfigs() throws IOException {
-        ProxyConfig config = ProxyConfigLoader.parse(Files.readString(EXAMPLE), Map.of("KAFKA_BOOTSTRAP", "kafka:9092",
+        // Loading checks that the TLS files exist; in the pod they are mounted from Secrets, here they are empty stand-ins.
+        String yaml = Files.readString(EXAMPLE);
+        for (String file : List.of("gateway-tls/tls.crt", "gateway-tls/tls.key", "kafka-ca/ca.crt")) {
+            Files.createDirectories(secrets.resolve(file).getParent());
+            Files.writeString(secrets.resolve(file), "");
+            yaml = yaml.replace("/var/run/secrets/" + file, secrets.resolve(file).toString());
+        }
+        ProxyConfig config = ProxyConfigLoader.parse(yaml, Map.of("KAFKA_BOOTSTRAP", "kafka:9092",
                 "SLUICE_ADVERTISED_HOST", "kafka.example.com", "SLUICE_JWKS", "https://issuer.example/.well-known/jwks.json",
                 "SLUICE_JWT_ISSUER", "https://issuer.example", "SLUICE_JWT_AUDIENCE", "sluice", "VAULT_ADDR", "https://vault.example.com:8200"));
 

@@ -71,6 +71,8 @@ class DistributionIT {
     static Path work;
 
     private static Path home;
+    /** The same distribution without lib-extra/, as the container image installs it. */
+    private static Path slim;
     private static Path toolsOnly;
 
     private final List<Process> started = new ArrayList<>();
@@ -86,6 +88,13 @@ class DistributionIT {
             home = top.collect(Collectors.toList()).get(0);
         }
         assertThat(home.getFileName().toString()).startsWith("sluice-");
+        Path slimInto = Files.createDirectories(work.resolve("slim"));
+        assertThat(new ProcessBuilder("tar", "-xzf", tarball.toString(), "-C", slimInto.toString()).inheritIO().start().waitFor()).isZero();
+        slim = slimInto.resolve(home.getFileName());
+        try (Stream<Path> extra = Files.walk(slim.resolve("lib-extra"))) {
+            extra.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+        }
+        assertThat(slim.resolve("lib-extra")).doesNotExist();
         // Only the tools bin/sluice uses (a POSIX shell and a few utilities): no Maven, no source tree.
         toolsOnly = Files.createDirectories(work.resolve("path"));
         for (String tool : List.of("sh", "dirname", "sed", "head", "cut", "ls")) {
@@ -111,10 +120,17 @@ class DistributionIT {
         assertThat(home.resolve("config/examples/bridge.yaml")).isRegularFile();
         assertThat(home.resolve("kubernetes/base/kustomization.yaml")).isRegularFile();
         assertThat(home.resolve("kubernetes/base/sluice-proxy-deployment.yaml")).isRegularFile();
-        List<String> jars;
-        try (Stream<Path> lib = Files.list(home.resolve("lib"))) {
-            jars = lib.map(p -> p.getFileName().toString()).sorted().collect(Collectors.toList());
-        }
+        List<String> production = jars("lib");
+        List<String> extra = jars("lib-extra");
+        // What only the demo broker, the benchmarks and OMB load stays out of lib/, which the image ships alone.
+        assertThat(production).noneMatch(j -> j.contains("kafka_2.13") || j.contains("scala") || j.contains("log4j-core")
+                || j.contains("kafka-server") || j.contains("kafka-raft") || j.contains("sluice-omb-workloads") || j.contains("sluice-bench")
+                || j.contains("sluice-testkit"));
+        assertThat(extra).anyMatch(j -> j.startsWith("org.apache.kafka-kafka_2.13-")).anyMatch(j -> j.startsWith("org.scala-lang-scala-library-"))
+                .anyMatch(j -> j.startsWith("org.apache.logging.log4j-log4j-core-")).anyMatch(j -> j.startsWith("io.sluice-sluice-omb-workloads-"))
+                .anyMatch(j -> j.startsWith("io.sluice-sluice-testkit-")).noneMatch(production::contains);
+        List<String> jars = new ArrayList<>(production);
+        jars.addAll(extra);
         assertThat(jars).anyMatch(j -> j.startsWith("io.sluice-sluice-app-"))
                 .anyMatch(j -> j.matches("io\\.sluice-sluice-proxy-\\d.*\\.jar"))
                 .anyMatch(j -> j.startsWith("io.sluice-sluice-proxy-api-"))
@@ -158,7 +174,7 @@ class DistributionIT {
         Path java = Files.writeString(oldJava.resolve("java"), "#!/bin/sh\necho 'openjdk version \"11.0.22\" 2024-01-16' >&2\n");
         assertThat(java.toFile().setExecutable(true)).isTrue();
         Path log = work.resolve("old-java.log");
-        ProcessBuilder builder = builder(List.of("help"), Map.of(), log);
+        ProcessBuilder builder = builder(home, List.of("help"), Map.of(), log);
         builder.environment().put("JAVA_HOME", oldJava.getParent().toString());
         Process process = builder.start();
         started.add(process);
@@ -266,24 +282,94 @@ class DistributionIT {
         throw new AssertionError("no record consumed through the proxy within 30 s");
     }
 
+    /** Every docs/NAME.md that a command's --help names is in the tarball, with the images the docs show. */
+    @Test
+    void theDocsThatHelpPointsToAreInTheTarball() throws IOException {
+        java.io.StringWriter help = new java.io.StringWriter();
+        java.util.ArrayDeque<picocli.CommandLine> commands = new java.util.ArrayDeque<>(List.of(io.sluice.app.cli.Main.commandLine()));
+        while (!commands.isEmpty()) {
+            picocli.CommandLine command = commands.pop();
+            command.usage(new java.io.PrintWriter(help));
+            commands.addAll(command.getSubcommands().values());
+        }
+        java.util.Set<String> pointers = new java.util.TreeSet<>();
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("docs/[\\w-]+\\.md").matcher(help.toString());
+        while (m.find()) {
+            pointers.add(m.group());
+        }
+        assertThat(pointers).contains("docs/configuration.md", "docs/sizing.md");
+        assertThat(pointers).allSatisfy(doc -> assertThat(home.resolve(doc)).isRegularFile());
+        assertThat(home.resolve("README.md")).content().contains("Kafka", "Java 17");
+        assertThat(home.resolve("CHANGELOG.md")).isRegularFile();
+        assertThat(home.resolve("docs/images")).isDirectoryContaining("glob:**.svg");
+    }
+
+    private static List<String> jars(String dir) throws IOException {
+        try (Stream<Path> lib = Files.list(home.resolve(dir))) {
+            return lib.map(p -> p.getFileName().toString()).sorted().collect(Collectors.toList());
+        }
+    }
+
+    /**
+     * Demo from the full tarball: the broker from lib-extra/, a round trip through the proxy. Without lib-extra/ (the
+     * image), {@code demo} says what is missing instead of a NoClassDefFoundError.
+     */
+    @Test
+    void demoRunsWithLibExtraAndTheSlimInstallSaysWhatItLacks() throws Exception {
+        int port = FreePorts.block(4);
+        int management = FreePorts.block(1);
+        Run demo = run(home, List.of("demo", "--check", "--bootstrap", "127.0.0.1:" + port, "--management-port", Integer.toString(management)),
+                Map.of("SLUICE_JAVA_OPTS", "-Xmx256m -XX:+UseSerialGC"), Duration.ofSeconds(180));
+        assertThat(demo.exitCode).as(demo.output).isZero();
+        assertThat(demo.output).contains("Sluice demo is running.", "produced and read back");
+
+        Run slimDemo = run(slim, List.of("demo", "--check"), Map.of(), Duration.ofSeconds(60));
+        assertThat(slimDemo.exitCode).isEqualTo(1);
+        assertThat(slimDemo.output).contains("'demo' needs the jars in", "lib-extra").doesNotContain("NoClassDefFoundError");
+    }
+
+    /**
+     * The heap follows the container: without a heap option in SLUICE_JAVA_OPTS the launcher adds
+     * -XX:MaxRAMPercentage=50; with one (what the manifests set from {@code sluice size}) it adds nothing.
+     */
+    @Test
+    void theDefaultHeapIsAShareOfTheMemoryUnlessTheOptionsSetOne() throws Exception {
+        Run unset = run(slim, List.of("--version"), Map.of("SLUICE_JAVA_OPTS", "-XX:+PrintFlagsFinal"), Duration.ofSeconds(60));
+        assertThat(unset.exitCode).isZero();
+        assertThat(flag(unset.output, "MaxRAMPercentage")).isEqualTo("50.000000");
+        Run explicit = run(slim, List.of("--version"), Map.of("SLUICE_JAVA_OPTS", "-Xmx200m -XX:+PrintFlagsFinal"), Duration.ofSeconds(60));
+        assertThat(flag(explicit.output, "MaxRAMPercentage")).as("the JVM's own default: the launcher added none").isEqualTo("25.000000");
+        assertThat(flag(explicit.output, "MaxHeapSize")).isEqualTo(Long.toString(200L << 20));
+    }
+
+    private static String flag(String printFlagsFinal, String name) {
+        return printFlagsFinal.lines().filter(l -> l.matches("\\s*\\S+\\s+" + name + "\\s+=.*")).findFirst()
+                .map(l -> l.replaceFirst(".*=\\s*(\\S+).*", "$1")).orElseThrow(() -> new AssertionError(name + " not printed"));
+    }
+
     /** Runs {@code bin/sluice ARGS} to completion. */
     private Run run(List<String> args) throws Exception {
+        return run(home, args, Map.of(), Duration.ofSeconds(60));
+    }
+
+    private Run run(Path install, List<String> args, Map<String, String> env, Duration timeout) throws Exception {
         Path log = Files.createTempFile(work, "run-", ".log");
-        Process process = builder(args, Map.of(), log).start();
+        Process process = builder(install, args, env, log).start();
         started.add(process);
-        assertThat(process.waitFor(60, TimeUnit.SECONDS)).as("bin/sluice %s finished", args).isTrue();
+        assertThat(process.waitFor(timeout.toSeconds(), TimeUnit.SECONDS)).as("bin/sluice %s finished", args).isTrue();
         return new Run(process.exitValue(), Files.readString(log));
     }
 
+    /** Starts {@code bin/sluice ARGS} from the slim install: the proxy and the bridge run without lib-extra/, as in the image. */
     private Process start(List<String> args, Map<String, String> env, String logName) throws IOException {
-        Process process = builder(args, env, work.resolve(logName)).start();
+        Process process = builder(slim, args, env, work.resolve(logName)).start();
         started.add(process);
         return process;
     }
 
-    private ProcessBuilder builder(List<String> args, Map<String, String> env, Path log) throws IOException {
+    private ProcessBuilder builder(Path install, List<String> args, Map<String, String> env, Path log) throws IOException {
         List<String> command = new ArrayList<>();
-        command.add(home.resolve("bin/sluice").toString());
+        command.add(install.resolve("bin/sluice").toString());
         command.addAll(args);
         Path cwd = Files.createDirectories(work.resolve("cwd"));
         ProcessBuilder builder = new ProcessBuilder(command).directory(cwd.toFile()).redirectErrorStream(true).redirectOutput(log.toFile());

@@ -53,6 +53,12 @@ public final class SluiceImage {
     private static final FilePermissions EXECUTABLE = FilePermissions.fromOctalString("755");
     /** The project's own jars change with every build, the third-party ones rarely: separate layers pull less. */
     private static final String OWN_JARS = "io.sluice-";
+    /**
+     * The distribution's folder of jars only {@code demo}, {@code bench}, {@code omb} and {@code size} load (Kafka's
+     * broker, Scala, log4j-core, the benchmark harness): none of them runs in a pod, so the image leaves them out and
+     * scanners see only what runs. {@code bin/sluice} says so when one of those commands is run in the image.
+     */
+    public static final String NOT_IN_IMAGE = "lib-extra";
 
     private SluiceImage() {
     }
@@ -86,7 +92,10 @@ public final class SluiceImage {
         return labels;
     }
 
-    /** Third-party jars, the project's jars, then everything else (launcher, examples, manifests, licence). */
+    /**
+     * Third-party jars, the project's jars, then everything else (launcher, examples, manifests, docs, licence);
+     * {@link #NOT_IN_IMAGE} left out.
+     */
     private static List<FileEntriesLayer> layers(Path home) throws IOException {
         FileEntriesLayer.Builder dependencies = FileEntriesLayer.builder().setName("dependencies");
         FileEntriesLayer.Builder own = FileEntriesLayer.builder().setName("sluice-jars");
@@ -97,6 +106,9 @@ public final class SluiceImage {
         }
         for (Path file : files) {
             Path relative = home.relativize(file);
+            if (relative.startsWith(NOT_IN_IMAGE)) {
+                continue;
+            }
             AbsoluteUnixPath target = AbsoluteUnixPath.get(HOME).resolve(relative.toString().replace('\\', '/'));
             FileEntriesLayer.Builder layer = !relative.startsWith("lib") ? rest
                     : relative.getFileName().toString().startsWith(OWN_JARS) ? own : dependencies;

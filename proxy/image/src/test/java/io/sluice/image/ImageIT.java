@@ -132,6 +132,9 @@ class ImageIT {
         Map<String, String> expected = new TreeMap<>();
         try (Stream<Path> walk = Files.walk(distribution.home())) {
             for (Path file : walk.filter(Files::isRegularFile).toList()) {
+                if (distribution.home().relativize(file).startsWith(SluiceImage.NOT_IN_IMAGE)) {
+                    continue;
+                }
                 try (InputStream in = Files.newInputStream(file)) {
                     expected.put("opt/sluice/" + distribution.home().relativize(file), sha256(in));
                 }
@@ -145,6 +148,12 @@ class ImageIT {
         });
         // Same names, same bytes: every runtime jar in lib/ once, the launcher, examples, manifests, licence.
         assertThat(actual).isEqualTo(expected);
+        // The demo broker, Scala, log4j-core and the benchmark/OMB jars are in the tarball's lib-extra/, not in the image.
+        try (Stream<Path> extra = Files.list(distribution.home().resolve(SluiceImage.NOT_IN_IMAGE))) {
+            assertThat(extra.map(f -> f.getFileName().toString())).anyMatch(j -> j.startsWith("org.apache.kafka-kafka_2.13-"));
+        }
+        assertThat(actual.keySet()).noneMatch(p -> p.contains("/lib-extra/") || p.contains("kafka_2.13") || p.contains("scala-library")
+                || p.contains("log4j-core") || p.contains("sluice-omb-workloads") || p.contains("sluice-bench") || p.contains("sluice-testkit"));
         assertThat(actual.keySet()).contains("opt/sluice/bin/sluice", "opt/sluice/LICENSE", "opt/sluice/NOTICE",
                 "opt/sluice/config/examples/passthrough.yaml", "opt/sluice/config/examples/bridge.yaml",
                 "opt/sluice/kubernetes/base/kustomization.yaml");
@@ -203,6 +212,8 @@ class ImageIT {
         // ARG default is this version), and .dockerignore lets exactly that into the build context.
         assertThat(dockerfile.finalStage("COPY")).isNotEmpty().allMatch(i -> i.arguments().startsWith("--from="));
         assertThat(dockerfile.finalStage("RUN")).isEmpty();
+        assertThat(dockerfile.all("RUN")).as("the unpack stage leaves out what Jib leaves out")
+                .anyMatch(i -> i.arguments().contains("rm -rf " + SluiceImage.HOME + "/" + SluiceImage.NOT_IN_IMAGE + " "));
         List<String> sources = dockerfile.all("COPY").stream().filter(i -> !i.arguments().startsWith("--from="))
                 .map(i -> i.arguments().split("\\s+")[0]).toList();
         assertThat(sources).containsExactly("target/sluice-" + version + ".tar.gz");

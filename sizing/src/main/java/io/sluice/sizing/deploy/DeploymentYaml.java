@@ -56,7 +56,23 @@ public final class DeploymentYaml {
                         prometheus.io/path: /metrics
                     spec:
                       automountServiceAccountToken: false
+                      # The preStop pause (10 s) and then the drain on SIGTERM (shutdownTimeout, 15 s by default) fit in it.
                       terminationGracePeriodSeconds: 30
+                      # N+1 holds only if losing one node takes one replica: never two on a node, and across zones where
+                      # the nodes are labelled with one (nodes without the label do not block scheduling).
+                      topologySpreadConstraints:
+                        - maxSkew: 1
+                          topologyKey: kubernetes.io/hostname
+                          whenUnsatisfiable: DoNotSchedule
+                          labelSelector:
+                            matchLabels:
+                              app.kubernetes.io/name: %1$s
+                        - maxSkew: 1
+                          topologyKey: topology.kubernetes.io/zone
+                          whenUnsatisfiable: ScheduleAnyway
+                          labelSelector:
+                            matchLabels:
+                              app.kubernetes.io/name: %1$s
                       securityContext:
                         runAsNonRoot: true
                         runAsUser: 10001
@@ -98,6 +114,13 @@ public final class DeploymentYaml {
                             periodSeconds: 5
                             timeoutSeconds: 2
                             failureThreshold: 2
+                          # A stopping pod leaves the Service's endpoints at once, but kube-proxy, load balancers and
+                          # ingresses learn it seconds later: new connections keep coming meanwhile. The pause lets them
+                          # catch up before SIGTERM starts the drain, so no client is sent to a pod that refuses it.
+                          lifecycle:
+                            preStop:
+                              exec:
+                                command: [sleep, "10"]
                           resources:
                             requests:
                               cpu: "%10$dm"

@@ -15,7 +15,11 @@ import io.sluice.sizing.results.RunInfo;
  */
 public record MeasuredJvm(long heapBytes, String collector, int processors, List<String> notes) {
 
-    /** {@code ./sluice}'s and {@code bin/sluice}'s default when {@code SLUICE_JAVA_OPTS} is unset. */
+    /**
+     * The heap of runs that recorded no {@code -Xmx}: {@code bin/sluice}'s default when those runs were taken. The
+     * launcher now defaults to {@code -XX:MaxRAMPercentage=50}, a share of the machine that a run does not record, so
+     * runs should name their heap ({@code bench proxy --proxy-heap}, {@code omb --proxy-heap} do).
+     */
     public static final long LAUNCHER_DEFAULT_HEAP = 1L << 30;
 
     public static MeasuredJvm of(List<TrafficPoint> fitted) {
@@ -24,7 +28,7 @@ public record MeasuredJvm(long heapBytes, String collector, int processors, List
         List<Long> heaps = runs.stream().map(r -> JvmBudget.heapOption(r.proxyJvmOptions())).flatMap(Optional::stream).distinct().toList();
         long heap = heaps.stream().mapToLong(Long::longValue).max().orElse(LAUNCHER_DEFAULT_HEAP);
         if (heaps.isEmpty()) {
-            notes.add("no run recorded the proxy's -Xmx: the heap is the launcher's default, 1g");
+            notes.add("no run recorded the proxy's -Xmx: the pod gets 1g, the launcher's default when such runs were taken");
         } else if (heaps.size() > 1) {
             notes.add("the runs used different heaps; the pod gets the largest, " + (heap >> 20) + "m");
         }

@@ -51,6 +51,7 @@ class ShippedManifestsTest {
     static final Path BASE = KUBERNETES.resolve("base");
     static final Path EXAMPLE = KUBERNETES.resolve("overlays").resolve("example");
     static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory());
+    static final String SECRETS = "/var/run/secrets/";
     static final Set<String> KUSTOMIZE_KINDS = Set.of("Kustomization", "Component");
 
     @TempDir
@@ -62,9 +63,10 @@ class ShippedManifestsTest {
         List<Document> documents = KubernetesSchemas.validate(files);
 
         assertThat(documents).extracting(Document::kind)
-                .contains("Deployment", "Service", "ConfigMap", "PodDisruptionBudget", "ServiceMonitor");
-        // The ServiceMonitor is a CRD the Kubernetes schemas do not hold: its references are checked below instead.
-        assertThat(documents).filteredOn(d -> !d.schema()).extracting(Document::kind).containsOnly("ServiceMonitor");
+                .contains("Deployment", "Service", "ConfigMap", "PodDisruptionBudget", "ServiceMonitor", "Certificate");
+        // The ServiceMonitor and cert-manager's Certificate are CRDs the Kubernetes schemas do not hold: their references
+        // are checked below instead.
+        assertThat(documents).filteredOn(d -> !d.schema()).extracting(Document::kind).containsOnly("ServiceMonitor", "Certificate");
         assertThat(documents).filteredOn(Document::schema)
                 .allSatisfy(d -> assertThat(d.errors()).as("%s %s in %s", d.kind(), d.name(), d.file()).isEmpty());
     }
@@ -112,6 +114,63 @@ class ShippedManifestsTest {
         assertThat(container.get("image").asText()).startsWith("registry.example.com/sluice:");
         assertThat(env(container, "SLUICE_ADVERTISED_HOST")).isEqualTo("kafka.example.com");
         assertThat(env(container, "SLUICE_JAVA_OPTS")).as("the patch keeps the sized JVM").contains("-XX:+UseParallelGC");
+        assertExampleTlsFilesComeFromSecrets(example, container);
+    }
+
+    /**
+     * The example serves JwtAuth through a LoadBalancer and reaches Strimzi's TLS listener: both sides are TLS, and every
+     * file its TLS sections name is in a Secret volume mounted read-only; the gateway's Secret is the one the
+     * cert-manager Certificate writes, for the name the proxy advertises.
+     */
+    private void assertExampleTlsFilesComeFromSecrets(List<JsonNode> example, JsonNode container) throws IOException {
+        Map<String, String> env = new HashMap<>(Map.of("KAFKA_BOOTSTRAP", "prod-kafka-bootstrap.kafka.svc:9093", "SLUICE_ADVERTISED_HOST",
+                env(container, "SLUICE_ADVERTISED_HOST"), "VAULT_ADDR", "https://vault.example.com:8200", "SLUICE_JWKS", "https://issuer.example/jwks",
+                "SLUICE_JWT_ISSUER", "https://issuer.example", "SLUICE_JWT_AUDIENCE", "kafka"));
+        ProxyConfig config = ProxyConfigLoader.parse(withSecretFiles(find(example, "ConfigMap", "sluice-proxy").at("/data/proxy.yaml").asText()), env);
+        var cluster = config.virtualClusters().get(0);
+        var gateway = cluster.gateways().get(0);
+        assertThat(gateway.tls()).as("clients send bearer tokens through the LoadBalancer: the gateway is TLS").isNotNull();
+        assertThat(cluster.targetCluster().tls()).as("Strimzi's 9093 listener is TLS").isNotNull();
+        Map<String, String> secretByMount = new HashMap<>();
+        JsonNode pod = find(example, "Deployment", "sluice-proxy").at("/spec/template/spec");
+        container.get("volumeMounts").forEach(m -> pod.get("volumes").forEach(v -> {
+            if (v.get("name").equals(m.get("name")) && v.has("secret")) {
+                assertThat(m.path("readOnly").asBoolean()).as("mount %s", m.get("mountPath")).isTrue();
+                secretByMount.put(m.get("mountPath").asText(), v.at("/secret/secretName").asText());
+            }
+        }));
+        String gatewaySecret = secretOf(secretByMount, inPod(gateway.tls().key().certificateFile()));
+        assertThat(secretOf(secretByMount, inPod(gateway.tls().key().privateKeyFile()))).isEqualTo(gatewaySecret);
+        assertThat(secretOf(secretByMount, inPod(cluster.targetCluster().tls().trust().storeFile()))).isNotNull();
+        JsonNode issued = find(example, "Certificate", "sluice-proxy");
+        assertThat(issued.at("/spec/secretName").asText()).isEqualTo(gatewaySecret);
+        assertThat(issued.at("/spec/dnsNames").toString()).contains('"' + env.get("SLUICE_ADVERTISED_HOST") + '"');
+        assertThat(issued.at("/spec/privateKey/encoding").asText()).as("the proxy reads PKCS#8 keys").isEqualTo("PKCS8");
+    }
+
+    /**
+     * Loading checks that the files a config names exist: the Secrets' files (under /var/run/secrets) are created under
+     * the test's directory, and the config pointed there; {@link #inPod} maps a path back.
+     */
+    private String withSecretFiles(String yaml) throws IOException {
+        var m = java.util.regex.Pattern.compile(SECRETS + "[\\w./-]+").matcher(yaml);
+        while (m.find()) {
+            Path file = tmp.resolve("secrets").resolve(m.group().substring(SECRETS.length()));
+            Files.createDirectories(file.getParent());
+            if (!Files.exists(file)) {
+                Files.writeString(file, "");
+            }
+        }
+        return yaml.replace(SECRETS, tmp.resolve("secrets") + "/");
+    }
+
+    private String inPod(String file) {
+        return file.replace(tmp.resolve("secrets") + "/", SECRETS);
+    }
+
+    private static String secretOf(Map<String, String> secretByMount, String file) {
+        return secretByMount.entrySet().stream().filter(e -> file.startsWith(e.getKey() + "/")).map(Map.Entry::getValue).findFirst()
+                .orElseThrow(() -> new AssertionError(file + " is in no Secret volume"));
     }
 
     @Test
@@ -151,7 +210,7 @@ class ShippedManifestsTest {
 
         List<String> configs = List.of(find(base, "ConfigMap", "sluice-proxy").at("/data/proxy.yaml").asText(), Files.readString(EXAMPLE.resolve("proxy.yaml")));
         for (String yaml : configs) {
-            ProxyConfig config = ProxyConfigLoader.parse(yaml, env);
+            ProxyConfig config = ProxyConfigLoader.parse(withSecretFiles(yaml), env);
             assertThat(config.management().bindAddress()).as("probes and scrapes come from outside the pod").isEqualTo("0.0.0.0");
             assertThat(config.management().port()).isEqualTo(DeployedComponent.PROXY.managementPort());
             Set<Integer> configPorts = new HashSet<>();
@@ -164,6 +223,11 @@ class ShippedManifestsTest {
                 }
             }
             assertThat(configPorts).as("ports the config listens on").isEqualTo(servicePorts);
+            // The one source of the node ids is the config's nodeIdRanges; sizing writes the Deployment's ports from these.
+            assertThat(gateway.nodeIdRanges()).singleElement().satisfies(r -> {
+                assertThat(r.start()).isEqualTo(DeployedComponent.PROXY_FIRST_NODE_ID);
+                assertThat(r.end()).isEqualTo(DeployedComponent.PROXY_LAST_NODE_ID);
+            });
         }
     }
 
@@ -213,6 +277,16 @@ class ShippedManifestsTest {
             container.path("envFrom").forEach(e -> assertThat(find(resources, "ConfigMap", e.at("/configMapRef/name").asText())).isNotNull());
             assertThat(container.at("/securityContext/capabilities/drop/0").asText()).isEqualTo("ALL");
             assertThat(d.at("/spec/template/spec/securityContext/runAsNonRoot").asBoolean()).isTrue();
+            // N+1: one node lost takes one replica, so the replicas are spread over nodes (and zones where labelled).
+            JsonNode spread = d.at("/spec/template/spec/topologySpreadConstraints");
+            assertThat(spread.findValuesAsText("topologyKey")).as("spread of %s", name(d)).contains("kubernetes.io/hostname");
+            spread.forEach(c -> assertThat(selects(c.at("/labelSelector/matchLabels"), d.at("/spec/template/metadata/labels")))
+                    .as("spread of %s counts its own pods", name(d)).isTrue());
+            // The pause before SIGTERM, then the drain (shutdownTimeout: the proxy's default 15 s), within the grace period.
+            JsonNode preStop = container.at("/lifecycle/preStop/exec/command");
+            assertThat(preStop.get(0).asText()).as("preStop of %s", name(d)).isEqualTo("sleep");
+            assertThat(preStop.get(1).asInt()).isPositive();
+            assertThat(d.at("/spec/template/spec/terminationGracePeriodSeconds").asInt()).isGreaterThanOrEqualTo(preStop.get(1).asInt() + 15);
         }
         for (JsonNode r : resources) {
             String kind = r.get("kind").asText();

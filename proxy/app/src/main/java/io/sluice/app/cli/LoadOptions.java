@@ -1,12 +1,9 @@
 package io.sluice.app.cli;
 
-import java.time.Duration;
-
 import picocli.CommandLine.Option;
 
-import io.sluice.bench.ProxyBenchmark;
-
-/** The load both one-run proxy benchmarks ({@code bench proxy}, {@code bench encryption}) put through each target. */
+/** The load both one-run proxy benchmarks ({@code bench proxy}, {@code bench encryption}) put through each target.
+ * Only options: {@link LoadSettings} turns them into the harness's settings, which live in {@code lib-extra/}. */
 final class LoadOptions {
 
     @Option(names = "--records", paramLabel = "N", defaultValue = "200000", description = "Records per round and target (default: ${DEFAULT-VALUE}).")
@@ -21,8 +18,4 @@ final class LoadOptions {
     @Option(names = "--latency-rate", paramLabel = "MSGS_S", defaultValue = "1000",
             description = "Messages per second in the latency phase (default: ${DEFAULT-VALUE}).")
     int latencyRate;
-
-    ProxyBenchmark.Settings settings(int latencySeconds) {
-        return new ProxyBenchmark.Settings(records, recordBytes, rounds, latencyRate, Duration.ofSeconds(latencySeconds));
-    }
 }

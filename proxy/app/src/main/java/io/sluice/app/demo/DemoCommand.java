@@ -27,7 +27,6 @@ import picocli.CommandLine.Option;
 
 import io.sluice.proxy.config.ProxyConfigLoader;
 import io.sluice.proxy.config.ProxyConfig;
-import io.sluice.testkit.LocalKafka;
 import io.sluice.proxy.server.ProxyServer;
 
 /**
@@ -38,7 +37,7 @@ import io.sluice.proxy.server.ProxyServer;
         + " and show how to point a Kafka client at it.")
 public final class DemoCommand implements Callable<Integer> {
 
-    private static final String TOPIC = "demo";
+    static final String TOPIC = "demo";
 
     @Option(names = "--bootstrap", paramLabel = "HOST:PORT", defaultValue = "127.0.0.1:9192",
             description = "The proxy's bootstrap address; broker node N is on the port after it + N (default: ${DEFAULT-VALUE}).")
@@ -53,68 +52,7 @@ public final class DemoCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        System.out.println("Starting a single-node Kafka broker (KRaft) from the Maven Central jars...");
-        LocalKafka kafka = LocalKafka.start(LocalKafka.Options.defaults());
-        List<DemoPart> parts = new ArrayList<>();
-        ServiceLoader.load(DemoPart.class).forEach(parts::add);
-        ProxyServer proxy;
-        try {
-            proxy = ProxyServer.start(ProxyConfigLoader.parse(demoYaml(kafka.bootstrapServers(), bootstrap, managementPort) + filtersYaml(parts), Map.of()));
-        } catch (RuntimeException e) {
-            kafka.close();
-            throw e;
-        }
-        // Parts first (they use the proxy), then the proxy, then Kafka.
-        Runnable stop = () -> {
-            for (int i = parts.size() - 1; i >= 0; i--) {
-                try {
-                    parts.get(i).close();
-                } catch (RuntimeException e) {
-                    System.err.println("sluice demo: stopping " + parts.get(i).getClass().getSimpleName() + ": " + e);
-                }
-            }
-            proxy.close();
-            kafka.close();
-        };
-        CountDownLatch stopped = new CountDownLatch(1);
-        try {
-            List<String> roundTrip = selfCheck(bootstrap);
-            System.out.println();
-            System.out.println("Sluice demo is running.");
-            System.out.println("  Kafka broker (real, hidden behind the proxy): " + kafka.bootstrapServers() + "  log: " + kafka.logFile());
-            System.out.println("  Sluice proxy bootstrap:                       " + bootstrap + "  (broker node N on the port after it + N)");
-            System.out.println("  Metrics, health, readiness:                   http://127.0.0.1:" + proxy.managementPort() + "/metrics  /healthz  /readyz");
-            System.out.println("  Self-check through the proxy:                 produced and read back " + roundTrip + " on topic '" + TOPIC + "'");
-            System.out.println();
-            System.out.println("Point any Kafka client at the proxy by changing only bootstrap.servers, e.g.:");
-            System.out.println("  kafka-console-producer.sh --bootstrap-server " + bootstrap + " --topic " + TOPIC);
-            System.out.println("  kafka-console-consumer.sh --bootstrap-server " + bootstrap + " --topic " + TOPIC + " --from-beginning");
-            System.out.println("  kcat -b " + bootstrap + " -L      # every broker listed is a proxy address");
-            for (DemoPart part : parts) {
-                System.out.println();
-                part.show(new DemoPart.Demo(kafka.bootstrapServers(), bootstrap), System.out);
-            }
-            if (check) {
-                return 0;
-            }
-            System.out.println();
-            System.out.println("Press Ctrl-C to stop.");
-            CountDownLatch done = new CountDownLatch(1);
-            // Ctrl-C: the JVM exits once its shutdown hooks return, so the hook waits for the cleanup below.
-            Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-                done.countDown();
-                try {
-                    stopped.await(30, TimeUnit.SECONDS);
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                }
-            }, "sluice-demo-stop"));
-            done.await();
-            return 0;
-        } finally {
-            stop.run();
-            stopped.countDown();
-        }
+        return LocalDemo.run(this);
     }
 
     static ProxyConfig demoConfig(String kafkaBootstrap, String proxyBootstrap, int managementPort) {
@@ -139,7 +77,7 @@ public final class DemoCommand implements Callable<Integer> {
     }
 
     /** The filters the demo parts contribute, as top-level YAML. */
-    private static String filtersYaml(List<DemoPart> parts) {
+    static String filtersYaml(List<DemoPart> parts) {
         StringBuilder definitions = new StringBuilder();
         List<String> names = new ArrayList<>();
         for (DemoPart part : parts) {

@@ -11,6 +11,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
+import io.netty.pkitesting.CertificateBuilder;
+import io.netty.pkitesting.X509Bundle;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -97,6 +99,57 @@ class ValidateModeTest {
         Run bad = sluice(env, "bridge", "--config", badField.toString(), "--validate");
         assertThat(bad.exit).isEqualTo(2);
         assertThat(bad.err).contains("server.path");
+    }
+
+    /**
+     * JwtAuth served without TLS on 0.0.0.0 is still valid (TLS may end in front of the proxy) but is warned about,
+     * naming the virtual cluster and the gateway; the same filter on loopback, behind gateway TLS, or a gateway with no
+     * authenticating filter is not.
+     */
+    @Test
+    void anAuthenticatingFilterWithoutTlsOnAReachableAddressIsWarnedAbout() throws Exception {
+        X509Bundle server = new CertificateBuilder().subject("CN=localhost").addSanDnsName("localhost").ecp256().setIsCertificateAuthority(true)
+                .buildSelfSigned();
+        Path crt = Files.writeString(dir.resolve("proxy.crt"), server.getCertificatePathPEM());
+        Path key = Files.writeString(dir.resolve("proxy.key"), server.getPrivateKeyPEM());
+        String yaml = """
+                filterDefinitions:
+                  - name: jwt
+                    type: JwtAuth
+                    config:
+                      jwks: https://issuer.invalid/.well-known/jwks.json
+                      issuer: https://issuer.invalid
+                      audience: kafka
+                virtualClusters:
+                  - name: exposed
+                    targetCluster: { bootstrapServers: "kafka.invalid:9092" }
+                    gateways:
+                      - name: plain
+                        portIdentifiesNode: { bootstrapAddress: "0.0.0.0:19192", advertisedBrokerAddressPattern: proxy.example }
+                      - name: encrypted
+                        portIdentifiesNode: { bootstrapAddress: "0.0.0.0:19292", advertisedBrokerAddressPattern: proxy.example }
+                        tls: { key: { privateKeyFile: "%s", certificateFile: "%s" } }
+                      - name: local
+                        portIdentifiesNode: { bootstrapAddress: "127.0.0.1:19392" }
+                    filters: [jwt]
+                  - name: open
+                    targetCluster: { bootstrapServers: "kafka.invalid:9092" }
+                    gateways:
+                      - name: plain
+                        portIdentifiesNode: { bootstrapAddress: "0.0.0.0:19492", advertisedBrokerAddressPattern: proxy.example }
+                    filters: []
+                """.formatted(key, crt);
+        Path config = Files.writeString(dir.resolve("jwt-plain.yaml"), yaml);
+
+        Run run = sluice(Map.of(), "proxy", "--config", config.toString(), "--validate");
+
+        assertThat(run.exit).as(run.err).isZero();
+        assertThat(run.out.strip().lines().reduce((a, b) -> b)).hasValue("valid");
+        List<String> warnings = run.err.lines().filter(l -> l.contains("WARNING")).toList();
+        assertThat(warnings).singleElement().asString()
+                .contains("virtualClusters[0] 'exposed' gateways[0] 'plain'", "JwtAuth (filter 'jwt')", "without TLS on 0.0.0.0:19192",
+                        "virtualClusters[0].gateways[0].tls");
+        assertThat(run.err).doesNotContain("'encrypted'", "'local'", "'open'");
     }
 
     @Test
