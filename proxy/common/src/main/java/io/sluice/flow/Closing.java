@@ -9,6 +9,7 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.socket.DuplexChannel;
 
 /**
  * Closes that end with the socket closed. Closing "once the last reply is flushed" waits on the peer: one that never
@@ -50,6 +51,30 @@ public final class Closing {
             }, grace.toNanos(), TimeUnit.NANOSECONDS);
             channel.closeFuture().addListener(f -> deadline.cancel(false));
         }
+        return channel.closeFuture();
+    }
+
+    /**
+     * Sends nothing more after {@code written} (a close frame, say) and lets the peer finish: once it is written, the
+     * output is shut down (the peer reads the reply, then the end of the stream) and the connection stays open for
+     * reading, whatever arrives to be discarded by the caller, until the peer closes or {@code grace} passes. Closing
+     * at once while the peer is still sending leaves unread bytes in the socket, and the kernel then answers with a
+     * reset, which can destroy the reply at the peer before it is read.
+     *
+     * @return the channel's close future
+     */
+    public static ChannelFuture lingerAfter(Channel channel, ChannelFuture written, Duration grace) {
+        written.addListener(f -> {
+            if (f.isSuccess() && channel.isActive() && channel instanceof DuplexChannel duplex) {
+                duplex.shutdownOutput();
+            } else {
+                channel.close();
+            }
+        });
+        ScheduledFuture<?> deadline = channel.eventLoop().schedule(() -> {
+            channel.close();
+        }, grace.toNanos(), TimeUnit.NANOSECONDS);
+        channel.closeFuture().addListener(f -> deadline.cancel(false));
         return channel.closeFuture();
     }
 }

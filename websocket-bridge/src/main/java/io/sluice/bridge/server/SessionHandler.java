@@ -29,6 +29,8 @@ final class SessionHandler extends ChannelInboundHandlerAdapter {
     private final Runnable upgraded;
     private final PreConnectLimit limit;
     private Session session;
+    /** Set once the connection is being closed after a 1009: the rest of what the client sends is discarded. */
+    private boolean lingering;
 
     /**
      * @param upgraded told when the WebSocket handshake completes
@@ -58,7 +60,7 @@ final class SessionHandler extends ChannelInboundHandlerAdapter {
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
         try {
-            if (session == null) {
+            if (session == null || lingering) {
                 return;
             }
             if (msg instanceof TextWebSocketFrame text) {
@@ -96,6 +98,9 @@ final class SessionHandler extends ChannelInboundHandlerAdapter {
 
     @Override
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+        if (lingering) {
+            return;
+        }
         LOG.debug("{}: closing connection after {}", ctx.channel().remoteAddress(), cause.toString());
         if (session != null && cause instanceof CorruptedWebSocketFrameException corrupt
                 && corrupt.closeStatus().code() == WebSocketCloseStatus.MESSAGE_TOO_BIG.code()) {
@@ -105,7 +110,10 @@ final class SessionHandler extends ChannelInboundHandlerAdapter {
         else if (session != null && cause instanceof TooLongFrameException) {
             // A fragmented message whose frames add up to more than the limit: the aggregator sends no close frame.
             limit.tooLarge();
-            Closing.closeOnceDone(ctx.channel(), ctx.writeAndFlush(new CloseWebSocketFrame(WebSocketCloseStatus.MESSAGE_TOO_BIG,
+            // The client may still be sending the rest of the message: let it, discarding it, so that the socket is not
+            // closed with unread bytes (a reset, which can destroy the close frame before the client reads it).
+            lingering = true;
+            Closing.lingerAfter(ctx.channel(), ctx.writeAndFlush(new CloseWebSocketFrame(WebSocketCloseStatus.MESSAGE_TOO_BIG,
                     "message too big")), Closing.DEFAULT_GRACE);
             return;
         }
