@@ -24,6 +24,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import io.sluice.bridge.config.KafkaConfig;
+import io.sluice.logging.RateLimitedByCause;
 
 /**
  * Reads every partition of the configured topics once for the whole node: one consumer, manual assignment, no group,
@@ -44,7 +45,7 @@ public final class KafkaReader implements AutoCloseable {
     /** A refresh that failed (a describe that timed out during an outage) is tried again this soon, not a refresh later. */
     private static final long RETRY_NANOS = TimeUnit.SECONDS.toNanos(1);
 
-    private final KafkaFailureLog failures = new KafkaFailureLog(LOG);
+    private final RateLimitedByCause failures = new RateLimitedByCause(LOG);
     private final KafkaConfig config;
     private final List<String> topics;
     private final PartitionEpochs epochs;
@@ -173,8 +174,8 @@ public final class KafkaReader implements AutoCloseable {
                     missingTopics.add(topic);
                     continue;
                 }
-                lastError = "describing topic " + topic + ": " + KafkaFailureLog.describe(KafkaFailureLog.unwrap(e));
-                failures.warn(e, "Cannot describe topic {}", topic);
+                lastError = "describing topic " + topic + ": " + RateLimitedByCause.describe(RateLimitedByCause.rootCause(e));
+                failures.logWithCause(e, "Cannot describe topic {}", topic);
                 return false;
             }
             catch (TimeoutException e) {

@@ -26,7 +26,7 @@ import io.netty.util.AttributeKey;
 import io.netty.util.concurrent.EventExecutor;
 import io.netty.util.concurrent.ScheduledFuture;
 import io.sluice.bridge.auth.Principal;
-import io.sluice.bridge.kafka.KafkaFailureLog;
+import io.sluice.logging.RateLimitedByCause;
 import io.sluice.bridge.protocol.ClientRequest;
 import io.sluice.bridge.protocol.ClientRequests;
 import io.sluice.bridge.protocol.CloseCodes;
@@ -54,7 +54,7 @@ public final class Session extends Outlet {
 
     private static final Logger LOG = LoggerFactory.getLogger(Session.class);
     // Node-wide: during a Kafka outage every reconnecting client's recovery fails the same way.
-    private static final KafkaFailureLog RECOVERY_FAILURES = new KafkaFailureLog(LOG);
+    private static final RateLimitedByCause RECOVERY_FAILURES = new RateLimitedByCause(LOG);
     // A closed slow client is given this long to read its close frame before the socket is cut.
     private static final Duration SLOW_CLOSE_GRACE = Duration.ofSeconds(10);
     private static final AttributeKey<Boolean> CLOSING = AttributeKey.valueOf(Session.class, "closing");
@@ -276,7 +276,7 @@ public final class Session extends Outlet {
             return;
         }
         if (error != null) {
-            RECOVERY_FAILURES.warn(error, "{}: recovery of {} from Kafka failed", channel.remoteAddress(), request.endpoint());
+            RECOVERY_FAILURES.logWithCause(error, "{}: recovery of {} from Kafka failed", channel.remoteAddress(), request.endpoint());
             error(request.id(), ErrorCodes.RECOVERY_FAILED, "recovery from the Kafka log failed; the missed messages are reported as gaps");
             for (RecoveryPlan.LogRead read : plan.reads()) {
                 services.metrics().recoveryGap();
