@@ -3,7 +3,6 @@ package io.sluice.app.cli;
 import java.net.InetAddress;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.ServiceLoader;
 
 import io.netty.util.NetUtil;
 
@@ -13,6 +12,7 @@ import io.sluice.proxy.config.GatewayConfig;
 import io.sluice.proxy.config.ProxyConfig;
 import io.sluice.proxy.config.VirtualClusterConfig;
 import io.sluice.proxy.filter.FilterFactory;
+import io.sluice.proxy.server.ProxyServer;
 
 /**
  * Gateways where a filter that authenticates clients ({@link FilterFactory#authenticatesClients()}, e.g. JwtAuth) is
@@ -50,13 +50,7 @@ final class PlaintextAuthentication {
 
     private static boolean authenticates(FilterDefinition definition) {
         // Named by simple or fully qualified class name, as the proxy resolves them; an unknown type is validation's error.
-        for (FilterFactory<?, ?> factory : ServiceLoader.load(FilterFactory.class)) {
-            Class<?> c = factory.getClass();
-            if (c.getName().equals(definition.type()) || c.getSimpleName().equals(definition.type())) {
-                return factory.authenticatesClients();
-            }
-        }
-        return false;
+        return ProxyServer.authenticatesClients(definition.type());
     }
 
     /** Without a DNS lookup: {@code localhost} and loopback literals (127.0.0.0/8, ::1); any other name may be reachable. */

@@ -31,6 +31,7 @@ import io.sluice.proxy.config.VirtualClusterConfig;
 import io.sluice.management.ManagementServer;
 import io.sluice.metrics.JvmMetrics;
 import io.sluice.management.ManagementServer.Readiness;
+import io.sluice.proxy.filter.FilterFactory;
 import io.sluice.proxy.metrics.ProxyMetrics;
 import io.sluice.proxy.runtime.OpenConnections;
 import io.sluice.tls.SslContexts;
@@ -132,6 +133,15 @@ public final class ProxyServer implements AutoCloseable {
         if (!problems.isEmpty()) {
             throw new ConfigException(problems);
         }
+    }
+
+    /**
+     * Whether the filter type named {@code type} (as a filter definition names it) authenticates clients; false for a
+     * type no plugin provides, which {@link #validate} reports.
+     */
+    public static boolean authenticatesClients(String type) {
+        FilterFactory<?, ?> factory = FilterDefinitions.findPlugin(FilterFactory.class, type);
+        return factory != null && factory.authenticatesClients();
     }
 
     private static void tlsProblems(List<String> problems, Runnable load) {
