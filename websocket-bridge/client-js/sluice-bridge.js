@@ -1,6 +1,6 @@
-// A browser (and Node 22+) client for the Sluice WebSocket bridge. Plain ES module, no dependencies beyond
-// json-patch.js beside it, no build step. The protocol it speaks is docs/bridge-protocol.md; its API is
-// docs/bridge-client-js.md.
+// The client of the Sluice WebSocket bridge, for browsers and Node (a global WebSocket, or one passed in). Plain ES
+// module, no dependencies beyond json-patch.js beside it, no build step; its types are sluice-bridge.d.ts. The protocol
+// it speaks is docs/bridge-protocol.md; its API is docs/bridge-client-js.md.
 
 import { applyPatch } from './json-patch.js';
 
@@ -158,7 +158,7 @@ class Subscription {
   }
 
   unsubscribe() {
-    this.client.unsubscribe(this.endpoint);
+    return this.client.unsubscribe(this.endpoint);
   }
 }
 
@@ -484,7 +484,7 @@ export class SluiceBridge {
     return subscription;
   }
 
-  /** Stops a subscription; its positions are forgotten. */
+  /** Stops a subscription; its positions are forgotten. Resolves once the server confirmed (at once when offline). */
   unsubscribe(endpoint) {
     const subscription = this.subscriptions.get(endpoint);
     if (!subscription) {
@@ -495,7 +495,7 @@ export class SluiceBridge {
     if (this.state !== 'connected') {
       return Promise.resolve();
     }
-    return new Promise((resolve, reject) => this._send({ type: 'unsubscribe', endpoint }, resolve, reject));
+    return new Promise((resolve, reject) => this._send({ type: 'unsubscribe', endpoint }, () => resolve(), reject));
   }
 
   /**

@@ -282,6 +282,27 @@ class DistributionIT {
         throw new AssertionError("no record consumed through the proxy within 30 s");
     }
 
+    /**
+     * The JavaScript client ships as the npm tarball that the bridge module builds and ClientPackageTest installs and runs:
+     * clients/sluice-bridge-client-VERSION.tgz, a package of the release's version, nothing under lib/.
+     */
+    @Test
+    void theReleaseCarriesTheJavaScriptClientAsAnNpmPackage() throws Exception {
+        String version = home.getFileName().toString().substring("sluice-".length());
+        Path client = home.resolve("clients/sluice-bridge-client-" + version + ".tgz");
+        assertThat(client).isRegularFile();
+        try (Stream<Path> clients = Files.list(home.resolve("clients"))) {
+            assertThat(clients).hasSize(1);
+        }
+        Process tar = new ProcessBuilder("tar", "-xzOf", client.toString(), "package/package.json").start();
+        JsonNode manifest = JSON.readTree(tar.getInputStream());
+        assertThat(tar.waitFor()).isZero();
+        assertThat(manifest.path("name").asText()).isEqualTo("sluice-bridge-client");
+        assertThat(manifest.path("version").asText()).isEqualTo(version);
+        assertThat(manifest.has("private")).isFalse();
+        assertThat(jars("lib")).noneMatch(j -> j.endsWith(".tgz"));
+    }
+
     /** Every docs/NAME.md that a command's --help names is in the tarball, with the images the docs show. */
     @Test
     void theDocsThatHelpPointsToAreInTheTarball() throws IOException {

@@ -54,11 +54,12 @@ public final class SluiceImage {
     /** The project's own jars change with every build, the third-party ones rarely: separate layers pull less. */
     private static final String OWN_JARS = "io.sluice-";
     /**
-     * The distribution's folder of jars only {@code demo}, {@code bench}, {@code omb} and {@code size} load (Kafka's
-     * broker, Scala, log4j-core, the benchmark harness): none of them runs in a pod, so the image leaves them out and
-     * scanners see only what runs. {@code bin/sluice} says so when one of those commands is run in the image.
+     * The distribution's folders that nothing in a pod uses, so the image leaves them out and scanners see only what
+     * runs: {@code lib-extra}, the jars only {@code demo}, {@code bench}, {@code omb} and {@code size} load (Kafka's
+     * broker, Scala, log4j-core, the benchmark harness; {@code bin/sluice} says so when one of those commands is run in
+     * the image), and {@code clients}, the JavaScript client's npm package for developers' builds.
      */
-    public static final String NOT_IN_IMAGE = "lib-extra";
+    public static final List<String> NOT_IN_IMAGE = List.of("lib-extra", "clients");
 
     private SluiceImage() {
     }
@@ -96,6 +97,11 @@ public final class SluiceImage {
      * Third-party jars, the project's jars, then everything else (launcher, examples, manifests, docs, licence);
      * {@link #NOT_IN_IMAGE} left out.
      */
+    /** Whether a file of the distribution, by its path relative to the distribution's folder, goes into the image. */
+    public static boolean inImage(Path relative) {
+        return NOT_IN_IMAGE.stream().noneMatch(relative::startsWith);
+    }
+
     private static List<FileEntriesLayer> layers(Path home) throws IOException {
         FileEntriesLayer.Builder dependencies = FileEntriesLayer.builder().setName("dependencies");
         FileEntriesLayer.Builder own = FileEntriesLayer.builder().setName("sluice-jars");
@@ -106,7 +112,7 @@ public final class SluiceImage {
         }
         for (Path file : files) {
             Path relative = home.relativize(file);
-            if (relative.startsWith(NOT_IN_IMAGE)) {
+            if (!inImage(relative)) {
                 continue;
             }
             AbsoluteUnixPath target = AbsoluteUnixPath.get(HOME).resolve(relative.toString().replace('\\', '/'));

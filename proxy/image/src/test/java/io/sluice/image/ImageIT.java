@@ -132,7 +132,7 @@ class ImageIT {
         Map<String, String> expected = new TreeMap<>();
         try (Stream<Path> walk = Files.walk(distribution.home())) {
             for (Path file : walk.filter(Files::isRegularFile).toList()) {
-                if (distribution.home().relativize(file).startsWith(SluiceImage.NOT_IN_IMAGE)) {
+                if (!SluiceImage.inImage(distribution.home().relativize(file))) {
                     continue;
                 }
                 try (InputStream in = Files.newInputStream(file)) {
@@ -149,10 +149,12 @@ class ImageIT {
         // Same names, same bytes: every runtime jar in lib/ once, the launcher, examples, manifests, licence.
         assertThat(actual).isEqualTo(expected);
         // The demo broker, Scala, log4j-core and the benchmark/OMB jars are in the tarball's lib-extra/, not in the image.
-        try (Stream<Path> extra = Files.list(distribution.home().resolve(SluiceImage.NOT_IN_IMAGE))) {
+        try (Stream<Path> extra = Files.list(distribution.home().resolve("lib-extra"))) {
             assertThat(extra.map(f -> f.getFileName().toString())).anyMatch(j -> j.startsWith("org.apache.kafka-kafka_2.13-"));
         }
-        assertThat(actual.keySet()).noneMatch(p -> p.contains("/lib-extra/") || p.contains("kafka_2.13") || p.contains("scala-library")
+        // The JavaScript client's npm package is in the tarball's clients/, not in the image.
+        assertThat(distribution.home().resolve("clients")).isNotEmptyDirectory();
+        assertThat(actual.keySet()).noneMatch(p -> p.contains("/lib-extra/") || p.contains("/clients/") || p.endsWith(".tgz") || p.contains("kafka_2.13") || p.contains("scala-library")
                 || p.contains("log4j-core") || p.contains("sluice-omb-workloads") || p.contains("sluice-bench") || p.contains("sluice-testkit"));
         assertThat(actual.keySet()).contains("opt/sluice/bin/sluice", "opt/sluice/LICENSE", "opt/sluice/NOTICE",
                 "opt/sluice/config/examples/passthrough.yaml", "opt/sluice/config/examples/bridge.yaml",
@@ -212,8 +214,9 @@ class ImageIT {
         // ARG default is this version), and .dockerignore lets exactly that into the build context.
         assertThat(dockerfile.finalStage("COPY")).isNotEmpty().allMatch(i -> i.arguments().startsWith("--from="));
         assertThat(dockerfile.finalStage("RUN")).isEmpty();
+        String removed = SluiceImage.NOT_IN_IMAGE.stream().map(folder -> SluiceImage.HOME + "/" + folder).collect(Collectors.joining(" "));
         assertThat(dockerfile.all("RUN")).as("the unpack stage leaves out what Jib leaves out")
-                .anyMatch(i -> i.arguments().contains("rm -rf " + SluiceImage.HOME + "/" + SluiceImage.NOT_IN_IMAGE + " "));
+                .anyMatch(i -> i.arguments().contains("rm -rf " + removed + " "));
         List<String> sources = dockerfile.all("COPY").stream().filter(i -> !i.arguments().startsWith("--from="))
                 .map(i -> i.arguments().split("\\s+")[0]).toList();
         assertThat(sources).containsExactly("target/sluice-" + version + ".tar.gz");

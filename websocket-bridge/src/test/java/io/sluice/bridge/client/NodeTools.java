@@ -7,6 +7,9 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+
 import io.sluice.proxy.testing.Executables;
 import org.junit.jupiter.api.Assumptions;
 
@@ -19,7 +22,6 @@ import static org.assertj.core.api.Assertions.fail;
  */
 public final class NodeTools {
 
-    /** The client's folder; tests run with the module as working directory. */
     /** The bridge's {@code client-js/}, from the bridge module's tests or another module's (the app's demo test). */
     static final Path CLIENT_JS = clientJs();
     static final Path CHROMIUM = Path.of(System.getenv().getOrDefault("SLUICE_CHROMIUM", "/usr/bin/chromium"));
@@ -33,12 +35,11 @@ public final class NodeTools {
         require(Executables.onPath("node"), "Node.js ('node') is not on the PATH");
     }
 
-    /** Node, npm, Chromium and {@code node_modules}; the first call may run {@code npm ci}. */
-    public static synchronized void requireBrowser() throws Exception {
+    /** Node, npm and the client's dev dependencies in {@code node_modules}; the first call may run {@code npm ci}. */
+    public static synchronized void requireNpmPackages() throws Exception {
         requireNode();
         require(Executables.onPath("npm"), "npm is not on the PATH");
-        require(Files.isExecutable(CHROMIUM), CHROMIUM + " is missing (apt-get install -y chromium; .ci/run does this as root)");
-        if (!installed && !Files.isDirectory(CLIENT_JS.resolve("node_modules/playwright-core"))) {
+        if (!installed && !devDependenciesInstalled()) {
             Process npm = new ProcessBuilder("npm", "ci", "--no-audit", "--no-fund").directory(CLIENT_JS.toFile())
                     .redirectErrorStream(true).start();
             String output = new String(npm.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
@@ -47,6 +48,23 @@ public final class NodeTools {
             }
         }
         installed = true;
+    }
+
+    /** Node, npm, Chromium and {@code node_modules}. */
+    public static void requireBrowser() throws Exception {
+        requireNpmPackages();
+        require(Files.isExecutable(CHROMIUM), CHROMIUM + " is missing (apt-get install -y chromium; .ci/run does this as root)");
+    }
+
+    /** Whether every dev dependency of package.json is in node_modules (a checkout from before one was added is not). */
+    private static boolean devDependenciesInstalled() throws IOException {
+        JsonNode devDependencies = new ObjectMapper().readTree(CLIENT_JS.resolve("package.json").toFile()).path("devDependencies");
+        for (var names = devDependencies.fieldNames(); names.hasNext(); ) {
+            if (!Files.isRegularFile(CLIENT_JS.resolve("node_modules").resolve(names.next()).resolve("package.json"))) {
+                return false;
+            }
+        }
+        return true;
     }
 
     private static Path clientJs() {
@@ -73,7 +91,12 @@ public final class NodeTools {
 
     /** Runs a command in client-js and returns its exit code and output. */
     static Result run(List<String> command) throws IOException, InterruptedException {
-        Process p = new ProcessBuilder(command).directory(CLIENT_JS.toFile()).redirectErrorStream(true).start();
+        return run(CLIENT_JS, command);
+    }
+
+    /** Runs a command in a folder and returns its exit code and output. */
+    static Result run(Path directory, List<String> command) throws IOException, InterruptedException {
+        Process p = new ProcessBuilder(command).directory(directory.toFile()).redirectErrorStream(true).start();
         String output = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         if (!p.waitFor(2, TimeUnit.MINUTES)) {
             p.destroyForcibly();

@@ -1,0 +1,229 @@
+// Types of sluice-bridge.js, the client of the Sluice WebSocket bridge. The protocol is docs/bridge-protocol.md, the
+// API docs/bridge-client-js.md. Checked by `tsc --strict` (test/types/) and against the module's runtime exports.
+
+import type { JsonValue } from './json-patch.js';
+
+export type { JsonValue } from './json-patch.js';
+
+/** A JSON object or array: what a `json` message carries (the bridge sends no other JSON at the top level). */
+export type JsonStructure = JsonValue[] | { [member: string]: JsonValue };
+
+/**
+ * Codes of the errors the client reports. The server's codes are listed in docs/bridge-protocol.md; a newer server
+ * may send others, so any string is possible.
+ */
+export type BridgeErrorCode =
+  | 'forbidden' | 'unknown_endpoint' | 'already_subscribed' | 'too_many_subscriptions' | 'malformed' | 'rate_limited'
+  | 'busy' | 'publish_failed' | 'not_connected' | 'disconnected' | 'closed' | 'delta_base_missing' | 'delta_failed'
+  | 'recovery_failed' | (string & {});
+
+/** A request the server answered with `error`, or one that could not be sent or answered. */
+export class BridgeError extends Error {
+  constructor(code: BridgeErrorCode, message?: string, retryAfterMs?: number);
+  readonly name: 'BridgeError';
+  readonly code: BridgeErrorCode;
+  /** The server's hint with `rate_limited`: a retry sooner than this many milliseconds is refused again. */
+  readonly retryAfterMs?: number;
+  /** Set when a subscription was refused: its endpoint. */
+  endpoint?: string;
+}
+
+/** How a message's payload is carried on the wire (docs/bridge-protocol.md#messages). */
+export type PayloadFormat = 'json' | 'text' | 'base64' | 'none';
+
+/** Decodes a payload by its format: JSON as is, text as a string, base64 as bytes, `none` as null. */
+export function decodePayload(format: 'json', payload: JsonStructure): JsonStructure;
+export function decodePayload(format: 'text', payload: string): string;
+export function decodePayload(format: 'base64', payload: string): Uint8Array;
+export function decodePayload(format: 'none', payload: unknown): null;
+
+interface MessageFields {
+  /** The exact endpoint (also under a prefix subscription). */
+  endpoint: string;
+  /** The topic-partition and its history; opaque, compare for equality only. */
+  epoch: string;
+  /** The record's Kafka offset: increases within an epoch, with holes. */
+  seq: number;
+  /** The Kafka record timestamp, epoch milliseconds. */
+  timestamp: number;
+  /** Arrived as a JSON Patch; `payload` is the whole document after the patch was applied. */
+  delta: boolean;
+  /** The latest cached message, sent because of `snapshot: true`; it does not move the subscription's position. */
+  snapshot: boolean;
+}
+
+/** What a subscription's callback receives; `format` tells the type of `payload`. */
+export type BridgeMessage =
+  | (MessageFields & { format: 'json'; payload: JsonStructure })
+  | (MessageFields & { format: 'text'; payload: string })
+  | (MessageFields & { format: 'base64'; payload: Uint8Array })
+  | (MessageFields & { format: 'none'; payload: null });
+
+/** Messages a subscription could not receive (docs/bridge-protocol.md#recovery). */
+export interface GapNotice {
+  type: 'gap';
+  endpoint: string;
+  epoch: string;
+  fromSeq: number;
+  /** -1 with `unknown_epoch`. */
+  toSeq: number;
+  reason: 'retention' | 'too_far_behind' | 'unknown_epoch' | 'recovery_failed' | (string & {});
+}
+
+/** The connection was too slow: `dropped` messages of the endpoint were replaced by the latest one. */
+export interface ConflatedNotice {
+  type: 'conflated';
+  endpoint: string;
+  dropped: number;
+}
+
+/** The server ended a subscription (e.g. a refreshed token no longer allows it). */
+export interface UnsubscribedNotice {
+  type: 'unsubscribed';
+  endpoint: string;
+  reason?: string;
+}
+
+/** The server's answer to `connect`. */
+export interface ConnectedMessage {
+  type: 'connected';
+  /** The node's name. */
+  node: string;
+  /** The token's subject. */
+  subject: string;
+  /** When the token expires, epoch milliseconds. */
+  expiresAt: number;
+}
+
+export interface ExpiringNotice {
+  type: 'expiring';
+  expiresAt: number;
+}
+
+export interface RefreshedMessage {
+  type: 'refreshed';
+  expiresAt: number;
+}
+
+/** Why a connection that was open closed. */
+export interface CloseInfo {
+  code: number;
+  reason: string;
+}
+
+/** The events `on` takes and what their listeners receive. */
+export interface BridgeEvents {
+  connected: ConnectedMessage;
+  disconnected: CloseInfo;
+  expiring: ExpiringNotice;
+  refreshed: RefreshedMessage;
+  gap: GapNotice;
+  conflated: ConflatedNotice;
+  unsubscribed: UnsubscribedNotice;
+  /** A BridgeError, or whatever the token provider or a callback threw. */
+  error: unknown;
+}
+
+export interface SubscribeOptions {
+  /** After a reconnect, resume from the last position (default true). */
+  recover?: boolean;
+  /** Start with the latest cached message of the endpoint (of each, for a prefix). */
+  snapshot?: boolean;
+  /** Receive JSON Patch deltas; the client applies them and the callback gets whole documents. */
+  delta?: boolean;
+  onGap?: (gap: GapNotice) => void;
+  onConflated?: (notice: ConflatedNotice) => void;
+  onUnsubscribed?: (notice: UnsubscribedNotice) => void;
+}
+
+/** One subscription, kept across reconnects. */
+export interface Subscription {
+  readonly endpoint: string;
+  /** Epoch → the highest seq delivered: what a resubscription recovers from. */
+  readonly positions: ReadonlyMap<string, number>;
+  /** Resolves once the server confirmed; rejects with the server's BridgeError (e.g. `forbidden`). */
+  readonly ready: Promise<Subscription>;
+  /** False once unsubscribed, refused, or ended by the server. */
+  readonly active: boolean;
+  unsubscribe(): Promise<void>;
+}
+
+export interface ReconnectOptions {
+  /** Milliseconds before the first reconnect attempt (250). */
+  initialDelay: number;
+  /** Each failed attempt multiplies the delay (2) ... */
+  factor: number;
+  /** ... up to this many milliseconds (10000). */
+  maxDelay: number;
+  /** Each delay is shortened by a random fraction up to this (0.5). */
+  jitter: number;
+}
+
+/** A token, or a function returning one: called on every (re)connect and on `expiring`. */
+export type TokenSource = string | (() => string | Promise<string>);
+
+/**
+ * A WHATWG WebSocket constructor: the browser's, Node's (22 and later, or 20 with --experimental-websocket), or the
+ * `ws` package's. The client sets its on* handlers and calls send and close.
+ */
+export type WebSocketConstructor = new (url: string) => object;
+
+export interface SluiceBridgeOptions {
+  token: TokenSource;
+  reconnect?: Partial<ReconnectOptions>;
+  /** Default: `globalThis.WebSocket`. */
+  WebSocket?: WebSocketConstructor;
+}
+
+/** Where a published record landed in Kafka. */
+export interface PublishAck {
+  endpoint: string;
+  epoch: string;
+  seq: number;
+}
+
+export interface PublishOptions {
+  /** `json` sends a string as a JSON string rather than as text. */
+  format?: 'json' | 'text';
+}
+
+/** Objects, arrays, numbers and booleans go as JSON, strings as text, bytes as bytes, null as a tombstone. */
+export type PublishPayload = JsonValue | Uint8Array | ArrayBuffer;
+
+export type ConnectionState = 'idle' | 'connecting' | 'connected' | 'disconnected' | 'closed';
+
+/**
+ * A connection to a bridge that survives disconnects: it reconnects with backoff and jitter, logs in with a fresh
+ * token from the provider, and resubscribes from the last positions so that no message is missed or delivered twice.
+ */
+export class SluiceBridge {
+  /** @param url ws:// or wss:// URL of the bridge, path included (e.g. ws://host:8080/ws) */
+  constructor(url: string, options: SluiceBridgeOptions);
+  readonly url: string;
+  readonly state: ConnectionState;
+  /** The last `connected` message, or null before the first. */
+  readonly session: ConnectedMessage | null;
+  readonly stats: { readonly connects: number; readonly duplicatesDropped: number };
+  readonly subscriptions: ReadonlyMap<string, Subscription>;
+
+  /** Registers a listener; returns a function that removes it. */
+  on<E extends keyof BridgeEvents>(event: E, listener: (value: BridgeEvents[E]) => void): () => void;
+
+  /**
+   * Opens the connection; resolves the first time the server accepts the token, retrying with backoff meanwhile.
+   * Rejects only when retrying cannot help (a fixed token refused with 4001/4002, or 1009).
+   */
+  connect(): Promise<ConnectedMessage>;
+
+  /** Subscribes to an exact endpoint or a prefix ending in `/*`; may be called before `connect()` resolves. */
+  subscribe(endpoint: string, callback: (message: BridgeMessage) => void, options?: SubscribeOptions): Subscription;
+
+  /** Stops a subscription; its positions are forgotten. */
+  unsubscribe(endpoint: string): Promise<void>;
+
+  /** Resolves once Kafka has the record (acks=all); rejects with a BridgeError carrying the server's code. */
+  publish(endpoint: string, payload: PublishPayload, options?: PublishOptions): Promise<PublishAck>;
+
+  /** Closes without reconnecting; subscriptions and positions are kept for a later `connect()`. */
+  close(): void;
+}
