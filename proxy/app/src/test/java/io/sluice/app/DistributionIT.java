@@ -42,6 +42,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 
 import io.kroxylicious.testing.kafka.api.KafkaCluster;
+import io.kroxylicious.testing.kafka.api.TerminationStyle;
 import io.kroxylicious.testing.kafka.common.BrokerCluster;
 import io.kroxylicious.testing.kafka.junit5ext.KafkaClusterExtension;
 import io.sluice.auth.testing.TestIssuer;
@@ -258,6 +259,127 @@ class DistributionIT {
         // bin/sluice execs the JVM, so the signal reaches the server itself and the ports are released.
         assertStopsOnSigterm(bridge, bridgeManagement);
         assertStopsOnSigterm(proxy, proxyManagement);
+    }
+
+    /**
+     * The logs an operator reads during a broker outage, with the shipped logging configuration: the proxy and a bridge
+     * node reading through it, a consumer group member reconnecting through the proxy all along, the broker away for
+     * 30 s. Each process says it lost the cluster once, says its own per-cause lines at most once per 10 s, and none
+     * repeats kafka-clients' per-reconnect warnings (about one a second per client before). Readiness follows.
+     */
+    @Test
+    void aBrokerOutageLogsAFewLinesAndReadinessFollowsIt() throws Exception {
+        String topic = "outage";
+        int proxyPort = FreePorts.block(3);
+        int proxyManagement = FreePorts.block(1);
+        String example = Files.readString(home.resolve("config/examples/passthrough.yaml"));
+        Path proxyConfig = Files.writeString(work.resolve("outage-passthrough.yaml"), example.replace("port: 9190", "port: " + proxyManagement));
+        String proxyBootstrap = "127.0.0.1:" + proxyPort;
+        Path proxyLog = work.resolve("outage-proxy.log");
+        Process proxy = start(List.of("proxy", "--config", proxyConfig.toString()),
+                Map.of("KAFKA_BOOTSTRAP", cluster.getBootstrapServers(), "SLUICE_BOOTSTRAP", proxyBootstrap), proxyLog.getFileName().toString());
+        awaitReady(proxy, proxyManagement);
+        try (Admin admin = Admin.create(Map.of(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG, proxyBootstrap))) {
+            admin.createTopics(List.of(new NewTopic(topic, 1, (short) 1))).all().get(30, TimeUnit.SECONDS);
+        }
+        int bridgeManagement = FreePorts.block(1);
+        Path bridgeLog = work.resolve("outage-bridge.log");
+        Process bridge = start(List.of("bridge", "--config", home.resolve("config/examples/bridge.yaml").toString()), Map.of(
+                "KAFKA_BOOTSTRAP", proxyBootstrap,
+                "SLUICE_BRIDGE_LISTEN", "127.0.0.1:" + FreePorts.block(1),
+                "SLUICE_BRIDGE_TOPICS", topic,
+                "SLUICE_JWKS", Files.writeString(work.resolve("outage-jwks.json"), TestIssuer.rsa().jwks()).toString(),
+                "SLUICE_JWT_ISSUER", TestIssuer.ISSUER,
+                "SLUICE_JWT_AUDIENCE", TestIssuer.AUDIENCE,
+                "SLUICE_BRIDGE_MANAGEMENT_PORT", Integer.toString(bridgeManagement)), bridgeLog.getFileName().toString());
+        awaitReady(bridge, bridgeManagement);
+
+        Thread member = new Thread(() -> pollUntilInterrupted(proxyBootstrap, topic), "outage-group-member");
+        member.start();
+        try {
+            try (KafkaProducer<String, String> producer = producer(proxyBootstrap)) {
+                producer.send(new ProducerRecord<>(topic, "k", "before")).get(30, TimeUnit.SECONDS);
+            }
+            assertThat(consumeOne(proxyBootstrap, topic).value()).isEqualTo("before");
+            long proxyLinesBefore = Files.readAllLines(proxyLog).size();
+            long bridgeLinesBefore = Files.readAllLines(bridgeLog).size();
+
+            long stoppedAt = System.nanoTime();
+            cluster.stopNodes(n -> true, TerminationStyle.GRACEFUL);
+            try {
+                await().atMost(Duration.ofSeconds(40)).pollInterval(Duration.ofMillis(500))
+                        .until(() -> readyz(proxyManagement) == 503 && readyz(bridgeManagement) == 503);
+                assertThat(livez(proxyManagement)).as("liveness ignores the broker").isEqualTo(200);
+                // The outage lasts 30 s, whatever the machine's speed: the lines below are what 30 s of it logs.
+                long left = Duration.ofSeconds(30).toNanos() - (System.nanoTime() - stoppedAt);
+                if (left > 0) {
+                    Thread.sleep(TimeUnit.NANOSECONDS.toMillis(left));
+                }
+                List<String> proxyDuring = linesAfter(proxyLog, proxyLinesBefore);
+                List<String> bridgeDuring = linesAfter(bridgeLog, bridgeLinesBefore);
+                System.out.printf("DistributionIT: 30 s of broker outage: the proxy logged %d line(s), the bridge %d:%n%s%n", proxyDuring.size(),
+                        bridgeDuring.size(), String.join("\n", Stream.concat(proxyDuring.stream(), bridgeDuring.stream()).toList()));
+                assertThat(proxyDuring).as("the proxy's lines during 30 s of outage: %s", proxyDuring).hasSizeLessThanOrEqualTo(8)
+                        .noneMatch(line -> line.contains("NetworkClient") || line.contains("CompletionException"))
+                        .filteredOn(line -> line.contains("cannot discover the target cluster's brokers")).hasSize(1);
+                assertThat(bridgeDuring).as("the bridge's lines during 30 s of outage: %s", bridgeDuring).hasSizeLessThanOrEqualTo(4)
+                        .noneMatch(line -> line.contains("NetworkClient"))
+                        .filteredOn(line -> line.contains("WARN") && line.contains("Kafka has not answered for")).hasSize(1);
+            } finally {
+                cluster.startNodes(n -> true);
+            }
+            await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(500))
+                    .until(() -> readyz(proxyManagement) == 200 && readyz(bridgeManagement) == 200);
+            await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
+                assertThat(linesAfter(proxyLog, proxyLinesBefore)).anyMatch(line -> line.contains("target cluster reachable again"));
+                assertThat(linesAfter(bridgeLog, bridgeLinesBefore)).anyMatch(line -> line.contains("INFO") && line.contains("Kafka answers again after"));
+            });
+        } finally {
+            member.interrupt();
+            member.join(30_000);
+        }
+        assertStopsOnSigterm(bridge, bridgeManagement);
+        assertStopsOnSigterm(proxy, proxyManagement);
+    }
+
+    private static List<String> linesAfter(Path log, long skip) throws IOException {
+        return Files.readAllLines(log).stream().skip(skip).toList();
+    }
+
+    private static int readyz(int managementPort) {
+        return status(managementPort, "/readyz");
+    }
+
+    private static int livez(int managementPort) {
+        return status(managementPort, "/livez");
+    }
+
+    private static int status(int managementPort, String path) {
+        try {
+            return HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build().send(HttpRequest.newBuilder(
+                    URI.create("http://127.0.0.1:" + managementPort + path)).timeout(Duration.ofSeconds(5)).build(),
+                    HttpResponse.BodyHandlers.discarding()).statusCode();
+        } catch (IOException e) {
+            return -1;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return -1;
+        }
+    }
+
+    /** A consumer group member through the proxy that keeps polling (and reconnecting) until interrupted. */
+    private static void pollUntilInterrupted(String bootstrap, String topic) {
+        Properties props = new Properties();
+        props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        props.put(ConsumerConfig.GROUP_ID_CONFIG, "outage-member");
+        try (KafkaConsumer<String, String> consumer = new KafkaConsumer<>(props, new StringDeserializer(), new StringDeserializer())) {
+            consumer.subscribe(List.of(topic));
+            while (!Thread.currentThread().isInterrupted()) {
+                consumer.poll(Duration.ofMillis(500));
+            }
+        } catch (org.apache.kafka.common.errors.InterruptException stopped) {
+            // interrupted: the test is over
+        }
     }
 
     private static KafkaProducer<String, String> producer(String bootstrap) {

@@ -15,9 +15,11 @@ import java.util.concurrent.TimeoutException;
 
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.TopicDescription;
+import org.apache.kafka.clients.consumer.CloseOptions;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.InterruptException;
 import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 import org.apache.kafka.common.errors.WakeupException;
 import org.slf4j.Logger;
@@ -44,6 +46,10 @@ public final class KafkaReader implements AutoCloseable {
     public static final Duration ANSWER_MAX_AGE = Duration.ofSeconds(10);
     /** A refresh that failed (a describe that timed out during an outage) is tried again this soon, not a refresh later. */
     private static final long RETRY_NANOS = TimeUnit.SECONDS.toNanos(1);
+    /** How long the reader's clients may take to close when the node stops. */
+    private static final Duration CLOSE_TIMEOUT = Duration.ofSeconds(1);
+    /** How long close() waits for the reader thread. */
+    private static final Duration STOP_TIMEOUT = Duration.ofSeconds(10);
 
     private final RateLimitedByCause failures = new RateLimitedByCause(LOG);
     private final KafkaConfig config;
@@ -64,7 +70,8 @@ public final class KafkaReader implements AutoCloseable {
         this.epochs = epochs;
         this.sink = sink;
         this.missingTopics.addAll(topics);
-        this.thread = new Thread(() -> run(nodeName), "sluice-bridge-reader");
+        // Named after the node: several nodes share a JVM in tests and the demo.
+        this.thread = new Thread(() -> run(nodeName), "sluice-bridge-reader-" + nodeName);
         this.thread.setDaemon(true);
     }
 
@@ -115,10 +122,12 @@ public final class KafkaReader implements AutoCloseable {
     }
 
     private void run(String nodeName) {
-        try (Admin admin = Admin.create(KafkaClients.common(config, "sluice-bridge-" + nodeName + "-metadata"));
-             KafkaConsumer<byte[], byte[]> kafka = new KafkaConsumer<>(KafkaClients.consumer(config, "sluice-bridge-" + nodeName))) {
+        Admin admin = Admin.create(KafkaClients.common(config, "sluice-bridge-" + nodeName + "-metadata"));
+        KafkaConsumer<byte[], byte[]> kafka = null;
+        try {
+            kafka = new KafkaConsumer<>(KafkaClients.consumer(config, "sluice-bridge-" + nodeName));
             consumer = kafka;
-            ClusterProbe clusterProbe = new ClusterProbe(admin, ANSWER_MAX_AGE);
+            ClusterProbe clusterProbe = new ClusterProbe(admin, ANSWER_MAX_AGE, ANSWER_MAX_AGE);
             probe = clusterProbe;
             long nextRefresh = System.nanoTime();
             long nextIdle = System.nanoTime() + IDLE_EVERY_NANOS;
@@ -152,12 +161,21 @@ public final class KafkaReader implements AutoCloseable {
                 }
             }
         }
-        catch (WakeupException e) {
-            // close() interrupts a blocking poll this way
+        catch (WakeupException | InterruptException e) {
+            // close() ends a blocking poll (wakeup) or a metadata call (interrupt) this way
         }
         catch (RuntimeException e) {
             lastError = e.toString();
             LOG.error("Kafka reader stopped", e);
+        }
+        finally {
+            // Bounded closes: with Kafka away, the defaults wait for the calls still pending (the probe's describe, up to
+            // its 10 s timeout), and the node's stop would wait for them. A group-less consumer has nothing to commit.
+            Thread.interrupted();
+            if (kafka != null) {
+                kafka.close(CloseOptions.timeout(CLOSE_TIMEOUT));
+            }
+            admin.close(CLOSE_TIMEOUT);
         }
     }
 
@@ -235,11 +253,17 @@ public final class KafkaReader implements AutoCloseable {
         if (c != null) {
             c.wakeup();
         }
+        // A refresh waits on the Admin client's futures (up to 30 s while Kafka is away), which wakeup() does not end.
+        thread.interrupt();
         try {
-            thread.join(10_000);
+            thread.join(STOP_TIMEOUT.toMillis());
         }
         catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
+        if (thread.isAlive()) {
+            LOG.warn("Kafka reader still running {} s after the node stopped", STOP_TIMEOUT.toSeconds());
+        }
     }
+
 }

@@ -13,6 +13,7 @@ import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.errors.InterruptException;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -118,6 +119,9 @@ final class LiveScores implements AutoCloseable {
             }
             send("results", Map.of("results", results));
             kickOff(match.sport);
+        } catch (InterruptException e) {
+            // The demo is stopping while a send waits for an absent broker.
+            Thread.currentThread().interrupt();
         } catch (RuntimeException e) {
             // Keep playing: one failed send (say, the broker restarting) should not end the demo's feed.
             LOG.warn("live scores: {}", e.toString());

@@ -46,6 +46,7 @@ final class ClusterDiscovery implements AutoCloseable {
     private volatile Admin admin;
     private volatile boolean succeededOnce;
     private volatile String lastError = "not run yet";
+    private volatile boolean closing;
 
     ClusterDiscovery(VirtualClusterRuntime cluster, ScheduledExecutorService executor) {
         this.cluster = cluster;
@@ -100,7 +101,13 @@ final class ClusterDiscovery implements AutoCloseable {
             lastError = null;
             cluster.upstream().reached("brokers " + nodes.stream().map(n -> Integer.toString(n.id())).sorted().collect(Collectors.joining(", ", "[", "]"))
                     + " answered DescribeCluster");
+        } catch (InterruptedException e) {
+            // The proxy is stopping while a round waits for an absent cluster: not a discovery failure to report.
+            Thread.currentThread().interrupt();
         } catch (Exception e) {
+            if (closing) {
+                return; // the same, seen as the Admin client's calls failing once it is closed
+            }
             Throwable cause = e instanceof ExecutionException && e.getCause() != null ? e.getCause() : e;
             String message = cause.getClass().getSimpleName() + ": " + cause.getMessage();
             if (!message.equals(lastError)) {
@@ -114,6 +121,7 @@ final class ClusterDiscovery implements AutoCloseable {
 
     @Override
     public void close() {
+        closing = true;
         if (admin != null) {
             admin.close(Duration.ofSeconds(2));
         }

@@ -126,6 +126,10 @@ class BrokerOutageTest {
         try (ServerSocket s = new ServerSocket(0)) {
             deadPort = s.getLocalPort();
         }
+        Logger discoveryLog = (Logger) LoggerFactory.getLogger(ClusterDiscovery.class);
+        ListAppender<ILoggingEvent> discovery = new ListAppender<>();
+        discovery.start();
+        discoveryLog.addAppender(discovery);
         try (ProxyFixture proxy = ProxyFixture.start("127.0.0.1:" + deadPort)) {
             Map<String, Object> config = new HashMap<>(proxy.clientConfig());
             config.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 3000);
@@ -139,7 +143,13 @@ class BrokerOutageTest {
                     HttpResponse.BodyHandlers.ofString());
             assertThat(ready.statusCode()).isEqualTo(503);
             assertThat(ready.body()).contains("upstream");
+            await().atMost(Duration.ofSeconds(30)).until(() -> discovery.list.stream().anyMatch(e -> e.getFormattedMessage().contains("cannot discover")));
+        } finally {
+            discoveryLog.detachAppender(discovery);
         }
+        // Stopping interrupts the discovery round that waits for the absent cluster: that is no failure to report.
+        assertThat(discovery.list).extracting(ILoggingEvent::getFormattedMessage).as("discovery's lines")
+                .hasSize(1).noneMatch(line -> line.contains("Interrupted"));
     }
 
     @Test
