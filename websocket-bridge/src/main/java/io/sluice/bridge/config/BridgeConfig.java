@@ -7,6 +7,7 @@ import com.fasterxml.jackson.annotation.JsonCreator;
 import com.fasterxml.jackson.annotation.JsonProperty;
 import com.fasterxml.jackson.databind.annotation.JsonDeserialize;
 
+import io.sluice.bridge.filter.FilterLimits;
 import io.sluice.config.ManagementConfig;
 
 /**
@@ -23,7 +24,8 @@ public record BridgeConfig(ServerConfig server,
                            ManagementConfig management,
                            ConnectionsConfig connections,
                            RequestLimitsConfig requests,
-                           DeltaConfig delta) {
+                           DeltaConfig delta,
+                           FilterLimits filters) {
 
     public BridgeConfig {
         server = server == null ? ServerConfig.defaults() : server;
@@ -36,6 +38,7 @@ public record BridgeConfig(ServerConfig server,
         connections = connections == null ? ConnectionsConfig.defaults() : connections;
         requests = requests == null ? RequestLimitsConfig.defaults() : requests;
         delta = delta == null ? DeltaConfig.defaults() : delta;
+        filters = filters == null ? FilterLimits.defaults() : filters;
     }
 
     @JsonCreator
@@ -49,9 +52,10 @@ public record BridgeConfig(ServerConfig server,
                                  @JsonProperty("management") ManagementConfig management,
                                  @JsonProperty("connections") ConnectionsConfig connections,
                                  @JsonProperty("requests") RequestLimitsConfig requests,
-                                 @JsonProperty("delta") DeltaConfig delta) {
+                                 @JsonProperty("delta") DeltaConfig delta,
+                                 @JsonProperty("filters") FilterLimits filters) {
         return new BridgeConfig(server, kafka, topics, endpoints, auth, outbound, recovery, management, connections,
-                requests, delta);
+                requests, delta, filters);
     }
 
     /** Every endpoint mapping: the explicit ones first, then one {@code /<topic>/*} per entry of {@code topics}. */

@@ -37,6 +37,7 @@ final class BridgeConfigValidator {
         v.connections(config.connections());
         v.requests(config.requests());
         config.delta().validate(v.problems);
+        config.filters().validate(v.problems);
         if (config.management().port() < 0 || config.management().port() > 65535) {
             v.problems.add("management.port: must be between 0 and 65535 (0 picks a free port)");
         }

@@ -24,9 +24,12 @@ import com.fasterxml.jackson.annotation.JsonProperty;
  * @param maxFields          pointers in one field list ({@code fields})
  * @param maxFilterChars     the filter as compact JSON, in characters (an escaped character counts once); also
  *                           bounds a field list as a whole
+ * @param maxGroupsPerEndpoint distinct (filter, field list) pairs among the subscriptions to one endpoint or prefix on
+ *                           a node: the node selects and encodes once per pair, so this bounds the reader's work per
+ *                           record of that endpoint however many clients subscribe ({@code too_many_groups} beyond)
  */
 public record FilterLimits(int maxNodes, int maxDepth, int maxInList, int maxStringChars, int maxPointerChars,
-                           int maxPointerSegments, int maxFields, int maxFilterChars) {
+                           int maxPointerSegments, int maxFields, int maxFilterChars, int maxGroupsPerEndpoint) {
 
     public static final int DEFAULT_MAX_NODES = 64;
     public static final int DEFAULT_MAX_DEPTH = 8;
@@ -36,6 +39,14 @@ public record FilterLimits(int maxNodes, int maxDepth, int maxInList, int maxStr
     public static final int DEFAULT_MAX_POINTER_SEGMENTS = 16;
     public static final int DEFAULT_MAX_FIELDS = 64;
     public static final int DEFAULT_MAX_FILTER_CHARS = 4096;
+    public static final int DEFAULT_MAX_GROUPS_PER_ENDPOINT = 64;
+
+    /** The limits of filters and field lists alone (a parse does not look at groups). */
+    public FilterLimits(int maxNodes, int maxDepth, int maxInList, int maxStringChars, int maxPointerChars,
+                        int maxPointerSegments, int maxFields, int maxFilterChars) {
+        this(maxNodes, maxDepth, maxInList, maxStringChars, maxPointerChars, maxPointerSegments, maxFields, maxFilterChars,
+                DEFAULT_MAX_GROUPS_PER_ENDPOINT);
+    }
 
     public static FilterLimits defaults() {
         return new FilterLimits(DEFAULT_MAX_NODES, DEFAULT_MAX_DEPTH, DEFAULT_MAX_IN_LIST, DEFAULT_MAX_STRING_CHARS,
@@ -50,11 +61,13 @@ public record FilterLimits(int maxNodes, int maxDepth, int maxInList, int maxStr
                                  @JsonProperty("maxPointerChars") Integer maxPointerChars,
                                  @JsonProperty("maxPointerSegments") Integer maxPointerSegments,
                                  @JsonProperty("maxFields") Integer maxFields,
-                                 @JsonProperty("maxFilterChars") Integer maxFilterChars) {
+                                 @JsonProperty("maxFilterChars") Integer maxFilterChars,
+                                 @JsonProperty("maxGroupsPerEndpoint") Integer maxGroupsPerEndpoint) {
         return new FilterLimits(or(maxNodes, DEFAULT_MAX_NODES), or(maxDepth, DEFAULT_MAX_DEPTH),
                 or(maxInList, DEFAULT_MAX_IN_LIST), or(maxStringChars, DEFAULT_MAX_STRING_CHARS),
                 or(maxPointerChars, DEFAULT_MAX_POINTER_CHARS), or(maxPointerSegments, DEFAULT_MAX_POINTER_SEGMENTS),
-                or(maxFields, DEFAULT_MAX_FIELDS), or(maxFilterChars, DEFAULT_MAX_FILTER_CHARS));
+                or(maxFields, DEFAULT_MAX_FIELDS), or(maxFilterChars, DEFAULT_MAX_FILTER_CHARS),
+                or(maxGroupsPerEndpoint, DEFAULT_MAX_GROUPS_PER_ENDPOINT));
     }
 
     private static int or(Integer value, int fallback) {
@@ -71,6 +84,7 @@ public record FilterLimits(int maxNodes, int maxDepth, int maxInList, int maxStr
         positive(problems, "maxPointerSegments", maxPointerSegments);
         positive(problems, "maxFields", maxFields);
         positive(problems, "maxFilterChars", maxFilterChars);
+        positive(problems, "maxGroupsPerEndpoint", maxGroupsPerEndpoint);
     }
 
     private static void positive(List<String> problems, String field, int value) {

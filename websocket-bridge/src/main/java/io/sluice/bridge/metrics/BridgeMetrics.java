@@ -50,6 +50,8 @@ public final class BridgeMetrics {
     private final Counter publishFailed;
     private final Timer endToEnd;
     private final Map<String, Counter> refusals = new HashMap<>();
+    private final AtomicLong groups = new AtomicLong();
+    private final LongAdder groupSelections = new LongAdder();
 
     public BridgeMetrics(MeterRegistry registry) {
         this.registry = registry;
@@ -57,6 +59,12 @@ public final class BridgeMetrics {
                 .description("WebSocket connections currently open").strongReference(true).register(registry);
         Gauge.builder("sluice.bridge.subscriptions", subscriptions, AtomicLong::get)
                 .description("Subscriptions currently active").strongReference(true).register(registry);
+        Gauge.builder("sluice.bridge.groups", groups, AtomicLong::get)
+                .description("Distinct (filter, fields) selections subscribed on this node (docs/bridge-filters.md#groups)")
+                .strongReference(true).register(registry);
+        FunctionCounter.builder("sluice.bridge.group.selections", groupSelections, LongAdder::doubleValue)
+                .description("Live messages run through a group's filter and field list: once per message and group, not per subscriber")
+                .register(registry);
         connectionsOpened = counter(registry, "sluice.bridge.connections.opened", "WebSocket connections accepted");
         recordsRead = counter(registry, "sluice.bridge.kafka.records", "Records read from Kafka by the live reader");
         FunctionCounter.builder("sluice.bridge.messages.out", messagesOut, LongAdder::doubleValue)
@@ -97,6 +105,18 @@ public final class BridgeMetrics {
     public static final List<String> REFUSALS = List.of(
             "recovery_node_busy", "recovery_connection_busy", "refresh_in_flight", "subscribe_rate", "publishes_in_flight",
             "token_validation_busy", "reader_starting");
+
+    public void groupAdded() {
+        groups.incrementAndGet();
+    }
+
+    public void groupRemoved() {
+        groups.decrementAndGet();
+    }
+
+    public void groupSelection() {
+        groupSelections.increment();
+    }
 
     /** @param reason one of {@link #REFUSALS} */
     public void refused(String reason) {

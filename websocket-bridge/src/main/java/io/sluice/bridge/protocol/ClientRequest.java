@@ -4,6 +4,9 @@ import java.util.List;
 
 import com.fasterxml.jackson.databind.JsonNode;
 
+import io.sluice.bridge.filter.Filter;
+import io.sluice.bridge.filter.Projection;
+
 /** What a client can ask, one record per message type of docs/bridge-protocol.md. {@code id} is echoed in the reply. */
 public sealed interface ClientRequest {
 
@@ -20,7 +23,13 @@ public sealed interface ClientRequest {
      * @param snapshot whether to start with the latest cached message of each endpoint (ignored with {@code recover})
      * @param delta    whether to receive JSON Patch deltas instead of full JSON payloads where possible
      */
-    record Subscribe(Long id, String endpoint, List<Position> recover, boolean snapshot, boolean delta) implements ClientRequest {
+    /** {@code filter} and {@code fields} are null when not given (every record, whole payloads). */
+    record Subscribe(Long id, String endpoint, List<Position> recover, boolean snapshot, boolean delta, Filter filter,
+                     Projection fields) implements ClientRequest {
+
+        public Subscribe(Long id, String endpoint, List<Position> recover, boolean snapshot, boolean delta) {
+            this(id, endpoint, recover, snapshot, delta, null, null);
+        }
     }
 
     record Unsubscribe(Long id, String endpoint) implements ClientRequest {

@@ -17,6 +17,10 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufInputStream;
 import io.sluice.bridge.config.RequestLimitsConfig;
+import io.sluice.bridge.filter.Filter;
+import io.sluice.bridge.filter.FilterException;
+import io.sluice.bridge.filter.FilterLimits;
+import io.sluice.bridge.filter.Projection;
 
 /**
  * Reads one client message (a text frame holding exactly one JSON object) into a {@link ClientRequest}, checking every
@@ -44,6 +48,10 @@ public final class ClientRequests {
     }
 
     public static ClientRequest parse(ByteBuf text, RequestLimitsConfig limits) throws RequestRefusedException {
+        return parse(text, limits, FilterLimits.defaults());
+    }
+
+    public static ClientRequest parse(ByteBuf text, RequestLimitsConfig limits, FilterLimits filters) throws RequestRefusedException {
         JsonNode node;
         try (ByteBufInputStream in = new ByteBufInputStream(text.duplicate())) {
             node = JSON.readTree(in);
@@ -60,13 +68,42 @@ public final class ClientRequests {
             case "connect" -> new ClientRequest.Connect(id, token(node, id, limits));
             case "refresh" -> new ClientRequest.Refresh(id, token(node, id, limits));
             case "subscribe" -> new ClientRequest.Subscribe(id, endpoint(node, id, limits), positions(node, id),
-                    bool(node, "snapshot", id), bool(node, "delta", id));
+                    bool(node, "snapshot", id), bool(node, "delta", id), filter(node, id, filters), fields(node, id, filters));
             case "unsubscribe" -> new ClientRequest.Unsubscribe(id, endpoint(node, id, limits));
             case "publish" -> publish(node, id, limits);
             // Echoed only as far as a real type could go: it may be anything up to the frame size.
             default -> throw new RequestRefusedException(ErrorCodes.UNKNOWN_TYPE, "unknown message type '"
                     + (type.length() > 32 ? type.substring(0, 32) + "..." : type) + "'", id);
         };
+    }
+
+    /** The subscribe's {@code filter} (docs/bridge-filters.md), or null without one. */
+    private static Filter filter(JsonNode node, Long id, FilterLimits limits) throws RequestRefusedException {
+        JsonNode filter = node.get("filter");
+        if (filter == null || filter.isNull()) {
+            return null;
+        }
+        try {
+            Filter parsed = Filter.parse(filter, limits);
+            return parsed.isMatchAll() ? null : parsed;
+        }
+        catch (FilterException e) {
+            throw new RequestRefusedException(e.code(), e.getMessage(), id);
+        }
+    }
+
+    /** The subscribe's {@code fields}, or null without them. */
+    private static Projection fields(JsonNode node, Long id, FilterLimits limits) throws RequestRefusedException {
+        JsonNode fields = node.get("fields");
+        if (fields == null || fields.isNull()) {
+            return null;
+        }
+        try {
+            return Projection.parse(fields, limits);
+        }
+        catch (FilterException e) {
+            throw new RequestRefusedException(e.code(), e.getMessage(), id);
+        }
     }
 
     private static String token(JsonNode node, Long id, RequestLimitsConfig limits) throws RequestRefusedException {

@@ -1,6 +1,7 @@
 package io.sluice.bridge.protocol;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import org.apache.kafka.common.header.Header;
 
 import io.netty.buffer.ByteBuf;
 
@@ -14,6 +15,8 @@ import io.netty.buffer.ByteBuf;
  */
 public final class EncodedMessage {
 
+    private static final Header[] NO_HEADERS = new Header[0];
+
     private final String endpoint;
     private final String epoch;
     private final int partition;
@@ -21,6 +24,9 @@ public final class EncodedMessage {
     private final long timestamp;
     private final ByteBuf frame;
     private final int payloadBytes;
+    // What subscription filters read besides the value (null for notices): the record's key as text, its headers.
+    private final String recordKey;
+    private final Header[] headers;
     private volatile JsonNode json;
     // Measured when a delta is first considered against or towards this message; reader thread only.
     private JsonShape shape;
@@ -28,7 +34,9 @@ public final class EncodedMessage {
     private long deltaBase = -1;
 
     EncodedMessage(String endpoint, String epoch, int partition, long seq, long timestamp, ByteBuf frame, JsonNode json,
-                   int payloadBytes) {
+                   int payloadBytes, String recordKey, Header[] headers) {
+        this.recordKey = recordKey;
+        this.headers = headers == null ? NO_HEADERS : headers;
         this.endpoint = endpoint;
         this.epoch = epoch;
         this.partition = partition;
@@ -58,6 +66,16 @@ public final class EncodedMessage {
     /** The Kafka record's timestamp, in epoch milliseconds. */
     public long timestamp() {
         return timestamp;
+    }
+
+    /** The Kafka record's key decoded as UTF-8, or null for a record without a key (and for notices). */
+    public String recordKey() {
+        return recordKey;
+    }
+
+    /** The Kafka record's headers, in order; do not modify. */
+    public Header[] headers() {
+        return headers;
     }
 
     public boolean notice() {

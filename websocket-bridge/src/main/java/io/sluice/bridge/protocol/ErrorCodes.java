@@ -15,6 +15,12 @@ public final class ErrorCodes {
     public static final String TOO_MANY_SUBSCRIPTIONS = "too_many_subscriptions";
     public static final String PUBLISH_FAILED = "publish_failed";
     public static final String RECOVERY_FAILED = "recovery_failed";
+    /** A subscribe's filter or field list is not valid (docs/bridge-filters.md). */
+    public static final String INVALID_FILTER = "invalid_filter";
+    /** A subscribe's filter or field list is over a {@code filters} limit. */
+    public static final String FILTER_TOO_LARGE = "filter_too_large";
+    /** The endpoint already has {@code filters.maxGroupsPerEndpoint} distinct (filter, fields) pairs on this node. */
+    public static final String TOO_MANY_GROUPS = "too_many_groups";
     /**
      * The node (or this connection) has as much of this work in flight as it takes: Kafka log reads for recovery, or a
      * {@code refresh} still being validated. Nothing was done; send the request again after a backoff.

@@ -16,10 +16,13 @@ import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.flipkart.zjsonpatch.DiffFlags;
+import com.fasterxml.jackson.databind.node.NullNode;
 import com.flipkart.zjsonpatch.JsonDiff;
+import org.apache.kafka.common.header.Header;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.ByteBufInputStream;
 import io.sluice.bridge.config.DeltaConfig;
 
 /**
@@ -54,8 +57,18 @@ public final class MessageEncoder {
         this.allocator = allocator;
     }
 
+    public ByteBufAllocator allocator() {
+        return allocator;
+    }
+
     /** A Kafka record on an endpoint. {@code value} null is a tombstone. */
     public EncodedMessage message(String endpoint, String epoch, int partition, long seq, long timestamp, byte[] value) {
+        return message(endpoint, epoch, partition, seq, timestamp, value, null, null);
+    }
+
+    /** A Kafka record on an endpoint, with the key (as text, null for none) and headers that filters may read. */
+    public EncodedMessage message(String endpoint, String epoch, int partition, long seq, long timestamp, byte[] value,
+                                  String recordKey, Header[] headers) {
         Payload payload = classify(value);
         ByteBuf buf = allocator.directBuffer(HEADER_SLOT + 128 + endpoint.length() + payload.length());
         buf.writerIndex(HEADER_SLOT);
@@ -70,7 +83,7 @@ public final class MessageEncoder {
         payload.writeTo(buf);
         buf.writeByte('}');
         return new EncodedMessage(endpoint, epoch, partition, seq, timestamp, frame(buf), payload.json,
-                value == null ? 0 : value.length);
+                value == null ? 0 : value.length, recordKey, headers);
     }
 
     /**
@@ -118,7 +131,58 @@ public final class MessageEncoder {
         ByteBuf buf = allocator.directBuffer(HEADER_SLOT + json.length);
         buf.writerIndex(HEADER_SLOT);
         buf.writeBytes(json);
-        return new EncodedMessage(endpoint, null, -1, -1, 0, frame(buf), null, 0);
+        return new EncodedMessage(endpoint, null, -1, -1, 0, frame(buf), null, 0, null, null);
+    }
+
+    /**
+     * The message with its payload replaced by a projection of it (a JSON object): the frame a group of subscriptions
+     * with one field list receives. The projected tree is kept for deltas. Thread-safe.
+     */
+    public static EncodedMessage projected(ByteBufAllocator allocator, EncodedMessage source, JsonNode projection) {
+        byte[] payload;
+        try {
+            payload = JSON.writeValueAsBytes(projection);
+        }
+        catch (JsonProcessingException e) {
+            throw new IllegalStateException("a projection is plain JSON", e);
+        }
+        String endpoint = source.endpoint();
+        ByteBuf buf = allocator.directBuffer(HEADER_SLOT + 128 + endpoint.length() + payload.length);
+        buf.writerIndex(HEADER_SLOT);
+        ascii(buf, "{\"type\":\"message\",\"endpoint\":");
+        quoted(buf, endpoint);
+        ascii(buf, ",\"epoch\":");
+        quoted(buf, source.epoch());
+        ascii(buf, ",\"seq\":").writeCharSequence(Long.toString(source.seq()), StandardCharsets.US_ASCII);
+        ascii(buf, ",\"timestamp\":").writeCharSequence(Long.toString(source.timestamp()), StandardCharsets.US_ASCII);
+        ascii(buf, ",\"format\":\"json\",\"payload\":");
+        buf.writeBytes(payload);
+        buf.writeByte('}');
+        return new EncodedMessage(endpoint, source.epoch(), source.partition(), source.seq(), source.timestamp(), frame(buf),
+                projection, payload.length, source.recordKey(), source.headers());
+    }
+
+    /**
+     * The {@code payload} of a message frame as the client reads it: the JSON object or array, the text, the base64
+     * string, or null for a tombstone. For filters over messages whose parsed value was not kept (text and binary
+     * values, and cached messages whose tree was dropped).
+     */
+    public static JsonNode payloadOf(EncodedMessage message) {
+        JsonNode json = message.json();
+        if (json != null) {
+            return json;
+        }
+        ByteBuf frame = message.frame();
+        int start = frame.readerIndex();
+        int length = frame.getByte(start + 1) & 0x7f;
+        int header = length < 126 ? 2 : length == 126 ? 4 : 10;
+        try (ByteBufInputStream in = new ByteBufInputStream(frame.duplicate().readerIndex(start + header))) {
+            JsonNode payload = JSON.readTree(in).get("payload");
+            return payload == null ? NullNode.getInstance() : payload;
+        }
+        catch (IOException e) {
+            throw new IllegalStateException("a message frame is the JSON this encoder wrote", e);
+        }
     }
 
     /** Fills in the header in front of the body and points the reader index at it. */

@@ -78,7 +78,7 @@ public final class BridgeServer implements AutoCloseable {
         this.jvmMetrics = JvmMetrics.bind(registry);
         String node = config.server().nodeName();
         PartitionEpochs epochs = new PartitionEpochs();
-        this.hub = new Hub(new EndpointTable(config.mappings()), epochs, config.recovery(), config.delta(),
+        this.hub = new Hub(new EndpointTable(config.mappings()), epochs, config.recovery(), config.delta(), config.filters(),
                 new MessageEncoder(PooledByteBufAllocator.DEFAULT), metrics);
         this.reader = new KafkaReader(config.kafka(), config.readTopics(), epochs, hub, node);
         this.logReader = new LogReader(config.kafka(), config.recovery().kafkaConcurrency(), config.recovery().kafkaQueue(),
@@ -86,7 +86,7 @@ public final class BridgeServer implements AutoCloseable {
         this.publisher = new Publisher(config.kafka(), node);
         SessionServices services = new SessionServices(node, hub, authenticator, publisher,
                 new KafkaRecovery(logReader, PooledByteBufAllocator.DEFAULT, metrics), metrics, config.auth(), config.outbound(),
-                config.server().maxSubscriptionsPerConnection(), config.requests(), config.recovery(), readerStartup());
+                config.server().maxSubscriptionsPerConnection(), config.requests(), config.recovery(), readerStartup(), config.filters());
         // The proxy's TLS material loading (PEM or key store, passwords, protocols): one home for both listeners.
         SslContext tls = config.server().tls() == null ? null : SslContexts.forServer(config.server().tls(), "server.tls");
         this.transport = Transport.forConfig(config.server().transport(), "server.transport");

@@ -36,6 +36,8 @@ import io.sluice.bridge.protocol.MessageEncoder;
 import io.sluice.bridge.protocol.RequestRefusedException;
 import io.sluice.bridge.protocol.ServerMessages;
 import io.sluice.bridge.recovery.RecoveryPlan;
+import io.sluice.bridge.subscription.Group;
+import io.sluice.bridge.subscription.TooManyGroupsException;
 import io.sluice.bridge.subscription.EndpointTable;
 import io.sluice.bridge.subscription.Outlet;
 import io.sluice.bridge.subscription.Subscription;
@@ -126,7 +128,7 @@ public final class Session extends Outlet {
 
     private void handle(ByteBuf text) {
         try {
-            ClientRequest request = ClientRequests.parse(text, services.requests());
+            ClientRequest request = ClientRequests.parse(text, services.requests(), services.filters());
             // Before connect a subscribe is refused at once: holding it would hold the connect behind it past its timeout.
             if (request instanceof ClientRequest.Subscribe && principal() != null && services.readerStartup().waiting()) {
                 waitForReader(text);
@@ -205,11 +207,17 @@ public final class Session extends Outlet {
     }
 
     void subscribe(ClientRequest.Subscribe request) throws RequestRefusedException {
-        Subscription subscription = new Subscription(this, request.endpoint(), request.delta());
+        Subscription subscription = new Subscription(this, request.endpoint(), request.delta(), request.filter(), request.fields());
         SubscriptionState state = new SubscriptionState(request.delta());
         subscription.attach(state);
+        RecoveryPlan plan;
+        try {
+            plan = services.hub().subscribe(subscription, request.recover(), request.snapshot());
+        }
+        catch (TooManyGroupsException e) {
+            throw new RequestRefusedException(ErrorCodes.TOO_MANY_GROUPS, e.getMessage(), request.id());
+        }
         subscriptions.put(request.endpoint(), subscription);
-        RecoveryPlan plan = services.hub().subscribe(subscription, request.recover(), request.snapshot());
         CompletableFuture<List<EncodedMessage>> fromKafka = null;
         if (plan.needsKafka()) {
             // Only now is it known whether the log must be read; if it cannot be now, the subscription is undone
@@ -228,7 +236,7 @@ public final class Session extends Outlet {
             toBacklog(state, MessageEncoder.notice(channel.alloc(), request.endpoint(),
                     ServerMessages.gap(request.endpoint(), gap.epoch(), gap.fromSeq(), gap.toSeq(), gap.reason())));
         }
-        recoverInto(state, request.endpoint(), plan.cached());
+        recoverInto(state, request.endpoint(), selected(subscription, plan.cached()));
         if (!plan.ahead().isEmpty()) {
             state.skipUpTo = new HashMap<>();
             plan.ahead().forEach(p -> state.skipUpTo.put(p.epoch(), p.seq()));
@@ -285,11 +293,30 @@ public final class Session extends Outlet {
             }
         }
         else {
-            recoverInto(state, request.endpoint(), recovered);
+            recoverInto(state, request.endpoint(), selected(subscription, recovered));
         }
         state.recovering = false;
         drainBacklogs();
         flush();
+    }
+
+    /**
+     * Recovered messages as the subscription's group selects them (filtered, projected), in order; the same messages
+     * when the subscription selects everything. Takes over the references.
+     */
+    private List<EncodedMessage> selected(Subscription subscription, List<EncodedMessage> messages) {
+        Group group = subscription.group();
+        if (group == null) {
+            return messages;
+        }
+        List<EncodedMessage> kept = new ArrayList<>(messages.size());
+        for (EncodedMessage m : messages) {
+            EncodedMessage out = group.recovered(m, channel.alloc());
+            if (out != null) {
+                kept.add(out);
+            }
+        }
+        return kept;
     }
 
     /** Puts a message in a subscription's backlog, where it counts against {@code outbound.maxBytes}. */

@@ -7,7 +7,10 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.IdentityHashMap;
+import java.util.Queue;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.locks.ReentrantLock;
 
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -18,6 +21,7 @@ import org.apache.kafka.common.utils.Utils;
 import io.netty.buffer.ByteBuf;
 import io.sluice.bridge.config.DeltaConfig;
 import io.sluice.bridge.config.RecoveryConfig;
+import io.sluice.bridge.filter.FilterLimits;
 import io.sluice.bridge.kafka.PartitionEpochs;
 import io.sluice.bridge.kafka.RecordSink;
 import io.sluice.bridge.metrics.BridgeMetrics;
@@ -45,12 +49,19 @@ public final class Hub implements RecordSink {
     private final MessageEncoder encoder;
     private final BridgeMetrics metrics;
     private final Fanout fanout;
+    private final int maxGroupsPerEndpoint;
     private final ReentrantLock lock = new ReentrantLock();
+    // Groups whose last subscriber left, for the reader thread to release their delta bases.
+    private final Queue<Group> retired = new ConcurrentLinkedQueue<>();
 
     // Guarded by lock.
     private final Map<String, List<Subscription>> exact = new HashMap<>();
     private final Map<String, List<Subscription>> prefixes = new HashMap<>();
     private final Map<String, Long> done = new HashMap<>();
+    private final Map<String, Group> groups = new HashMap<>();
+    private final Map<String, Map<Group, Integer>> groupsByPattern = new HashMap<>();
+    // Subscriptions with a filter or field list: while there are none, records are dispatched as before groups existed.
+    private int selecting;
     private long dispatchCounter;
     // Written under lock; read without it to skip looking for delta subscribers when there are none.
     private volatile int deltaSubscriptions;
@@ -59,6 +70,12 @@ public final class Hub implements RecordSink {
 
     public Hub(EndpointTable table, PartitionEpochs epochs, RecoveryConfig recoveryConfig, DeltaConfig deltaConfig,
                MessageEncoder encoder, BridgeMetrics metrics) {
+        this(table, epochs, recoveryConfig, deltaConfig, FilterLimits.defaults(), encoder, metrics);
+    }
+
+    public Hub(EndpointTable table, PartitionEpochs epochs, RecoveryConfig recoveryConfig, DeltaConfig deltaConfig,
+               FilterLimits filterLimits, MessageEncoder encoder, BridgeMetrics metrics) {
+        this.maxGroupsPerEndpoint = filterLimits.maxGroupsPerEndpoint();
         this.table = table;
         this.epochs = epochs;
         this.recoveryConfig = recoveryConfig;
@@ -97,20 +114,22 @@ public final class Hub implements RecordSink {
 
     @Override
     public void accept(ConsumerRecords<byte[], byte[]> records, Map<TopicPartition, Long> positions) {
+        releaseRetiredGroups();
         List<EncodedMessage> messages = new ArrayList<>(records.count());
         // Per message, the one before it on the same endpoint in this batch (null: the cache's latest is).
         List<EncodedMessage> before = new ArrayList<>(records.count());
         Map<String, EncodedMessage> lastInBatch = new HashMap<>();
         for (ConsumerRecord<byte[], byte[]> record : records) {
             metrics.recordRead();
-            String key = record.key() == null ? "" : new String(record.key(), StandardCharsets.UTF_8);
+            String recordKey = record.key() == null ? null : new String(record.key(), StandardCharsets.UTF_8);
+            String key = recordKey == null ? "" : recordKey;
             String epoch = epochs.epoch(new TopicPartition(record.topic(), record.partition()));
             if (epoch == null) {
                 continue;
             }
             for (String endpoint : table.endpointsFor(record.topic(), key)) {
                 EncodedMessage message = encoder.message(endpoint, epoch, record.partition(), record.offset(),
-                        record.timestamp(), record.value());
+                        record.timestamp(), record.value(), recordKey, record.headers().toArray());
                 messages.add(message);
                 before.add(lastInBatch.put(endpoint, message));
             }
@@ -119,10 +138,22 @@ public final class Hub implements RecordSink {
             attachDeltas(messages, before);
         }
         long now = System.nanoTime();
+        // With selecting subscriptions, only who may receive each message is settled under the lock (with the cache
+        // append, so a subscribe sees each message in its recovery or its live stream); filters, projections and their
+        // deltas are worked out after it, on this thread.
+        List<List<Subscription>> candidates = null;
         lock.lock();
         try {
+            if (selecting > 0) {
+                candidates = new ArrayList<>(messages.size());
+            }
             for (EncodedMessage message : messages) {
-                dispatch(message);
+                if (candidates == null) {
+                    dispatch(message);
+                }
+                else {
+                    candidates.add(candidates(message.endpoint()));
+                }
                 cache.append(message, now);
             }
             positions.forEach((tp, position) -> {
@@ -135,7 +166,81 @@ public final class Hub implements RecordSink {
         finally {
             lock.unlock();
         }
+        if (candidates != null) {
+            dispatchSelected(messages, candidates);
+        }
         fanout.send();
+    }
+
+    /** Every subscription that covers the endpoint: exact first, then prefixes, longest (most specific) first. Under lock. */
+    private List<Subscription> candidates(String endpoint) {
+        List<Subscription> found = new ArrayList<>();
+        List<Subscription> onEndpoint = exact.get(endpoint);
+        if (onEndpoint != null) {
+            found.addAll(onEndpoint);
+        }
+        if (!prefixes.isEmpty()) {
+            for (int i = endpoint.lastIndexOf('/'); i >= 0; i = i == 0 ? -1 : endpoint.lastIndexOf('/', i - 1)) {
+                List<Subscription> under = prefixes.get(endpoint.substring(0, i + 1));
+                if (under != null) {
+                    found.addAll(under);
+                }
+            }
+        }
+        return found;
+    }
+
+    /**
+     * Delivers each message once per connection, through the first of its subscriptions whose group selects it (a
+     * subscription without a filter selects everything). Each group filters and projects a message once, whatever the
+     * number of its subscribers. Reader thread, outside the lock.
+     */
+    private void dispatchSelected(List<EncodedMessage> messages, List<List<Subscription>> candidates) {
+        for (int i = 0; i < messages.size(); i++) {
+            EncodedMessage message = messages.get(i);
+            long stamp = ++dispatchCounter;
+            MessageView view = null;
+            Map<Group, EncodedMessage> selected = null;
+            for (Subscription s : candidates.get(i)) {
+                Outlet outlet = s.outlet();
+                if (outlet.lastDispatched == stamp) {
+                    continue;
+                }
+                Group group = s.group();
+                EncodedMessage out = message;
+                if (group != null) {
+                    if (selected == null) {
+                        selected = new IdentityHashMap<>();
+                        view = new MessageView(message);
+                    }
+                    if (selected.containsKey(group)) {
+                        out = selected.get(group);
+                    }
+                    else {
+                        out = group.live(message, view, encoder.allocator(), encoder, deltaConfig);
+                        selected.put(group, out);
+                        metrics.groupSelection();
+                    }
+                }
+                if (out != null) {
+                    outlet.lastDispatched = stamp;
+                    fanout.add(s, out.retain());
+                }
+            }
+            if (selected != null) {
+                selected.values().forEach(out -> {
+                    if (out != null) {
+                        out.release();
+                    }
+                });
+            }
+        }
+    }
+
+    private void releaseRetiredGroups() {
+        for (Group g = retired.poll(); g != null; g = retired.poll()) {
+            g.clearDeltaBases();
+        }
     }
 
     private void dispatch(EncodedMessage message) {
@@ -237,6 +342,7 @@ public final class Hub implements RecordSink {
 
     @Override
     public void idle() {
+        releaseRetiredGroups();
         lock.lock();
         try {
             cache.expire(System.nanoTime());
@@ -253,7 +359,7 @@ public final class Hub implements RecordSink {
      * cached message of each endpoint when {@code snapshot}. Live messages reach the subscription's outlet from the
      * next batch on; everything before is in the plan.
      */
-    public RecoveryPlan subscribe(Subscription subscription, List<Position> recover, boolean snapshot) {
+    public RecoveryPlan subscribe(Subscription subscription, List<Position> recover, boolean snapshot) throws TooManyGroupsException {
         String pattern = subscription.pattern();
         boolean prefix = EndpointTable.isPrefix(pattern);
         List<RecoveryPlan.LogRead> reads = new ArrayList<>();
@@ -262,6 +368,7 @@ public final class Hub implements RecordSink {
         List<Position> ahead = new ArrayList<>();
         lock.lock();
         try {
+            joinGroup(subscription);
             (prefix ? prefixes.computeIfAbsent(EndpointTable.prefixOf(pattern), k -> new ArrayList<>())
                     : exact.computeIfAbsent(pattern, k -> new ArrayList<>())).add(subscription);
             metrics.subscriptionAdded();
@@ -286,6 +393,57 @@ public final class Hub implements RecordSink {
         }
         finally {
             lock.unlock();
+        }
+    }
+
+    /** Puts a selecting subscription in the group of its (filter, fields), refusing a group too many. Under lock. */
+    private void joinGroup(Subscription subscription) throws TooManyGroupsException {
+        if (subscription.filter() == null && subscription.projection() == null) {
+            return;
+        }
+        String key = Group.keyOf(subscription.filter(), subscription.projection());
+        Group group = groups.get(key);
+        Map<Group, Integer> onPattern = groupsByPattern.get(subscription.pattern());
+        boolean newOnPattern = group == null || onPattern == null || !onPattern.containsKey(group);
+        if (newOnPattern && onPattern != null && onPattern.size() >= maxGroupsPerEndpoint) {
+            throw new TooManyGroupsException(subscription.pattern(), maxGroupsPerEndpoint);
+        }
+        if (group == null) {
+            group = new Group(subscription.filter(), subscription.projection());
+            groups.put(key, group);
+            metrics.groupAdded();
+        }
+        group.members++;
+        if (subscription.delta()) {
+            group.deltaMembers++;
+        }
+        groupsByPattern.computeIfAbsent(subscription.pattern(), p -> new HashMap<>()).merge(group, 1, Integer::sum);
+        subscription.joined(group);
+        selecting++;
+    }
+
+    /** Takes a leaving subscription out of its group; a group left empty is retired. Under lock. */
+    private void leaveGroup(Subscription subscription) {
+        Group group = subscription.group();
+        if (group == null) {
+            return;
+        }
+        selecting--;
+        group.members--;
+        if (subscription.delta()) {
+            group.deltaMembers--;
+        }
+        Map<Group, Integer> onPattern = groupsByPattern.get(subscription.pattern());
+        if (onPattern != null && onPattern.merge(group, -1, Integer::sum) <= 0) {
+            onPattern.remove(group);
+            if (onPattern.isEmpty()) {
+                groupsByPattern.remove(subscription.pattern());
+            }
+        }
+        if (group.members == 0) {
+            groups.remove(group.key());
+            metrics.groupRemoved();
+            retired.add(group);
         }
     }
 
@@ -361,6 +519,7 @@ public final class Hub implements RecordSink {
         try {
             List<Subscription> list = map.get(key);
             if (list != null && list.remove(subscription)) {
+                leaveGroup(subscription);
                 metrics.subscriptionRemoved();
                 if (subscription.delta()) {
                     deltaSubscriptions--;
@@ -383,6 +542,8 @@ public final class Hub implements RecordSink {
     public void close() {
         lock.lock();
         try {
+            groups.values().forEach(retired::add);
+            releaseRetiredGroups();
             cache.clear();
         }
         finally {

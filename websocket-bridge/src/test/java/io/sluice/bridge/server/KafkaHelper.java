@@ -57,6 +57,14 @@ public final class KafkaHelper implements AutoCloseable {
                 .get().offset();
     }
 
+    /** Produces with headers (name, UTF-8 value; a null value is a header without one) and returns the offset. */
+    public long send(String topic, String key, String value, java.util.Map<String, String> headers) throws Exception {
+        ProducerRecord<byte[], byte[]> record = new ProducerRecord<>(topic, key == null ? null : key.getBytes(StandardCharsets.UTF_8),
+                value == null ? null : value.getBytes(StandardCharsets.UTF_8));
+        headers.forEach((name, v) -> record.headers().add(name, v == null ? null : v.getBytes(StandardCharsets.UTF_8)));
+        return producer.send(record).get().offset();
+    }
+
     public long send(String topic, String key, String value) throws Exception {
         return send(topic, key, value.getBytes(StandardCharsets.UTF_8));
     }

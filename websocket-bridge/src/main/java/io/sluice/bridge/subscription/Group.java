@@ -1,0 +1,130 @@
+package io.sluice.bridge.subscription;
+
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+import com.fasterxml.jackson.databind.JsonNode;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import io.sluice.bridge.config.DeltaConfig;
+import io.sluice.bridge.filter.Filter;
+import io.sluice.bridge.filter.Projection;
+import io.sluice.bridge.protocol.EncodedMessage;
+import io.sluice.bridge.protocol.MessageEncoder;
+
+/**
+ * The subscriptions on a node that select the same part of the stream: one filter and one field list. The node
+ * evaluates the filter and encodes the projection once per record and group, not once per subscriber, so fan-out cost
+ * stays flat however many clients share a selection (docs/bridge-filters.md, "Groups").
+ *
+ * <p>A projected message is a new frame whose payload is the selected fields; for delta subscribers its delta is
+ * computed against the group's previous projected message of the same endpoint, so a patch carries only the fields that
+ * changed. Those previous messages are kept for at most {@link #MAX_DELTA_BASES} endpoints per group (beyond, the least
+ * recently updated endpoint's next message goes whole) and only while the group has a delta subscriber.
+ */
+public final class Group {
+
+    /** Endpoints per group whose last projected message is kept as the base of the next delta. */
+    static final int MAX_DELTA_BASES = 10_000;
+
+    private final Filter filter;
+    private final Projection projection;
+    private final String key;
+    // Counted under the hub's lock; read by the reader thread.
+    volatile int members;
+    volatile int deltaMembers;
+    // The reader thread only.
+    private final LinkedHashMap<String, EncodedMessage> lastProjected = new LinkedHashMap<>(16, 0.75f, true);
+
+    /** @param filter null for every record; @param projection null for whole payloads; not both null */
+    Group(Filter filter, Projection projection) {
+        this.filter = filter;
+        this.projection = projection;
+        this.key = keyOf(filter, projection);
+    }
+
+    /** The identity of a selection: the canonical forms of its filter and field list. */
+    static String keyOf(Filter filter, Projection projection) {
+        return (filter == null ? "" : filter.canonical()) + "\u0000" + (projection == null ? "" : projection.canonical());
+    }
+
+    String key() {
+        return key;
+    }
+
+    public Filter filter() {
+        return filter;
+    }
+
+    public Projection projection() {
+        return projection;
+    }
+
+    /**
+     * This group's version of a live message, a new reference the caller releases, or null when the filter refuses it.
+     * Reader thread only.
+     */
+    EncodedMessage live(EncodedMessage message, MessageView view, ByteBufAllocator allocator, MessageEncoder encoder,
+                        DeltaConfig limits) {
+        if (filter != null && !filter.matches(view)) {
+            return null;
+        }
+        if (projection == null || view.value() == null || view.value().isNull()) {
+            return message.retain(); // whole payloads, and tombstones as they are
+        }
+        EncodedMessage projected = MessageEncoder.projected(allocator, message, projection.project(view.value()));
+        if (deltaMembers == 0) {
+            clearDeltaBases();
+            return projected;
+        }
+        EncodedMessage base = lastProjected.get(message.endpoint());
+        if (base != null && base.epoch().equals(projected.epoch())) {
+            ByteBuf delta = encoder.delta(base, projected, limits);
+            if (delta != null) {
+                projected.attachDelta(delta, base.seq());
+            }
+        }
+        EncodedMessage replaced = lastProjected.put(message.endpoint(), projected.retain());
+        if (replaced != null) {
+            replaced.release();
+        }
+        if (lastProjected.size() > MAX_DELTA_BASES) {
+            Iterator<Map.Entry<String, EncodedMessage>> eldest = lastProjected.entrySet().iterator();
+            eldest.next().getValue().release();
+            eldest.remove();
+        }
+        return projected;
+    }
+
+    /**
+     * This group's version of a recovered message (from the cache or the Kafka log), without deltas: takes over the
+     * caller's reference and returns one, or null (released) when the filter refuses it. Notices pass. Any thread.
+     */
+    public EncodedMessage recovered(EncodedMessage message, ByteBufAllocator allocator) {
+        if (message.notice()) {
+            return message;
+        }
+        MessageView view = new MessageView(message);
+        if (filter != null && !filter.matches(view)) {
+            message.release();
+            return null;
+        }
+        JsonNode value = view.value();
+        if (projection == null || value == null || value.isNull()) {
+            return message;
+        }
+        EncodedMessage projected = MessageEncoder.projected(allocator, message, projection.project(value));
+        message.release();
+        return projected;
+    }
+
+    /** Releases the delta bases: the group has no delta subscriber left, or no subscriber at all. Reader thread only. */
+    void clearDeltaBases() {
+        if (!lastProjected.isEmpty()) {
+            lastProjected.values().forEach(EncodedMessage::release);
+            lastProjected.clear();
+        }
+    }
+}
