@@ -55,9 +55,7 @@ final class ProtobufSchemas {
 
     /** The main file of .proto text whose imports are in {@code imports} (import path -> text). */
     static FileDescriptor fromText(String text, Map<String, String> imports) throws ParsedSchemas.SchemaException {
-        Map<String, String> files = new HashMap<>(imports);
-        files.put(MAIN, text);
-        Loader loader = new TextLoader(files);
+        TextLoader loader = new TextLoader(text, imports);
         Schema schema;
         try {
             ErrorCollector errors = new ErrorCollector();
@@ -70,7 +68,7 @@ final class ProtobufSchemas {
         }
         SchemaEncoder encoder = new SchemaEncoder(schema);
         Map<String, FileDescriptorProto> protos = new HashMap<>();
-        for (String path : files.keySet()) {
+        for (String path : loader.loaded) {
             ProtoFile file = schema.protoFile(path);
             if (file != null && !WELL_KNOWN.containsKey(path)) {
                 try {
@@ -187,20 +185,27 @@ final class ProtobufSchemas {
         return message.length() > 300 ? message.substring(0, 300) + "..." : message;
     }
 
-    /** Serves the registry's files by import path, and Wire's bundled copies of google/protobuf/*.proto. */
+    /**
+     * Serves the main file and its imports by import path (looked up when the linker asks, so a local .proto's imports
+     * are read lazily), and Wire's bundled copies of google/protobuf/*.proto; remembers which it served from text.
+     */
     private static final class TextLoader implements Loader {
-        private final Map<String, String> files;
+        private final String main;
+        private final Map<String, String> imports;
+        final java.util.Set<String> loaded = new java.util.LinkedHashSet<>();
 
-        TextLoader(Map<String, String> files) {
-            this.files = files;
+        TextLoader(String main, Map<String, String> imports) {
+            this.main = main;
+            this.imports = imports;
         }
 
         @Override
         public ProtoFile load(String path) {
-            String text = files.get(path);
+            String text = MAIN.equals(path) ? main : WELL_KNOWN.containsKey(path) ? null : imports.get(path);
             if (text == null) {
                 return CoreLoader.INSTANCE.load(path);
             }
+            loaded.add(path);
             return ProtoFile.Companion.get(ProtoParser.Companion.parse(Location.get(path), text));
         }
 
