@@ -144,7 +144,7 @@ public final class JsonSchemaCodec implements Codec {
         if (!errors.isEmpty()) {
             Error first = errors.get(0);
             String pointer = first.getInstanceLocation().toString();
-            // networknt's locations are "$.a.b[0]"-style or JSON Pointers depending on configuration: either names it.
+            // networknt gives the instance location as a JSON Pointer (/lines/0/n), like the other codecs.
             throw new EncodeException((pointer.isEmpty() ? "/" : pointer) + ": " + first.getMessage()
                     + (errors.size() > 1 ? " (and " + (errors.size() - 1) + " more)" : ""));
         }
