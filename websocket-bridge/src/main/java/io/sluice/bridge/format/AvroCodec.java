@@ -4,9 +4,7 @@ import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.util.Map;
 
-import org.apache.avro.AvroRuntimeException;
 import org.apache.avro.Schema;
-import org.apache.avro.SchemaParseException;
 import org.apache.avro.generic.GenericData;
 import org.apache.avro.generic.GenericDatumReader;
 import org.apache.avro.generic.GenericDatumWriter;
@@ -56,7 +54,7 @@ public final class AvroCodec implements Codec {
         try {
             return new AvroCodec(null, new Schema.Parser().parse(schemaText), RecordPart.VALUE, limits);
         }
-        catch (SchemaParseException e) {
+        catch (RuntimeException e) {
             throw new SchemaFileException("not an Avro schema: " + e.getMessage(), e);
         }
     }
@@ -75,7 +73,8 @@ public final class AvroCodec implements Codec {
             }
             return parser.parse(schema.text());
         }
-        catch (SchemaParseException | IllegalArgumentException e) {
+        catch (RuntimeException e) {
+            // SchemaParseException, AvroTypeException (a default that does not fit), IllegalArgumentException...
             throw new ParsedSchemas.SchemaException("not an Avro schema: " + e.getMessage(), e);
         }
     }
@@ -109,8 +108,9 @@ public final class AvroCodec implements Codec {
         try {
             datum = new DepthBoundedReader(schema, maxDepth).read(null, in);
         }
-        catch (IOException | AvroRuntimeException | IndexOutOfBoundsException | ClassCastException e) {
-            // Avro reports a union or enum index out of range as ArrayIndexOutOfBounds or AvroRuntimeException.
+        catch (IOException | RuntimeException e) {
+            // Avro reports a union or enum index out of range as ArrayIndexOutOfBounds or AvroRuntimeException; any
+            // other runtime failure of the reader is the bytes' fault too, and decoding only ever throws DecodeException.
             throw new DecodeException("bytes do not match the Avro schema: " + shortReason(e));
         }
         if (in.remaining() != 0) {
