@@ -1,0 +1,140 @@
+package io.sluice.bridge.format;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.regex.Pattern;
+
+import io.sluice.bridge.format.registry.SchemaSource;
+
+/**
+ * The configured formats, built once at startup: for a topic, the first rule whose pattern matches it, with its key and
+ * value codecs (either may be null: the bridge's default handling). Local schema files are read and parsed here, so a
+ * bad file stops startup with its path named instead of failing every record.
+ */
+public final class Formats {
+
+    /** A topic's formats: codecs (null for the bridge's default) and the policy for records that do not decode. */
+    public record TopicFormat(Codec key, Codec value, DecodeFailurePolicy onDecodeFailure) {
+    }
+
+    private record Compiled(Pattern pattern, TopicFormat format) {
+    }
+
+    private final List<Compiled> rules;
+
+    private Formats(List<Compiled> rules) {
+        this.rules = rules;
+    }
+
+    /** No formats: every topic as today. */
+    public static Formats none() {
+        return new Formats(List.of());
+    }
+
+    /** Builds the rules' codecs; {@code registry} may be null when no rule uses one (validation guarantees it). */
+    public static Formats build(List<FormatRule> rules, SchemaSource registry, FormatLimits limits)
+            throws SchemaFileException {
+        List<Compiled> compiled = new ArrayList<>();
+        for (int i = 0; i < rules.size(); i++) {
+            FormatRule rule = rules.get(i);
+            String prefix = "formats[" + i + "]";
+            Codec key = rule.key() == null ? null : codec(rule.key(), RecordPart.KEY, registry, limits, prefix + ".key");
+            Codec value = rule.value() == null ? null
+                    : codec(rule.value(), RecordPart.VALUE, registry, limits, prefix + ".value");
+            compiled.add(new Compiled(rule.pattern(), new TopicFormat(key, value, rule.onDecodeFailure())));
+        }
+        return new Formats(List.copyOf(compiled));
+    }
+
+    /** The formats of a topic, or null when no rule matches (the bridge's default handling). */
+    public TopicFormat forTopic(String topic) {
+        for (Compiled rule : rules) {
+            if (rule.pattern.matcher(topic).matches()) {
+                return rule.format;
+            }
+        }
+        return null;
+    }
+
+    static Codec codec(CodecConfig config, RecordPart part, SchemaSource registry, FormatLimits limits, String where)
+            throws SchemaFileException {
+        try {
+            return switch (config.type()) {
+                case "json" -> new JsonCodec(limits);
+                case "string" -> new StringCodec();
+                case "bytes" -> new BytesCodec();
+                case "avro" -> config.registry() ? AvroCodec.registry(registry, part, limits)
+                        : AvroCodec.local(text(config.schemaFile()), limits);
+                case "json-schema" -> config.registry() ? JsonSchemaCodec.registry(registry, part, limits)
+                        : JsonSchemaCodec.local(text(config.schemaFile()), limits);
+                case "protobuf" -> protobuf(config, part, registry, limits);
+                default -> throw new SchemaFileException("unknown format type " + config.type());
+            };
+        }
+        catch (SchemaFileException e) {
+            throw new SchemaFileException(where + ": " + e.getMessage(), e);
+        }
+    }
+
+    private static Codec protobuf(CodecConfig config, RecordPart part, SchemaSource registry, FormatLimits limits)
+            throws SchemaFileException {
+        if (config.registry()) {
+            return ProtobufCodec.registry(registry, part, config.message(), config.preservingProtoFieldNames(), limits);
+        }
+        if (config.schemaFile().endsWith(".proto")) {
+            // Imports of a local .proto resolve to files beside it (google/protobuf/* are built in).
+            Path file = Path.of(config.schemaFile());
+            return ProtobufCodec.localProto(text(config.schemaFile()), new SiblingImports(file.getParent()),
+                    config.message(), config.preservingProtoFieldNames(), limits);
+        }
+        try {
+            return ProtobufCodec.localDescriptorSet(Files.readAllBytes(Path.of(config.schemaFile())), config.message(),
+                    config.preservingProtoFieldNames(), limits);
+        }
+        catch (IOException e) {
+            throw new SchemaFileException("cannot read " + config.schemaFile() + ": " + e.getMessage(), e);
+        }
+    }
+
+    private static String text(String file) throws SchemaFileException {
+        try {
+            return Files.readString(Path.of(file), StandardCharsets.UTF_8);
+        }
+        catch (IOException e) {
+            throw new SchemaFileException("cannot read " + file + ": " + e.getMessage(), e);
+        }
+    }
+
+    /** The .proto files under a directory, by import path, read when the linker asks for them. */
+    private static final class SiblingImports extends java.util.AbstractMap<String, String> {
+        private final Path root;
+
+        SiblingImports(Path root) {
+            this.root = root == null ? Path.of(".") : root;
+        }
+
+        @Override
+        public String get(Object importPath) {
+            Path path = root.resolve(importPath.toString()).normalize();
+            if (!path.startsWith(root.normalize()) || !Files.isRegularFile(path)) {
+                return null;
+            }
+            try {
+                return Files.readString(path, StandardCharsets.UTF_8);
+            }
+            catch (IOException e) {
+                return null;
+            }
+        }
+
+        @Override
+        public java.util.Set<Map.Entry<String, String>> entrySet() {
+            return java.util.Set.of();
+        }
+    }
+}

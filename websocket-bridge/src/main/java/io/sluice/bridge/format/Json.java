@@ -1,0 +1,61 @@
+package io.sluice.bridge.format;
+
+import java.io.IOException;
+
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.StreamReadConstraints;
+import com.fasterxml.jackson.core.exc.StreamConstraintsException;
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+
+/**
+ * The strict JSON reader and compact writer the codecs share: exactly one value, no duplicate keys, nesting bounded
+ * by {@link FormatLimits#maxDepth()}, parsed from decoded text (not bytes, so Jackson's encoding detection cannot take
+ * UTF-16 for UTF-8, as MessageEncoder explains).
+ */
+final class Json {
+
+    private final ObjectMapper mapper;
+
+    Json(int maxDepth) {
+        mapper = new ObjectMapper()
+                .enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION)
+                .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
+                .enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS);
+        mapper.getFactory().setStreamReadConstraints(StreamReadConstraints.builder().maxNestingDepth(maxDepth).build());
+    }
+
+    JsonNode read(String text) throws DecodeException {
+        try {
+            JsonNode node = mapper.readTree(text);
+            if (node == null || node.isMissingNode()) {
+                throw new DecodeException("not a JSON value: empty");
+            }
+            return node;
+        }
+        catch (IOException e) {
+            // Jackson's messages quote the offending token, which is payload: the reason is named, not quoted.
+            throw new DecodeException(e instanceof StreamConstraintsException
+                    ? "JSON nested deeper than the limit" : "not exactly one JSON value");
+        }
+    }
+
+    byte[] write(JsonNode value) throws EncodeException {
+        try {
+            return mapper.writeValueAsBytes(value);
+        }
+        catch (IOException e) {
+            throw new EncodeException("cannot write the value as JSON", e);
+        }
+    }
+
+    String writeString(JsonNode value) throws EncodeException {
+        try {
+            return mapper.writeValueAsString(value);
+        }
+        catch (IOException e) {
+            throw new EncodeException("cannot write the value as JSON", e);
+        }
+    }
+}

@@ -1,0 +1,152 @@
+package io.sluice.bridge.format;
+
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.networknt.schema.Error;
+import com.networknt.schema.InputFormat;
+import com.networknt.schema.Schema;
+import com.networknt.schema.SchemaRegistry;
+import com.networknt.schema.SpecificationVersion;
+
+import io.sluice.bridge.format.registry.RegisteredSchema;
+import io.sluice.bridge.format.registry.SchemaSource;
+import io.sluice.bridge.format.registry.SchemaType;
+import io.sluice.bridge.format.registry.SchemaUnavailableException;
+
+/**
+ * {@code json-schema}: JSON records, delivered as they are; publish validates against the schema (networknt
+ * json-schema-validator; draft 7 unless the schema's {@code $schema} says otherwise, as Confluent's serializer). With a
+ * registry the bytes carry the Confluent header, and decoding checks that the id resolves (so a record with a bogus id
+ * meets the decode-failure policy) but does not validate: its producer's serializer did, and validating every record
+ * would cost the bridge's one reader thread. {@code $ref}s resolve only to the schema's registry references (by the name
+ * the reference gives): never to the network or the file system.
+ */
+public final class JsonSchemaCodec implements Codec {
+
+    private final SchemaSource source;
+    private final ParsedSchemas<Schema> parsed;
+    private final Schema localSchema;
+    private final RecordPart part;
+    private final Json json;
+    private final int maxDepth;
+
+    private JsonSchemaCodec(SchemaSource source, Schema localSchema, RecordPart part, FormatLimits limits) {
+        this.source = source;
+        this.localSchema = localSchema;
+        this.part = part;
+        this.maxDepth = limits.maxDepth();
+        this.json = new Json(limits.maxDepth());
+        this.parsed = source == null ? null
+                : new ParsedSchemas<>(source, limits.maxParsedSchemas(), s -> parse(source, s, limits));
+    }
+
+    public static JsonSchemaCodec registry(SchemaSource source, RecordPart part, FormatLimits limits) {
+        return new JsonSchemaCodec(source, null, part, limits);
+    }
+
+    /** Bare JSON validated on publish against this schema (a .json file's text). */
+    public static JsonSchemaCodec local(String schemaText, FormatLimits limits) throws SchemaFileException {
+        try {
+            return new JsonSchemaCodec(null, compile(schemaText, Map.of()), RecordPart.VALUE, limits);
+        }
+        catch (ParsedSchemas.SchemaException e) {
+            throw new SchemaFileException(e.getMessage(), e);
+        }
+    }
+
+    private static Schema parse(SchemaSource source, RegisteredSchema schema, FormatLimits limits)
+            throws ParsedSchemas.SchemaException, SchemaUnavailableException {
+        if (schema.type() != SchemaType.JSON) {
+            throw new ParsedSchemas.SchemaException("a " + schema.type() + " schema, not JSON Schema");
+        }
+        Map<String, String> references = new HashMap<>();
+        for (Map.Entry<String, RegisteredSchema> reference
+                : References.resolve(source, schema, limits.maxReferences()).entrySet()) {
+            references.put(reference.getKey(), reference.getValue().text());
+        }
+        return compile(schema.text(), references);
+    }
+
+    private static Schema compile(String text, Map<String, String> references) throws ParsedSchemas.SchemaException {
+        try {
+            SchemaRegistry registry = SchemaRegistry.withDefaultDialect(SpecificationVersion.DRAFT_7,
+                    builder -> builder.schemas(references));
+            Schema schema = registry.getSchema(text, InputFormat.JSON);
+            schema.initializeValidators();
+            return schema;
+        }
+        catch (RuntimeException e) {
+            String message = e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
+            throw new ParsedSchemas.SchemaException("not a usable JSON Schema: "
+                    + (message.length() > 200 ? message.substring(0, 200) : message), e);
+        }
+    }
+
+    @Override
+    public JsonNode decode(String topic, byte[] bytes) throws DecodeException {
+        if (bytes == null) {
+            throw new DecodeException("no value (null)");
+        }
+        if (localSchema != null) {
+            return json.read(Utf8Text.decode(bytes, 0, bytes.length));
+        }
+        int id = ConfluentWireFormat.schemaId(bytes);
+        try {
+            parsed.byId(id);
+        }
+        catch (SchemaUnavailableException e) {
+            throw new DecodeException(e.notFound() ? "unknown schema id " + id : "schema id " + id + " unavailable: "
+                    + e.getMessage());
+        }
+        catch (ParsedSchemas.SchemaException e) {
+            throw new DecodeException(e.getMessage());
+        }
+        int offset = ConfluentWireFormat.HEADER_BYTES;
+        return json.read(Utf8Text.decode(bytes, offset, bytes.length - offset));
+    }
+
+    @Override
+    public byte[] encode(String topic, JsonNode value) throws EncodeException {
+        JsonDepth.check(value, maxDepth);
+        if (localSchema != null) {
+            validate(localSchema, value);
+            return json.write(value);
+        }
+        String subject = part.subject(topic);
+        RegisteredSchema latest;
+        Schema schema;
+        try {
+            latest = source.latest(subject);
+            schema = parsed.of(latest);
+        }
+        catch (SchemaUnavailableException e) {
+            throw new EncodeException(e.notFound() ? "no schema registered under subject " + subject
+                    : "the schema of subject " + subject + " is unavailable: " + e.getMessage());
+        }
+        catch (ParsedSchemas.SchemaException e) {
+            throw new EncodeException("subject " + subject + ": " + e.getMessage());
+        }
+        validate(schema, value);
+        return ConfluentWireFormat.frame(latest.id(), json.write(value));
+    }
+
+    private static void validate(Schema schema, JsonNode value) throws EncodeException {
+        List<Error> errors;
+        try {
+            errors = schema.validate(value);
+        }
+        catch (RuntimeException e) {
+            throw new EncodeException("/: cannot be validated: " + e.getClass().getSimpleName());
+        }
+        if (!errors.isEmpty()) {
+            Error first = errors.get(0);
+            String pointer = first.getInstanceLocation().toString();
+            // networknt gives the instance location as a JSON Pointer (/lines/0/n), like the other codecs.
+            throw new EncodeException((pointer.isEmpty() ? "/" : pointer) + ": " + first.getMessage()
+                    + (errors.size() > 1 ? " (and " + (errors.size() - 1) + " more)" : ""));
+        }
+    }
+}

@@ -1,0 +1,100 @@
+package io.sluice.bridge.format;
+
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+import io.sluice.bridge.format.registry.RegisteredSchema;
+import io.sluice.bridge.format.registry.SchemaSource;
+import io.sluice.bridge.format.registry.SchemaUnavailableException;
+
+/**
+ * A codec's parsed schemas by registry id, least recently used evicted beyond a bound. Ids are immutable, so a schema
+ * that does not parse is remembered as such too (one parse attempt per id while it stays cached, not one per record).
+ * Fetching and parsing happen outside the lock: two threads may parse the same id once each, which is harmless.
+ */
+final class ParsedSchemas<T> {
+
+    /** Turns a registered schema into what the codec uses; a {@link SchemaException} means it never will. */
+    interface Parser<T> {
+        T parse(RegisteredSchema schema) throws SchemaException, SchemaUnavailableException;
+    }
+
+    /** A registered schema that this codec cannot use (wrong type, does not parse, too many references). */
+    static final class SchemaException extends Exception {
+        SchemaException(String message, Throwable cause) {
+            super(message, cause);
+        }
+
+        SchemaException(String message) {
+            super(message);
+        }
+    }
+
+    private record Entry<T>(T parsed, String failure) {
+    }
+
+    private final SchemaSource source;
+    private final Parser<T> parser;
+    private final Map<Integer, Entry<T>> byId;
+
+    ParsedSchemas(SchemaSource source, int maxEntries, Parser<T> parser) {
+        this.source = source;
+        this.parser = parser;
+        this.byId = new LinkedHashMap<>(16, 0.75f, true) {
+            @Override
+            protected boolean removeEldestEntry(Map.Entry<Integer, Entry<T>> eldest) {
+                return size() > maxEntries;
+            }
+        };
+    }
+
+    /** The parsed schema with this id; the message of a failure is fit for a client or a log line. */
+    T byId(int id) throws SchemaException, SchemaUnavailableException {
+        Entry<T> entry;
+        synchronized (byId) {
+            entry = byId.get(id);
+        }
+        if (entry == null) {
+            entry = load(source.byId(id));
+        }
+        if (entry.failure != null) {
+            throw new SchemaException(entry.failure);
+        }
+        return entry.parsed;
+    }
+
+    /** The parsed form of a schema already fetched (the subject's latest, for publish), cached by its id. */
+    T of(RegisteredSchema schema) throws SchemaException, SchemaUnavailableException {
+        Entry<T> entry;
+        synchronized (byId) {
+            entry = byId.get(schema.id());
+        }
+        if (entry == null) {
+            entry = load(schema);
+        }
+        if (entry.failure != null) {
+            throw new SchemaException(entry.failure);
+        }
+        return entry.parsed;
+    }
+
+    private Entry<T> load(RegisteredSchema schema) throws SchemaUnavailableException {
+        Entry<T> entry;
+        try {
+            entry = new Entry<>(parser.parse(schema), null);
+        }
+        catch (SchemaException e) {
+            entry = new Entry<>(null, "schema id " + schema.id() + " is unusable: " + e.getMessage());
+        }
+        synchronized (byId) {
+            byId.put(schema.id(), entry);
+        }
+        return entry;
+    }
+
+    int size() {
+        synchronized (byId) {
+            return byId.size();
+        }
+    }
+}
