@@ -8,6 +8,7 @@ import com.fasterxml.jackson.annotation.JsonProperty;
 import com.fasterxml.jackson.databind.annotation.JsonDeserialize;
 
 import io.sluice.bridge.filter.FilterLimits;
+import io.sluice.bridge.format.FormatRule;
 import io.sluice.config.ManagementConfig;
 
 /**
@@ -25,7 +26,8 @@ public record BridgeConfig(ServerConfig server,
                            ConnectionsConfig connections,
                            RequestLimitsConfig requests,
                            DeltaConfig delta,
-                           FilterLimits filters) {
+                           FilterLimits filters,
+                           List<FormatRule> formats) {
 
     public BridgeConfig {
         server = server == null ? ServerConfig.defaults() : server;
@@ -39,6 +41,7 @@ public record BridgeConfig(ServerConfig server,
         requests = requests == null ? RequestLimitsConfig.defaults() : requests;
         delta = delta == null ? DeltaConfig.defaults() : delta;
         filters = filters == null ? FilterLimits.defaults() : filters;
+        formats = formats == null ? List.of() : List.copyOf(formats);
     }
 
     @JsonCreator
@@ -53,9 +56,10 @@ public record BridgeConfig(ServerConfig server,
                                  @JsonProperty("connections") ConnectionsConfig connections,
                                  @JsonProperty("requests") RequestLimitsConfig requests,
                                  @JsonProperty("delta") DeltaConfig delta,
-                                 @JsonProperty("filters") FilterLimits filters) {
+                                 @JsonProperty("filters") FilterLimits filters,
+                                 @JsonProperty("formats") List<FormatRule> formats) {
         return new BridgeConfig(server, kafka, topics, endpoints, auth, outbound, recovery, management, connections,
-                requests, delta, filters);
+                requests, delta, filters, formats);
     }
 
     /** Every endpoint mapping: the explicit ones first, then one {@code /<topic>/*} per entry of {@code topics}. */

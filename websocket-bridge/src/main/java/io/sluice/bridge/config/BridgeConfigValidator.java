@@ -38,6 +38,10 @@ final class BridgeConfigValidator {
         v.requests(config.requests());
         config.delta().validate(v.problems);
         config.filters().validate(v.problems);
+        for (int i = 0; i < config.formats().size(); i++) {
+            // The registry client is not wired yet: only formats with local schema files (or none) are accepted.
+            config.formats().get(i).validate(i, false, v.problems);
+        }
         if (config.management().port() < 0 || config.management().port() > 65535) {
             v.problems.add("management.port: must be between 0 and 65535 (0 picks a free port)");
         }

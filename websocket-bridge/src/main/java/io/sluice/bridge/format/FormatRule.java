@@ -32,7 +32,7 @@ public record FormatRule(String topics, CodecConfig key, CodecConfig value, Deco
     }
 
     /** Problems, each naming its field under {@code formats[index]}. */
-    void validate(int index, boolean registryConfigured, List<String> problems) {
+    public void validate(int index, boolean registryConfigured, List<String> problems) {
         String prefix = "formats[" + index + "]";
         if (topics == null || topics.isBlank()) {
             problems.add(prefix + ".topics: required (a topic name or a regular expression)");

@@ -39,9 +39,33 @@ public final class Publisher implements AutoCloseable {
 
     /** Completes with the record's metadata once every in-sync replica has it; may complete on any thread. */
     public CompletableFuture<RecordMetadata> publish(String topic, byte[] key, byte[] value) {
+        return publish(topic, () -> new byte[][] {key, value});
+    }
+
+    /** The bytes of a record's key and value, made on the publisher's thread (a serializer may ask a schema registry). */
+    public interface Serialization {
+        /** {key, value}; throws to refuse the record, which then completes the publish with that exception. */
+        byte[][] serialize() throws Exception;
+    }
+
+    /**
+     * As {@link #publish(String, byte[], byte[])}, serializing on the publisher's thread, never on a connection's event
+     * loop: a registry lookup there would stall every connection of the loop.
+     */
+    public CompletableFuture<RecordMetadata> publish(String topic, Serialization record) {
         CompletableFuture<RecordMetadata> result = new CompletableFuture<>();
         try {
-            sender.execute(() -> send(topic, key, value, result));
+            sender.execute(() -> {
+                byte[][] bytes;
+                try {
+                    bytes = record.serialize();
+                }
+                catch (Exception e) {
+                    result.completeExceptionally(e);
+                    return;
+                }
+                send(topic, bytes[0], bytes[1], result);
+            });
         }
         catch (RejectedExecutionException e) {
             result.completeExceptionally(new IllegalStateException("the bridge is shutting down"));

@@ -106,6 +106,12 @@ public final class BridgeMetrics {
             "recovery_node_busy", "recovery_connection_busy", "refresh_in_flight", "subscribe_rate", "publishes_in_flight",
             "token_validation_busy", "reader_starting");
 
+    /** A record's key or value its topic's format could not decode (docs/bridge-formats.md#decode-failures). */
+    public void decodeFailed(String topic, String part, String reason) {
+        Counter.builder("sluice.bridge.decode.failures").tag("topic", topic).tag("part", part)
+                .description("Record keys and values their topic's format could not decode").register(registry).increment();
+    }
+
     public void groupAdded() {
         groups.incrementAndGet();
     }

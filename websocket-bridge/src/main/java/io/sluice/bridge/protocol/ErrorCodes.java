@@ -21,6 +21,8 @@ public final class ErrorCodes {
     public static final String FILTER_TOO_LARGE = "filter_too_large";
     /** The endpoint already has {@code filters.maxGroupsPerEndpoint} distinct (filter, fields) pairs on this node. */
     public static final String TOO_MANY_GROUPS = "too_many_groups";
+    /** A publish whose payload does not fit its topic's format (docs/bridge-formats.md); nothing was written. */
+    public static final String INVALID_PAYLOAD = "invalid_payload";
     /**
      * The node (or this connection) has as much of this work in flight as it takes: Kafka log reads for recovery, or a
      * {@code refresh} still being validated. Nothing was done; send the request again after a backoff.

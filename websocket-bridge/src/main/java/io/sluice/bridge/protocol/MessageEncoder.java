@@ -135,6 +135,36 @@ public final class MessageEncoder {
     }
 
     /**
+     * A record whose value its topic's format decoded (docs/bridge-formats.md): {@code format: json} with the decoded
+     * JSON as payload, which is kept for filters and deltas. {@code valueBytes} is the record value's length.
+     */
+    public EncodedMessage decoded(String endpoint, String epoch, int partition, long seq, long timestamp, JsonNode value,
+                                  int valueBytes, String recordKey, Header[] headers) {
+        byte[] payload;
+        try {
+            payload = JSON.writeValueAsBytes(value);
+        }
+        catch (JsonProcessingException e) {
+            throw new IllegalStateException("a decoded value is plain JSON", e);
+        }
+        ByteBuf buf = allocator.directBuffer(HEADER_SLOT + 128 + endpoint.length() + payload.length);
+        buf.writerIndex(HEADER_SLOT);
+        ascii(buf, "{\"type\":\"message\",\"endpoint\":");
+        quoted(buf, endpoint);
+        ascii(buf, ",\"epoch\":");
+        quoted(buf, epoch);
+        ascii(buf, ",\"seq\":").writeCharSequence(Long.toString(seq), StandardCharsets.US_ASCII);
+        ascii(buf, ",\"timestamp\":").writeCharSequence(Long.toString(timestamp), StandardCharsets.US_ASCII);
+        ascii(buf, ",\"format\":\"json\",\"payload\":");
+        buf.writeBytes(payload);
+        buf.writeByte('}');
+        // Deltas are computed on objects and arrays only, as for JSON values carried as they are.
+        JsonNode kept = value.isContainerNode() ? value : null;
+        return new EncodedMessage(endpoint, epoch, partition, seq, timestamp, frame(buf), kept, Math.max(valueBytes, payload.length),
+                recordKey, headers);
+    }
+
+    /**
      * The message with its payload replaced by a projection of it (a JSON object): the frame a group of subscriptions
      * with one field list receives. The projected tree is kept for deltas. Thread-safe.
      */

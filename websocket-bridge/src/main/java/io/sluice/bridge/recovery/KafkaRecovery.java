@@ -14,7 +14,9 @@ import io.netty.buffer.ByteBufAllocator;
 import io.sluice.bridge.kafka.LogReader;
 import io.sluice.bridge.metrics.BridgeMetrics;
 import io.sluice.bridge.protocol.EncodedMessage;
+import io.sluice.bridge.format.Formats;
 import io.sluice.bridge.protocol.MessageEncoder;
+import io.sluice.bridge.protocol.RecordMessages;
 import io.sluice.bridge.protocol.ServerMessages;
 
 /**
@@ -27,11 +29,17 @@ public final class KafkaRecovery {
     private final LogReader reader;
     private final ByteBufAllocator allocator;
     private final BridgeMetrics metrics;
+    private final Formats formats;
 
     public KafkaRecovery(LogReader reader, ByteBufAllocator allocator, BridgeMetrics metrics) {
+        this(reader, allocator, metrics, Formats.none());
+    }
+
+    public KafkaRecovery(LogReader reader, ByteBufAllocator allocator, BridgeMetrics metrics, Formats formats) {
         this.reader = reader;
         this.allocator = allocator;
         this.metrics = metrics;
+        this.formats = formats;
     }
 
     /**
@@ -47,7 +55,10 @@ public final class KafkaRecovery {
         }
         List<CompletableFuture<List<EncodedMessage>>> parts = new ArrayList<>();
         for (RecoveryPlan.LogRead read : reads) {
-            Predicate<ConsumerRecord<byte[], byte[]>> filter = r -> !endpoints.apply(r.topic(), key(r)).isEmpty();
+            // Keys are routed as the live reader routes them, through the topic's key format; failures are counted when
+            // the kept records are encoded, not here as well.
+            RecordMessages keys = new RecordMessages(new MessageEncoder(allocator), formats, (topic, part, reason) -> { });
+            Predicate<ConsumerRecord<byte[], byte[]>> filter = r -> !endpoints.apply(r.topic(), routingKey(keys.decode(r))).isEmpty();
             parts.add(reader.read(read.partition(), read.from(), read.to(), filter)
                     .thenApply(range -> encode(subscription, read, range, endpoints)));
         }
@@ -70,16 +81,20 @@ public final class KafkaRecovery {
             out.add(MessageEncoder.notice(allocator, subscription, ServerMessages.gap(subscription, read.epoch(),
                     read.from(), Math.min(read.to(), range.logStart() - 1), RecoveryPlan.GAP_RETENTION)));
         }
-        MessageEncoder encoder = new MessageEncoder(allocator);
+        RecordMessages records = new RecordMessages(new MessageEncoder(allocator), formats, metrics::decodeFailed);
         for (ConsumerRecord<byte[], byte[]> r : range.records()) {
-            for (String endpoint : endpoints.apply(r.topic(), key(r))) {
-                out.add(encoder.message(endpoint, read.epoch(), r.partition(), r.offset(), r.timestamp(), r.value()));
+            RecordMessages.Record record = records.decode(r);
+            for (String endpoint : endpoints.apply(r.topic(), routingKey(record))) {
+                EncodedMessage message = record.on(endpoint, read.epoch());
+                if (message != null) {
+                    out.add(message);
+                }
             }
         }
         return out;
     }
 
-    private static String key(ConsumerRecord<byte[], byte[]> record) {
-        return record.key() == null ? "" : new String(record.key(), StandardCharsets.UTF_8);
+    private static String routingKey(RecordMessages.Record record) {
+        return record.key() == null ? "" : record.key();
     }
 }

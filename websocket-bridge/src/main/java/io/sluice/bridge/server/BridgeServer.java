@@ -5,6 +5,7 @@ import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -29,6 +30,9 @@ import io.netty.handler.ssl.SslContext;
 import io.netty.util.concurrent.GlobalEventExecutor;
 import io.sluice.bridge.auth.Authenticator;
 import io.sluice.bridge.config.BridgeConfig;
+import io.sluice.bridge.format.FormatLimits;
+import io.sluice.bridge.format.Formats;
+import io.sluice.bridge.format.SchemaFileException;
 import io.sluice.bridge.kafka.KafkaReader;
 import io.sluice.bridge.kafka.LogReader;
 import io.sluice.bridge.kafka.PartitionEpochs;
@@ -43,6 +47,7 @@ import io.sluice.bridge.subscription.EndpointTable;
 import io.sluice.bridge.subscription.Hub;
 import io.sluice.bridge.web.StaticContent;
 import io.sluice.build.BuildInfo;
+import io.sluice.config.ConfigException;
 import io.sluice.management.ManagementServer;
 import io.sluice.management.ManagementServer.Readiness;
 import io.sluice.metrics.JvmMetrics;
@@ -73,20 +78,31 @@ public final class BridgeServer implements AutoCloseable {
     private ManagementServer management;
     private volatile boolean stopping;
 
+    /** The topics' record formats; a local schema file that cannot be read or parsed stops startup, naming its field. */
+    private static Formats formats(BridgeConfig config) {
+        try {
+            return Formats.build(config.formats(), null, FormatLimits.defaults());
+        }
+        catch (SchemaFileException e) {
+            throw new ConfigException(List.of(e.getMessage()));
+        }
+    }
+
     private BridgeServer(BridgeConfig config, Authenticator authenticator, StaticContent content) {
         this.config = config;
         this.jvmMetrics = JvmMetrics.bind(registry);
         String node = config.server().nodeName();
         PartitionEpochs epochs = new PartitionEpochs();
+        Formats formats = formats(config);
         this.hub = new Hub(new EndpointTable(config.mappings()), epochs, config.recovery(), config.delta(), config.filters(),
-                new MessageEncoder(PooledByteBufAllocator.DEFAULT), metrics);
+                formats, new MessageEncoder(PooledByteBufAllocator.DEFAULT), metrics);
         this.reader = new KafkaReader(config.kafka(), config.readTopics(), epochs, hub, node);
         this.logReader = new LogReader(config.kafka(), config.recovery().kafkaConcurrency(), config.recovery().kafkaQueue(),
                 config.recovery().kafkaTimeout(), node);
         this.publisher = new Publisher(config.kafka(), node);
         SessionServices services = new SessionServices(node, hub, authenticator, publisher,
-                new KafkaRecovery(logReader, PooledByteBufAllocator.DEFAULT, metrics), metrics, config.auth(), config.outbound(),
-                config.server().maxSubscriptionsPerConnection(), config.requests(), config.recovery(), readerStartup(), config.filters());
+                new KafkaRecovery(logReader, PooledByteBufAllocator.DEFAULT, metrics, formats), metrics, config.auth(), config.outbound(),
+                config.server().maxSubscriptionsPerConnection(), config.requests(), config.recovery(), readerStartup(), config.filters(), formats);
         // The proxy's TLS material loading (PEM or key store, passwords, protocols): one home for both listeners.
         SslContext tls = config.server().tls() == null ? null : SslContexts.forServer(config.server().tls(), "server.tls");
         this.transport = Transport.forConfig(config.server().transport(), "server.transport");

@@ -3,16 +3,23 @@ package io.sluice.bridge.session;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.TextNode;
+import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.TopicPartition;
 
 import io.sluice.bridge.auth.Principal;
+import io.sluice.bridge.format.EncodeException;
+import io.sluice.bridge.format.Formats;
 import io.sluice.bridge.kafka.PartitionEpochs;
 import io.sluice.bridge.protocol.ClientRequest;
 import io.sluice.bridge.protocol.ErrorCodes;
 import io.sluice.bridge.protocol.MessageEncoder;
+import io.sluice.bridge.protocol.PayloadFormat;
 import io.sluice.bridge.protocol.RequestRefusedException;
 import io.sluice.bridge.protocol.ServerMessages;
 import io.sluice.bridge.subscription.EndpointTable;
@@ -188,11 +195,20 @@ final class Requests {
         publishBytesInFlight += bytes;
         // Key "" is how records without a key appear, so publishing to it writes no key.
         byte[] key = target.key().isEmpty() ? null : target.key().getBytes(StandardCharsets.UTF_8);
-        services.publisher().publish(target.topic(), key, value).whenComplete((metadata, error) ->
+        Formats.TopicFormat format = services.formats().forTopic(target.topic());
+        CompletableFuture<RecordMetadata> published = format == null
+                ? services.publisher().publish(target.topic(), key, value)
+                : services.publisher().publish(target.topic(), () -> serialize(format, target, key, request));
+        published.whenComplete((metadata, error) ->
                 session.channel().eventLoop().execute(() -> {
                     publishesInFlight--;
                     publishBytesInFlight -= bytes;
                     services.metrics().published(error == null);
+                    if (error instanceof EncodeException refused) {
+                        session.error(request.id(), ErrorCodes.INVALID_PAYLOAD, "the payload does not fit " + target.topic()
+                                + "'s format, nothing was published: " + refused.getMessage());
+                        return;
+                    }
                     if (error != null) {
                         session.error(request.id(), ErrorCodes.PUBLISH_FAILED, "Kafka did not accept the message: " + error.getClass().getSimpleName()
                                 + (error.getMessage() == null ? "" : ": " + error.getMessage()));
@@ -201,6 +217,31 @@ final class Requests {
                     String epoch = services.hub().epochs().epoch(new TopicPartition(metadata.topic(), metadata.partition()));
                     session.control(ServerMessages.ack(request.id(), request.endpoint(), epoch, metadata.offset()));
                 }));
+    }
+
+    /**
+     * A publish to a topic with a format: the payload as the topic's codecs write it (docs/bridge-formats.md#publish).
+     * JSON payloads are encoded as they are, text and base64 ones as the JSON string they arrived as; a tombstone stays
+     * one. Runs on the publisher's thread: a codec may ask the schema registry for the subject's latest schema.
+     */
+    private static byte[][] serialize(Formats.TopicFormat format, EndpointTable.Target target, byte[] rawKey,
+                                      ClientRequest.Publish request) throws EncodeException {
+        byte[] key = rawKey;
+        if (format.key() != null && rawKey != null) {
+            key = format.key().encode(target.topic(), TextNode.valueOf(target.key()));
+        }
+        JsonNode payload = request.payload();
+        byte[] value;
+        if (request.format() == PayloadFormat.NONE || payload == null || payload.isNull()) {
+            value = null;
+        }
+        else if (format.value() == null) {
+            value = MessageEncoder.decodePayload(request.format(), payload);
+        }
+        else {
+            value = format.value().encode(target.topic(), request.format() == PayloadFormat.JSON ? payload : TextNode.valueOf(payload.asText()));
+        }
+        return new byte[][] {key, value};
     }
 
     private static void validEndpoint(String endpoint, boolean prefixAllowed, Long id) throws RequestRefusedException {

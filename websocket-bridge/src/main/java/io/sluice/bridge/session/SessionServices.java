@@ -5,6 +5,7 @@ import io.sluice.bridge.config.AuthConfig;
 import io.sluice.bridge.config.OutboundConfig;
 import io.sluice.bridge.config.RecoveryConfig;
 import io.sluice.bridge.filter.FilterLimits;
+import io.sluice.bridge.format.Formats;
 import io.sluice.bridge.config.RequestLimitsConfig;
 import io.sluice.bridge.kafka.Publisher;
 import io.sluice.bridge.metrics.BridgeMetrics;
@@ -19,9 +20,11 @@ import io.sluice.bridge.subscription.Hub;
  * @param recovery         for the per-connection bound on Kafka log reads
  * @param readerStartup    when subscribes can be answered
  * @param filters          bounds on subscription filters and field lists
+ * @param formats          the topics' record formats, for publish
  */
 public record SessionServices(String nodeName, Hub hub, Authenticator authenticator, Publisher publisher,
                               KafkaRecovery kafkaRecovery, BridgeMetrics metrics, AuthConfig auth,
                               OutboundConfig outbound, int maxSubscriptions, RequestLimitsConfig requests,
-                              RecoveryConfig recovery, ReaderStartup readerStartup, FilterLimits filters) {
+                              RecoveryConfig recovery, ReaderStartup readerStartup, FilterLimits filters,
+                              Formats formats) {
 }

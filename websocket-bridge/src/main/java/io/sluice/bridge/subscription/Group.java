@@ -68,6 +68,9 @@ public final class Group {
      */
     EncodedMessage live(EncodedMessage message, MessageView view, ByteBufAllocator allocator, MessageEncoder encoder,
                         DeltaConfig limits) {
+        if (message.notice()) {
+            return message.retain(); // a gap for an undecodable record concerns every selection
+        }
         if (filter != null && !filter.matches(view)) {
             return null;
         }

@@ -28,6 +28,8 @@ import io.sluice.bridge.metrics.BridgeMetrics;
 import io.sluice.bridge.protocol.ClientRequest.Position;
 import io.sluice.bridge.protocol.EncodedMessage;
 import io.sluice.bridge.protocol.MessageEncoder;
+import io.sluice.bridge.protocol.RecordMessages;
+import io.sluice.bridge.format.Formats;
 import io.sluice.bridge.recovery.RecoveryCache;
 import io.sluice.bridge.recovery.RecoveryPlan;
 
@@ -47,6 +49,7 @@ public final class Hub implements RecordSink {
     private final DeltaConfig deltaConfig;
     private final RecoveryCache cache;
     private final MessageEncoder encoder;
+    private final RecordMessages records;
     private final BridgeMetrics metrics;
     private final Fanout fanout;
     private final int maxGroupsPerEndpoint;
@@ -70,11 +73,12 @@ public final class Hub implements RecordSink {
 
     public Hub(EndpointTable table, PartitionEpochs epochs, RecoveryConfig recoveryConfig, DeltaConfig deltaConfig,
                MessageEncoder encoder, BridgeMetrics metrics) {
-        this(table, epochs, recoveryConfig, deltaConfig, FilterLimits.defaults(), encoder, metrics);
+        this(table, epochs, recoveryConfig, deltaConfig, FilterLimits.defaults(), Formats.none(), encoder, metrics);
     }
 
     public Hub(EndpointTable table, PartitionEpochs epochs, RecoveryConfig recoveryConfig, DeltaConfig deltaConfig,
-               FilterLimits filterLimits, MessageEncoder encoder, BridgeMetrics metrics) {
+               FilterLimits filterLimits, Formats formats, MessageEncoder encoder, BridgeMetrics metrics) {
+        this.records = new RecordMessages(encoder, formats, metrics::decodeFailed);
         this.maxGroupsPerEndpoint = filterLimits.maxGroupsPerEndpoint();
         this.table = table;
         this.epochs = epochs;
@@ -121,17 +125,18 @@ public final class Hub implements RecordSink {
         Map<String, EncodedMessage> lastInBatch = new HashMap<>();
         for (ConsumerRecord<byte[], byte[]> record : records) {
             metrics.recordRead();
-            String recordKey = record.key() == null ? null : new String(record.key(), StandardCharsets.UTF_8);
-            String key = recordKey == null ? "" : recordKey;
             String epoch = epochs.epoch(new TopicPartition(record.topic(), record.partition()));
             if (epoch == null) {
                 continue;
             }
-            for (String endpoint : table.endpointsFor(record.topic(), key)) {
-                EncodedMessage message = encoder.message(endpoint, epoch, record.partition(), record.offset(),
-                        record.timestamp(), record.value(), recordKey, record.headers().toArray());
+            RecordMessages.Record decoded = this.records.decode(record);
+            for (String endpoint : table.endpointsFor(record.topic(), decoded.key() == null ? "" : decoded.key())) {
+                EncodedMessage message = decoded.on(endpoint, epoch);
+                if (message == null) {
+                    continue; // an undecodable value its topic's policy drops
+                }
                 messages.add(message);
-                before.add(lastInBatch.put(endpoint, message));
+                before.add(message.notice() ? null : lastInBatch.put(endpoint, message));
             }
         }
         if (deltaSubscriptions > 0) {
@@ -154,7 +159,9 @@ public final class Hub implements RecordSink {
                 else {
                     candidates.add(candidates(message.endpoint()));
                 }
-                cache.append(message, now);
+                if (!message.notice()) {
+                    cache.append(message, now);
+                }
             }
             positions.forEach((tp, position) -> {
                 String epoch = epochs.epoch(tp);
