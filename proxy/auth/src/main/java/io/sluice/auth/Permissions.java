@@ -4,6 +4,7 @@ import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 
 /**
@@ -17,6 +18,10 @@ import java.util.Set;
  *   <li>group patterns: consumer groups (and share/streams groups) that may be joined, committed to and described;</li>
  *   <li>transactional id patterns: transactions that may be used;</li>
  *   <li>admin: everything, including creating and deleting topics and changing configs.</li>
+ *   <li>row filters: per topic pattern, a filter (the WebSocket bridge's filter language, docs/bridge-filters.md) that
+ *       every subscription of the bridge on a matching topic is ANDed with. Only a caller that applies them may see
+ *       the topic's records: {@link #topic} grants no read of a row-filtered topic (the proxy cannot filter rows
+ *       inside a Fetch), and {@link #rowFiltersAppliedByCaller()} gives the view for a caller that applies them.</li>
  * </ul>
  *
  * <p>Immutable and safe to share between threads.</p>
@@ -34,6 +39,13 @@ public final class Permissions {
     record KeyRule(NamePattern topic, List<NamePattern> read, List<NamePattern> write) {
     }
 
+    /**
+     * A mandatory filter for the topics matching {@code pattern}: {@code filter} is the claim's JSON object as the token
+     * carried it (maps, lists, strings, numbers, booleans, nulls), for the caller to compile with its own limits.
+     */
+    public record RowFilter(String pattern, NamePattern topic, Map<String, Object> filter) {
+    }
+
     private static final Permissions NONE = new Permissions(false, List.of(), List.of(), List.of(), List.of());
     private static final Permissions ADMIN = new Permissions(true, List.of(), List.of(), List.of(), List.of());
 
@@ -42,13 +54,50 @@ public final class Permissions {
     private final List<KeyRule> keyRules;
     private final List<NamePattern> groups;
     private final List<NamePattern> transactionalIds;
+    private final List<RowFilter> rowFilters;
+    private final boolean rowFiltersApplied;
 
     Permissions(boolean admin, List<TopicRule> topicRules, List<KeyRule> keyRules, List<NamePattern> groups, List<NamePattern> transactionalIds) {
+        this(admin, topicRules, keyRules, groups, transactionalIds, List.of(), false);
+    }
+
+    Permissions(boolean admin, List<TopicRule> topicRules, List<KeyRule> keyRules, List<NamePattern> groups, List<NamePattern> transactionalIds,
+                List<RowFilter> rowFilters, boolean rowFiltersApplied) {
+        if (admin && !rowFilters.isEmpty()) {
+            throw new IllegalArgumentException("filters: an admin token cannot carry row filters (admin reads every record)");
+        }
         this.admin = admin;
         this.topicRules = List.copyOf(topicRules);
         this.keyRules = List.copyOf(keyRules);
         this.groups = List.copyOf(groups);
         this.transactionalIds = List.copyOf(transactionalIds);
+        // Sorted by pattern text: the ANDed result does not depend on the claim's member order.
+        this.rowFilters = rowFilters.stream().sorted(java.util.Comparator.comparing(RowFilter::pattern)).toList();
+        this.rowFiltersApplied = rowFiltersApplied;
+    }
+
+    /**
+     * The same permissions for a caller that applies the row filters itself (the bridge): reads of row-filtered topics
+     * are granted as the rules say, and the caller must AND {@link #rowFilters(String)} into what it delivers.
+     */
+    public Permissions rowFiltersAppliedByCaller() {
+        return rowFilters.isEmpty() ? this : new Permissions(admin, topicRules, keyRules, groups, transactionalIds, rowFilters, true);
+    }
+
+    /** The row filters for a topic, in pattern order; empty when none applies. */
+    public List<RowFilter> rowFilters(String topic) {
+        List<RowFilter> matching = new ArrayList<>();
+        for (RowFilter f : rowFilters) {
+            if (f.topic().matches(topic)) {
+                matching.add(f);
+            }
+        }
+        return matching;
+    }
+
+    /** Every row filter of the token, in pattern order (for validating them all at once). */
+    public List<RowFilter> rowFilters() {
+        return rowFilters;
     }
 
     public static Permissions none() {
@@ -99,6 +148,9 @@ public final class Permissions {
             }
         }
         KeyAccess read = operations.contains(Operation.READ) ? KeyAccess.ALL : KeyAccess.ofKeys(readKeys);
+        if (!rowFiltersApplied && !rowFilters(topic).isEmpty()) {
+            read = KeyAccess.NONE; // only a caller that filters rows may read them
+        }
         KeyAccess write = operations.contains(Operation.WRITE) ? KeyAccess.ALL : KeyAccess.ofKeys(writeKeys);
         boolean describe = !operations.isEmpty() || keyRuleMatched;
         if (!describe) {
@@ -168,7 +220,8 @@ public final class Permissions {
         if (admin) {
             return "Permissions[admin]";
         }
-        return "Permissions[topics=" + topicRules + ", keys=" + keyRules + ", groups=" + groups + ", transactionalIds=" + transactionalIds + "]";
+        return "Permissions[topics=" + topicRules + ", keys=" + keyRules + ", groups=" + groups + ", transactionalIds=" + transactionalIds
+                + (rowFilters.isEmpty() ? "" : ", rowFilters=" + rowFilters.stream().map(RowFilter::pattern).toList()) + "]";
     }
 
     /** Builds permissions in code, for tests and for callers that do not start from a token. */

@@ -19,12 +19,18 @@ import com.nimbusds.jose.util.JSONObjectUtils;
  *  "topics": {"orders.*": ["read", "write"], "audit": ["describe"]},
  *  "keys":   {"scores": {"read": ["live/*"], "write": ["live/team-a/*"]}},
  *  "groups": ["app-*"],
- *  "transactionalIds": ["app-*"]}
+ *  "transactionalIds": ["app-*"],
+ *  "filters": {"orders.*": {"eq": ["/value/branch", 17]}}}
  * </pre>
+ *
+ * <p>{@code filters} (row filters for the WebSocket bridge) are checked here only for shape: a topic pattern and a JSON
+ * object each, at most {@link #MAX_ROW_FILTERS}; the bridge compiles them with its filter limits.
  */
 final class PermissionsClaim {
 
-    private static final Set<String> FIELDS = Set.of("admin", "topics", "keys", "groups", "transactionalIds");
+    private static final Set<String> FIELDS = Set.of("admin", "topics", "keys", "groups", "transactionalIds", "filters");
+    /** Row filters one token may carry. */
+    static final int MAX_ROW_FILTERS = 32;
     private static final Set<String> KEY_FIELDS = Set.of("read", "write");
 
     private PermissionsClaim() {
@@ -48,7 +54,24 @@ final class PermissionsClaim {
             admin = b;
         }
         return new Permissions(admin, topicRules(object.get("topics")), keyRules(object.get("keys")),
-                patterns(object.get("groups"), "groups"), patterns(object.get("transactionalIds"), "transactionalIds"));
+                patterns(object.get("groups"), "groups"), patterns(object.get("transactionalIds"), "transactionalIds"),
+                rowFilters(object.get("filters")), false);
+    }
+
+    private static List<Permissions.RowFilter> rowFilters(Object value) {
+        Map<String, Object> byTopic = asObject(value, "filters");
+        if (byTopic.size() > MAX_ROW_FILTERS) {
+            throw new IllegalArgumentException("filters: more than " + MAX_ROW_FILTERS + " topic patterns");
+        }
+        List<Permissions.RowFilter> filters = new ArrayList<>();
+        for (Map.Entry<String, Object> e : byTopic.entrySet()) {
+            String path = "filters." + e.getKey();
+            if (!(e.getValue() instanceof Map<?, ?>)) {
+                throw new IllegalArgumentException(path + ": expected a filter (a JSON object)");
+            }
+            filters.add(new Permissions.RowFilter(e.getKey(), pattern(e.getKey(), path), asObject(e.getValue(), path)));
+        }
+        return filters;
     }
 
     private static Object parseJson(String text) {

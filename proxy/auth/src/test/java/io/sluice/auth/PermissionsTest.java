@@ -121,4 +121,44 @@ class PermissionsTest {
         assertThat(p.canReadKeysWithPrefix("audit", "")).isFalse();
         assertThat(Permissions.admin().canReadKeysWithPrefix("anything", "")).isTrue();
     }
+
+    @Test
+    void rowFilteredTopicsAreNotReadableUnlessTheCallerAppliesTheFilters() {
+        Permissions p = Permissions.fromClaim(Map.of(
+                "topics", Map.of("orders.*", List.of("read", "write"), "audit", List.of("read")),
+                "keys", Map.of("prices", Map.of("read", List.of("eu/*"))),
+                "filters", Map.of("orders.*", Map.of("eq", List.of("/value/branch", 17)),
+                        "orders.eu", Map.of("exists", "/value/id"),
+                        "prices", Map.of("exists", "/value/bid"))));
+
+        // As the proxy sees them: a row-filtered topic may be written and described, never read (a Fetch cannot be
+        // filtered by rows), whether the read comes from a topic rule or a key rule.
+        assertThat(p.topic("orders.eu").describe()).isTrue();
+        assertThat(p.canWrite("orders.eu")).isTrue();
+        assertThat(p.canRead("orders.eu")).isFalse();
+        assertThat(p.canReadKey("prices", "eu/x".getBytes())).isFalse();
+        assertThat(p.canRead("audit")).as("a topic without a row filter").isTrue();
+
+        Permissions bridge = p.rowFiltersAppliedByCaller();
+        assertThat(bridge.canRead("orders.eu")).isTrue();
+        assertThat(bridge.canReadKey("prices", "eu/x".getBytes())).isTrue();
+        assertThat(bridge.rowFilters("orders.eu")).extracting(Permissions.RowFilter::pattern).containsExactly("orders.*", "orders.eu");
+        assertThat(bridge.rowFilters("orders.us")).extracting(Permissions.RowFilter::pattern).containsExactly("orders.*");
+        assertThat(bridge.rowFilters("audit")).isEmpty();
+        assertThat(bridge.rowFilters("orders.eu").get(0).filter()).isEqualTo(Map.of("eq", List.of("/value/branch", 17)));
+    }
+
+    @Test
+    void rowFilterClaimsThatCannotBeHonouredAreRefused() {
+        assertThatThrownBy(() -> Permissions.fromClaim(Map.of("admin", true, "filters", Map.of("t", Map.of("exists", "/value/a")))))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("admin");
+        assertThatThrownBy(() -> Permissions.fromClaim(Map.of("filters", Map.of("t", List.of("eq")))))
+                .isInstanceOf(IllegalArgumentException.class).hasMessage("filters.t: expected a filter (a JSON object)");
+        Map<String, Object> many = new java.util.HashMap<>();
+        for (int i = 0; i <= 32; i++) {
+            many.put("t" + i, Map.of("exists", "/value/a"));
+        }
+        assertThatThrownBy(() -> Permissions.fromClaim(Map.of("filters", many)))
+                .isInstanceOf(IllegalArgumentException.class).hasMessage("filters: more than 32 topic patterns");
+    }
 }

@@ -1,5 +1,9 @@
 package io.sluice.bridge.auth;
 
+import java.util.Map;
+
+import com.fasterxml.jackson.databind.JsonNode;
+
 import java.time.Instant;
 
 /**
@@ -22,4 +26,18 @@ public interface Principal {
 
     /** May write records with {@code key} to {@code topic}. */
     boolean canPublish(String topic, String key);
+
+    /**
+     * The token's row filters (docs/bridge-filters.md#filters-in-tokens-row-level-permission), by topic pattern in
+     * pattern order, as the token carried them; the session compiles them and ANDs those of a topic into every
+     * subscription on it. None by default.
+     */
+    default Map<String, JsonNode> rowFilters() {
+        return Map.of();
+    }
+
+    /** The row filters that apply to a topic, by pattern, in pattern order. */
+    default Map<String, JsonNode> rowFilters(String topic) {
+        return Map.of();
+    }
 }

@@ -8,6 +8,7 @@ import io.netty.channel.EventLoop;
 import io.netty.util.concurrent.ScheduledFuture;
 import io.sluice.bridge.auth.AuthenticationException;
 import io.sluice.bridge.auth.Principal;
+import io.sluice.bridge.filter.FilterException;
 import io.sluice.bridge.protocol.ClientRequest;
 import io.sluice.bridge.protocol.CloseCodes;
 import io.sluice.bridge.protocol.ErrorCodes;
@@ -71,9 +72,10 @@ final class Authentication {
                 session.close(CloseCodes.TRY_AGAIN_LATER, "the node is busy validating tokens; reconnect after a backoff");
                 return;
             }
-            if (error != null || expired(p)) {
+            String refused = error != null ? reason(error) : expired(p) ? "token expired" : unusableRowFilters(p);
+            if (refused != null) {
                 services.metrics().authFailed();
-                session.close(CloseCodes.AUTHENTICATION_FAILED, error != null ? reason(error) : "token expired");
+                session.close(CloseCodes.AUTHENTICATION_FAILED, refused);
                 return;
             }
             principal = p;
@@ -97,8 +99,9 @@ final class Authentication {
                 session.error(refresh.id(), ErrorCodes.BUSY, "the node is busy validating tokens; send the refresh again after a backoff");
                 return;
             }
-            if (error != null || expired(p)) {
-                session.error(refresh.id(), ErrorCodes.INVALID_TOKEN, error != null ? reason(error) : "token expired");
+            String refused = error != null ? reason(error) : expired(p) ? "token expired" : unusableRowFilters(p);
+            if (refused != null) {
+                session.error(refresh.id(), ErrorCodes.INVALID_TOKEN, refused);
                 return;
             }
             if (!p.subject().equals(principal.subject())) {
@@ -110,6 +113,17 @@ final class Authentication {
             session.control(ServerMessages.refreshed(refresh.id(), millis(p.expiresAt())));
             session.permissionsChanged();
         }));
+    }
+
+    /** Why the token's row filters cannot be used (naming the spot), or null when they all compile. */
+    private String unusableRowFilters(Principal p) {
+        try {
+            RowFilters.check(p, services.filters());
+            return null;
+        }
+        catch (FilterException e) {
+            return "the token's row filter is invalid: " + e.getMessage();
+        }
     }
 
     private void scheduleExpiry() {

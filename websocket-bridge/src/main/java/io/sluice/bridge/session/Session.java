@@ -36,6 +36,9 @@ import io.sluice.bridge.protocol.MessageEncoder;
 import io.sluice.bridge.protocol.RequestRefusedException;
 import io.sluice.bridge.protocol.ServerMessages;
 import io.sluice.bridge.recovery.RecoveryPlan;
+import io.sluice.bridge.filter.Filter;
+import io.sluice.bridge.filter.FilterException;
+import io.sluice.bridge.subscription.EndpointTable;
 import io.sluice.bridge.subscription.Group;
 import io.sluice.bridge.subscription.TooManyGroupsException;
 import io.sluice.bridge.subscription.EndpointTable;
@@ -186,10 +189,43 @@ public final class Session extends Outlet {
         authentication.refresh(refresh, done);
     }
 
-    /** A refreshed token may grant less: end the subscriptions it no longer allows. */
+    /**
+     * The token's row filters for the topics a pattern covers, ANDed; null when none applies. Refused (forbidden) when the
+     * covered topics are filtered differently.
+     */
+    private Filter mandatoryFilter(String pattern, Long id) throws RequestRefusedException {
+        List<String> topics = services.hub().table().cover(pattern).stream().map(EndpointTable.Cover::topic).distinct().toList();
+        try {
+            return RowFilters.mandatory(principal(), topics, services.filters());
+        }
+        catch (IllegalStateException e) {
+            throw new RequestRefusedException(ErrorCodes.FORBIDDEN, e.getMessage(), id);
+        }
+        catch (FilterException e) {
+            // Checked when the token was accepted; only a change of the node's limits could get here.
+            throw new RequestRefusedException(ErrorCodes.FORBIDDEN, "the token's row filter is not usable here: " + e.getMessage(), id);
+        }
+    }
+
+    /** The canonical row filter a subscription would get now; differs from the state's after a refresh changed it. */
+    private String mandatoryNow(String pattern) {
+        try {
+            Filter now = mandatoryFilter(pattern, null);
+            return now == null ? null : now.canonical();
+        }
+        catch (RequestRefusedException e) {
+            return "refused";
+        }
+    }
+
+    /**
+     * A refreshed token may grant less: end the subscriptions it no longer allows, and those whose row filter it
+     * changed (the client subscribes again and gets the new selection from where it was).
+     */
     void permissionsChanged() {
         for (Subscription s : new ArrayList<>(subscriptions.values())) {
-            if (!requests.permitted(s.pattern())) {
+            SubscriptionState state = (SubscriptionState) s.attachment();
+            if (!requests.permitted(s.pattern()) || !java.util.Objects.equals(state.mandatory, mandatoryNow(s.pattern()))) {
                 unsubscribe(s);
                 control(ServerMessages.unsubscribed(null, s.pattern(), ErrorCodes.FORBIDDEN));
             }
@@ -207,8 +243,11 @@ public final class Session extends Outlet {
     }
 
     void subscribe(ClientRequest.Subscribe request) throws RequestRefusedException {
-        Subscription subscription = new Subscription(this, request.endpoint(), request.delta(), request.filter(), request.fields());
+        Filter mandatory = mandatoryFilter(request.endpoint(), request.id());
+        Filter filter = mandatory == null ? request.filter() : request.filter() == null ? mandatory : mandatory.and(request.filter());
+        Subscription subscription = new Subscription(this, request.endpoint(), request.delta(), filter, request.fields());
         SubscriptionState state = new SubscriptionState(request.delta());
+        state.mandatory = mandatory == null ? null : mandatory.canonical();
         subscription.attach(state);
         RecoveryPlan plan;
         try {

@@ -14,6 +14,8 @@ import io.sluice.bridge.protocol.EncodedMessage;
 final class SubscriptionState {
 
     boolean active = true;
+    /** The canonical form of the token's row filter this subscription was made with, or null without one. */
+    String mandatory;
     /** Waiting for the Kafka log: live messages go to {@link #held}. */
     boolean recovering;
     final ArrayDeque<EncodedMessage> backlog = new ArrayDeque<>();

@@ -1,0 +1,63 @@
+package io.sluice.bridge.session;
+
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+
+import com.fasterxml.jackson.databind.JsonNode;
+
+import io.sluice.bridge.auth.Principal;
+import io.sluice.bridge.filter.Filter;
+import io.sluice.bridge.filter.FilterException;
+import io.sluice.bridge.filter.FilterLimits;
+
+/**
+ * A token's row filters (docs/bridge-filters.md#filters-in-tokens-row-level-permission): compiled with the node's
+ * filter limits when the token is accepted, and ANDed into every subscription on a topic they name, before the
+ * client's own filter, so that subscriptions with the same token filter and the same own filter share a group.
+ */
+final class RowFilters {
+
+    private RowFilters() {
+    }
+
+    /** Compiles every row filter of the token; a bad one makes the token unusable, with the spot named. */
+    static void check(Principal principal, FilterLimits limits) throws FilterException {
+        for (Map.Entry<String, JsonNode> e : principal.rowFilters().entrySet()) {
+            Filter.parse(e.getValue(), limits, path(e.getKey()));
+        }
+    }
+
+    /**
+     * The filter every record of these topics must pass for this principal: the AND of the row filters of the topic,
+     * or null when none applies. A subscription spanning topics whose row filters differ cannot be served (one filter
+     * applies to every record of a subscription), so it is refused.
+     *
+     * @throws IllegalStateException when the topics have different row filters (message for the client)
+     */
+    static Filter mandatory(Principal principal, List<String> topics, FilterLimits limits) throws FilterException {
+        Map<String, JsonNode> first = null;
+        for (String topic : topics) {
+            Map<String, JsonNode> filters = principal.rowFilters(topic);
+            if (first == null) {
+                first = filters;
+            }
+            else if (!Objects.equals(first, filters)) {
+                throw new IllegalStateException("the token filters topics " + topics + " differently; subscribe to each topic's endpoints separately");
+            }
+        }
+        if (first == null || first.isEmpty()) {
+            return null;
+        }
+        Filter all = null;
+        for (Map.Entry<String, JsonNode> e : first.entrySet()) {
+            Filter f = Filter.parse(e.getValue(), limits, path(e.getKey()));
+            all = all == null ? f : all.and(f);
+        }
+        return all;
+    }
+
+    private static String path(String pattern) {
+        return "sluice.filters[\"" + pattern + "\"]";
+    }
+}
