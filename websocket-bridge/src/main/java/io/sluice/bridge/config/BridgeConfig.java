@@ -9,6 +9,7 @@ import com.fasterxml.jackson.databind.annotation.JsonDeserialize;
 
 import io.sluice.bridge.filter.FilterLimits;
 import io.sluice.bridge.format.FormatRule;
+import io.sluice.bridge.format.registry.RegistryConfig;
 import io.sluice.config.ManagementConfig;
 
 /**
@@ -27,7 +28,8 @@ public record BridgeConfig(ServerConfig server,
                            RequestLimitsConfig requests,
                            DeltaConfig delta,
                            FilterLimits filters,
-                           List<FormatRule> formats) {
+                           List<FormatRule> formats,
+                           RegistryConfig schemaRegistry) {
 
     public BridgeConfig {
         server = server == null ? ServerConfig.defaults() : server;
@@ -57,9 +59,10 @@ public record BridgeConfig(ServerConfig server,
                                  @JsonProperty("requests") RequestLimitsConfig requests,
                                  @JsonProperty("delta") DeltaConfig delta,
                                  @JsonProperty("filters") FilterLimits filters,
-                                 @JsonProperty("formats") List<FormatRule> formats) {
+                                 @JsonProperty("formats") List<FormatRule> formats,
+                                 @JsonProperty("schemaRegistry") RegistryConfig schemaRegistry) {
         return new BridgeConfig(server, kafka, topics, endpoints, auth, outbound, recovery, management, connections,
-                requests, delta, filters, formats);
+                requests, delta, filters, formats, schemaRegistry);
     }
 
     /** Every endpoint mapping: the explicit ones first, then one {@code /<topic>/*} per entry of {@code topics}. */

@@ -38,9 +38,11 @@ final class BridgeConfigValidator {
         v.requests(config.requests());
         config.delta().validate(v.problems);
         config.filters().validate(v.problems);
+        if (config.schemaRegistry() != null) {
+            config.schemaRegistry().validate(v.problems, "schemaRegistry");
+        }
         for (int i = 0; i < config.formats().size(); i++) {
-            // The registry client is not wired yet: only formats with local schema files (or none) are accepted.
-            config.formats().get(i).validate(i, false, v.problems);
+            config.formats().get(i).validate(i, config.schemaRegistry() != null, v.problems);
         }
         if (config.management().port() < 0 || config.management().port() > 65535) {
             v.problems.add("management.port: must be between 0 and 65535 (0 picks a free port)");

@@ -53,8 +53,16 @@ final class ProtobufSchemas {
     private ProtobufSchemas() {
     }
 
-    /** The main file of .proto text whose imports are in {@code imports} (import path -> text). */
+    /**
+     * The main file of .proto text whose imports are in {@code imports} (import path -> text). A registry may also hold
+     * a schema as a base64-encoded FileDescriptorProto: Python confluent-kafka's ProtobufSerializer registers them so,
+     * and Apicurio returns them as given; then the main file and its imports are read as such.
+     */
     static FileDescriptor fromText(String text, Map<String, String> imports) throws ParsedSchemas.SchemaException {
+        FileDescriptorProto encoded = encodedDescriptor(text);
+        if (encoded != null) {
+            return fromEncoded(encoded, imports);
+        }
         TextLoader loader = new TextLoader(text, imports);
         Schema schema;
         try {
@@ -85,6 +93,41 @@ final class ProtobufSchemas {
         }
         catch (Descriptors.DescriptorValidationException e) {
             throw new ParsedSchemas.SchemaException("not a usable .proto schema: " + clip(e.getMessage()), e);
+        }
+    }
+
+    private static final java.util.regex.Pattern BASE64 = java.util.regex.Pattern.compile("[A-Za-z0-9+/]+={0,2}");
+
+    /** The descriptor a schema text holds as base64, or null when the text is not base64 of a descriptor (.proto text). */
+    private static FileDescriptorProto encodedDescriptor(String text) {
+        String trimmed = text.strip();
+        if (trimmed.isEmpty() || !BASE64.matcher(trimmed).matches()) {
+            return null; // .proto text always has spaces, braces or semicolons
+        }
+        try {
+            return FileDescriptorProto.parseFrom(java.util.Base64.getDecoder().decode(trimmed));
+        }
+        catch (IllegalArgumentException | InvalidProtocolBufferException e) {
+            return null;
+        }
+    }
+
+    private static FileDescriptor fromEncoded(FileDescriptorProto main, Map<String, String> imports) throws ParsedSchemas.SchemaException {
+        Map<String, FileDescriptorProto> protos = new HashMap<>();
+        for (Map.Entry<String, String> e : imports.entrySet()) {
+            FileDescriptorProto imported = encodedDescriptor(e.getValue());
+            if (imported == null) {
+                // Mixed forms would need the .proto linker for some files and descriptors for others: not supported.
+                throw new ParsedSchemas.SchemaException("import " + e.getKey() + " is .proto text while the schema is a base64 descriptor");
+            }
+            protos.put(e.getKey(), imported.toBuilder().setName(e.getKey()).build());
+        }
+        protos.put(MAIN, main.toBuilder().setName(MAIN).build());
+        try {
+            return build(MAIN, protos, new HashMap<>(), 0);
+        }
+        catch (Descriptors.DescriptorValidationException e) {
+            throw new ParsedSchemas.SchemaException("not a usable protobuf descriptor: " + clip(e.getMessage()), e);
         }
     }
 

@@ -33,6 +33,7 @@ import io.sluice.bridge.config.BridgeConfig;
 import io.sluice.bridge.format.FormatLimits;
 import io.sluice.bridge.format.Formats;
 import io.sluice.bridge.format.SchemaFileException;
+import io.sluice.bridge.format.registry.CachingSchemaSource;
 import io.sluice.bridge.kafka.KafkaReader;
 import io.sluice.bridge.kafka.LogReader;
 import io.sluice.bridge.kafka.PartitionEpochs;
@@ -72,6 +73,7 @@ public final class BridgeServer implements AutoCloseable {
     private final KafkaReader reader;
     private final LogReader logReader;
     private final Publisher publisher;
+    private final CachingSchemaSource schemas;
     private final AutoCloseable jvmMetrics;
     private final ServerBootstrap bootstrap;
     private Channel listener;
@@ -79,11 +81,14 @@ public final class BridgeServer implements AutoCloseable {
     private volatile boolean stopping;
 
     /** The topics' record formats; a local schema file that cannot be read or parsed stops startup, naming its field. */
-    private static Formats formats(BridgeConfig config) {
+    private Formats formats(BridgeConfig config) {
         try {
-            return Formats.build(config.formats(), null, FormatLimits.defaults());
+            return Formats.build(config.formats(), schemas, FormatLimits.defaults());
         }
         catch (SchemaFileException e) {
+            if (schemas != null) {
+                schemas.close();
+            }
             throw new ConfigException(List.of(e.getMessage()));
         }
     }
@@ -93,6 +98,8 @@ public final class BridgeServer implements AutoCloseable {
         this.jvmMetrics = JvmMetrics.bind(registry);
         String node = config.server().nodeName();
         PartitionEpochs epochs = new PartitionEpochs();
+        // One registry client and schema cache for the node: the reader's decoding and the publishes share it.
+        this.schemas = config.schemaRegistry() == null ? null : CachingSchemaSource.create(config.schemaRegistry(), registry);
         Formats formats = formats(config);
         this.hub = new Hub(new EndpointTable(config.mappings()), epochs, config.recovery(), config.delta(), config.filters(),
                 formats, new MessageEncoder(PooledByteBufAllocator.DEFAULT), metrics);
@@ -246,6 +253,9 @@ public final class BridgeServer implements AutoCloseable {
         reader.close();
         logReader.close();
         publisher.close();
+        if (schemas != null) {
+            schemas.close();
+        }
         group.shutdownGracefully(0, 2, TimeUnit.SECONDS).awaitUninterruptibly();
         hub.close();
         if (management != null) {
