@@ -1,0 +1,122 @@
+package io.sluice.bridge.server;
+
+import java.io.ByteArrayOutputStream;
+import java.nio.ByteBuffer;
+import java.time.Duration;
+import java.util.List;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import org.apache.avro.Schema;
+import org.apache.avro.generic.GenericData;
+import org.apache.avro.generic.GenericDatumWriter;
+import org.apache.avro.generic.GenericRecord;
+import org.apache.avro.io.BinaryEncoder;
+import org.apache.avro.io.EncoderFactory;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+import io.kroxylicious.testing.kafka.api.KafkaCluster;
+import io.kroxylicious.testing.kafka.common.BrokerCluster;
+import io.kroxylicious.testing.kafka.junit5ext.KafkaClusterExtension;
+import io.sluice.bridge.auth.TestAuthenticator;
+import io.sluice.bridge.format.registry.RegistryStandIn;
+import io.sluice.bridge.format.registry.RegistryStandIn.Misbehaviour;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Records and a registry that go wrong, through a real bridge: a schema id the registry does not know, a registry that
+ * is slow, answers a huge or malformed body, and bytes that do not match their schema. Each such record becomes a gap
+ * for its own offset (the topic's policy), and the clients of another topic, and the following good records of the
+ * same topic, are unharmed.
+ */
+@ExtendWith(KafkaClusterExtension.class)
+class HostileRegistryTest {
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final Schema POINT = new Schema.Parser().parse(
+            "{\"type\":\"record\",\"name\":\"Point\",\"fields\":[{\"name\":\"x\",\"type\":\"int\"},{\"name\":\"y\",\"type\":\"int\"}]}");
+
+    @BrokerCluster(numBrokers = 1)
+    static KafkaCluster cluster;
+
+    private static byte[] framed(int schemaId, byte[] body) {
+        return ByteBuffer.allocate(5 + body.length).put((byte) 0).putInt(schemaId).put(body).array();
+    }
+
+    private static byte[] point(int x, int y) throws Exception {
+        GenericRecord r = new GenericData.Record(POINT);
+        r.put("x", x);
+        r.put("y", y);
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        BinaryEncoder encoder = EncoderFactory.get().binaryEncoder(out, null);
+        new GenericDatumWriter<GenericRecord>(POINT).write(r, encoder);
+        encoder.flush();
+        return out.toByteArray();
+    }
+
+    /** The next frame on the Avro topic must be a gap for exactly {@code offset}; the plain topic's message arrives too. */
+    private static void gapAndNeighbourUnharmed(WsClient client, KafkaHelper kafka, String avro, String plain, byte[] hostile)
+            throws Exception {
+        long bad = kafka.send(avro, "p", hostile);
+        long neighbour = kafka.send(plain, "n", "{\"ok\":true}");
+        boolean gap = false;
+        boolean message = false;
+        while (!gap || !message) {
+            JsonNode m = client.next();
+            if (m.get("type").asText().equals("gap")) {
+                assertThat(m.get("endpoint").asText()).startsWith("/" + avro + "/");
+                assertThat(m.get("reason").asText()).isEqualTo("undecodable");
+                assertThat(m.get("fromSeq").asLong()).isEqualTo(bad);
+                assertThat(m.get("toSeq").asLong()).isEqualTo(bad);
+                gap = true;
+            }
+            else {
+                assertThat(m.get("seq").asLong()).as("%s", m).isEqualTo(neighbour);
+                assertThat(m.get("payload")).isEqualTo(JSON.readTree("{\"ok\":true}"));
+                message = true;
+            }
+        }
+    }
+
+    @Test
+    void unknownIdsSlowHugeOrMalformedAnswersAndMismatchedBytesCostTheirOwnRecordOnly() throws Exception {
+        try (KafkaHelper kafka = new KafkaHelper(cluster.getBootstrapServers());
+             RegistryStandIn registry = RegistryStandIn.start()) {
+            String avro = kafka.createTopic(1);
+            String plain = kafka.createTopic(1);
+            int id = registry.register(avro + "-value", POINT.toString());
+            String config = "topics: " + avro + "," + plain + "\nschemaRegistry:\n  url: " + registry.url()
+                    + "\n  timeout: 1s\n  maxResponseBytes: 64KiB\nformats:\n  - topics: " + avro + "\n    value: {type: avro}\n    onDecodeFailure: gap\n";
+            try (BridgeFixture bridge = BridgeFixture.start(cluster.getBootstrapServers(), "node-hostile-registry", config);
+                 WsClient client = WsClient.connected(bridge.port(), TestAuthenticator.token("h", avro + "/*," + plain + "/*", ""))) {
+                client.subscribe("/" + avro + "/*");
+                client.subscribe("/" + plain + "/*");
+
+                gapAndNeighbourUnharmed(client, kafka, avro, plain, framed(id + 1000, point(1, 2)));          // unknown id
+                gapAndNeighbourUnharmed(client, kafka, avro, plain, framed(id, new byte[] {(byte) 0xff, 1})); // bytes not of the schema
+                gapAndNeighbourUnharmed(client, kafka, avro, plain, new byte[] {7, 0, 0});                  // no Confluent header
+                registry.misbehave(Misbehaviour.hugeBody(50L << 20, false));
+                gapAndNeighbourUnharmed(client, kafka, avro, plain, framed(id + 3000, point(1, 2)));          // 50 MB answer
+                registry.misbehave(Misbehaviour.malformed("{\"schema\": [[[[[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]]]]}"));
+                gapAndNeighbourUnharmed(client, kafka, avro, plain, framed(id + 4000, point(1, 2)));          // malformed answer
+                // Last: after a timeout the node asks the registry nothing new for cache.failureTtl (30 s).
+                registry.misbehave(Misbehaviour.delay(Duration.ofSeconds(30)));
+                gapAndNeighbourUnharmed(client, kafka, avro, plain, framed(id + 2000, point(1, 2)));          // registry too slow
+                registry.behave();
+
+                // The schema the node already has keeps serving: good records of the same topic decode.
+                long good = kafka.send(avro, "p", framed(id, point(3, 4)));
+                JsonNode m = client.next();
+                assertThat(m.get("seq").asLong()).isEqualTo(good);
+                assertThat(m.get("payload")).isEqualTo(JSON.readTree("{\"x\":3,\"y\":4}"));
+                assertThat(bridge.metric("sluice_bridge_decode_failures_total", "part=\"value\"")).isEqualTo(6);
+                assertThat(bridge.metric("sluice_bridge_registry_requests_total", "outcome=\"too_large\"")).isGreaterThanOrEqualTo(1);
+                assertThat(bridge.metric("sluice_bridge_registry_requests_total", "outcome=\"timeout\"")).isGreaterThanOrEqualTo(1);
+                assertThat(client.drainNow()).isEmpty();
+                assertThat(List.of(client.isOpen())).containsExactly(true);
+            }
+        }
+    }
+}
