@@ -5,8 +5,53 @@ import type { JsonValue } from './json-patch.js';
 
 export type { JsonValue } from './json-patch.js';
 
-/** A JSON object or array: what a `json` message carries (the bridge sends no other JSON at the top level). */
+/**
+ * A JSON object or array: what a `json` message carries from a topic without a record format, and what a delta patches.
+ * From a topic with a record format (docs/bridge-formats.md) a `json` payload may be any JSON value.
+ */
 export type JsonStructure = JsonValue[] | { [member: string]: JsonValue };
+
+/**
+ * An RFC 6901 JSON Pointer. In a filter it is rooted at the record view, so it starts with `/value`, `/key` or
+ * `/headers` (`/value/price`, `/headers/region`); in `fields` it is rooted at the value (`/price`, `/quote/bid`).
+ */
+export type JsonPointer = string;
+
+/** What `lt`, `le`, `gt`, `ge` compare with: numbers as numbers, strings by code point. */
+export type OrderedLiteral = number | string;
+
+/** The operators of the filter language (docs/bridge-filters.md), each with its operand. */
+export interface FilterOperators {
+  /** The pointer resolves and its value is JSON-equal to the literal. */
+  eq: readonly [JsonPointer, JsonValue];
+  /** The pointer resolves and its value is not JSON-equal to the literal. */
+  ne: readonly [JsonPointer, JsonValue];
+  lt: readonly [JsonPointer, OrderedLiteral];
+  le: readonly [JsonPointer, OrderedLiteral];
+  gt: readonly [JsonPointer, OrderedLiteral];
+  ge: readonly [JsonPointer, OrderedLiteral];
+  /** The pointer resolves and its value is JSON-equal to one of the literals. */
+  in: readonly [JsonPointer, readonly JsonValue[]];
+  /** The pointer resolves to a string starting with this text. */
+  prefix: readonly [JsonPointer, string];
+  /** The pointer resolves, to anything (JSON null included). */
+  exists: JsonPointer;
+  /** Every operand matches (`[]` matches everything). */
+  all: readonly Filter[];
+  /** At least one operand matches (`[]` matches nothing). */
+  any: readonly Filter[];
+  /** The operand does not match. */
+  not: Filter;
+}
+
+/** An object with exactly one of T's members: `{eq: [...]}`, never `{eq: [...], ne: [...]}`. */
+type ExactlyOne<T> = { [K in keyof T]: { [P in K]: T[P] } & { [P in Exclude<keyof T, K>]?: never } }[keyof T];
+
+/**
+ * A subscription filter: a tree of operator objects with one member each, e.g.
+ * `{all: [{eq: ['/value/side', 'buy']}, {gt: ['/value/price', 100]}]}`. The server validates it and its limits.
+ */
+export type Filter = ExactlyOne<FilterOperators>;
 
 /**
  * Codes of the errors the client reports. The server's codes are listed in docs/bridge-protocol.md; a newer server
@@ -15,7 +60,16 @@ export type JsonStructure = JsonValue[] | { [member: string]: JsonValue };
 export type BridgeErrorCode =
   | 'forbidden' | 'unknown_endpoint' | 'already_subscribed' | 'too_many_subscriptions' | 'malformed' | 'rate_limited'
   | 'busy' | 'publish_failed' | 'not_connected' | 'disconnected' | 'closed' | 'delta_base_missing' | 'delta_failed'
-  | 'recovery_failed' | (string & {});
+  | 'recovery_failed'
+  /** subscribe: the `filter` or `fields` is not valid; the message names the spot. Not retried. */
+  | 'invalid_filter'
+  /** subscribe: the `filter` or `fields` is over one of the node's filter limits. Not retried. */
+  | 'filter_too_large'
+  /** subscribe: the endpoint has as many distinct (filter, fields) selections on this node as it may. Not retried. */
+  | 'too_many_groups'
+  /** publish: the topic has a record format and the payload does not fit it; nothing was published. */
+  | 'invalid_payload'
+  | (string & {});
 
 /** A request the server answered with `error`, or one that could not be sent or answered. */
 export class BridgeError extends Error {
@@ -32,7 +86,7 @@ export class BridgeError extends Error {
 export type PayloadFormat = 'json' | 'text' | 'base64' | 'none';
 
 /** Decodes a payload by its format: JSON as is, text as a string, base64 as bytes, `none` as null. */
-export function decodePayload(format: 'json', payload: JsonStructure): JsonStructure;
+export function decodePayload(format: 'json', payload: JsonValue): JsonValue;
 export function decodePayload(format: 'text', payload: string): string;
 export function decodePayload(format: 'base64', payload: string): Uint8Array;
 export function decodePayload(format: 'none', payload: unknown): null;
@@ -52,9 +106,13 @@ interface MessageFields {
   snapshot: boolean;
 }
 
-/** What a subscription's callback receives; `format` tells the type of `payload`. */
+/**
+ * What a subscription's callback receives; `format` tells the type of `payload`. A `json` payload is an object or array,
+ * except from a topic with a record format, whose decoded values may be any JSON value (an Avro string is a string).
+ * With `fields` it is always an object (`{}` when the value has none of the listed paths).
+ */
 export type BridgeMessage =
-  | (MessageFields & { format: 'json'; payload: JsonStructure })
+  | (MessageFields & { format: 'json'; payload: JsonValue })
   | (MessageFields & { format: 'text'; payload: string })
   | (MessageFields & { format: 'base64'; payload: Uint8Array })
   | (MessageFields & { format: 'none'; payload: null });
@@ -67,7 +125,11 @@ export interface GapNotice {
   fromSeq: number;
   /** -1 with `unknown_epoch`. */
   toSeq: number;
-  reason: 'retention' | 'too_far_behind' | 'unknown_epoch' | 'recovery_failed' | (string & {});
+  /**
+   * `undecodable`: the one record at `fromSeq` (= `toSeq`) does not decode in its topic's record format; it arrives in
+   * its place in the stream and moves the subscription's position. Its `endpoint` is the record's exact endpoint.
+   */
+  reason: 'retention' | 'too_far_behind' | 'unknown_epoch' | 'recovery_failed' | 'undecodable' | (string & {});
 }
 
 /** The connection was too slow: `dropped` messages of the endpoint were replaced by the latest one. */
@@ -131,6 +193,10 @@ export interface SubscribeOptions {
   snapshot?: boolean;
   /** Receive JSON Patch deltas; the client applies them and the callback gets whole documents. */
   delta?: boolean;
+  /** Only the records this filter selects (docs/bridge-filters.md); sent with every (re)subscribe. */
+  filter?: Filter;
+  /** JSON Pointers into the value: the payload is an object holding just these paths; sent with every (re)subscribe. */
+  fields?: readonly JsonPointer[];
   onGap?: (gap: GapNotice) => void;
   onConflated?: (notice: ConflatedNotice) => void;
   onUnsubscribed?: (notice: UnsubscribedNotice) => void;
@@ -145,6 +211,10 @@ export interface Subscription {
   readonly ready: Promise<Subscription>;
   /** False once unsubscribed, refused, or ended by the server. */
   readonly active: boolean;
+  /** The filter sent with every (re)subscribe: a copy of the option, taken at subscribe time. */
+  readonly filter: Filter | undefined;
+  /** The field list sent with every (re)subscribe: a copy of the option, taken at subscribe time. */
+  readonly fields: readonly JsonPointer[] | undefined;
   unsubscribe(): Promise<void>;
 }
 
@@ -215,13 +285,21 @@ export class SluiceBridge {
    */
   connect(): Promise<ConnectedMessage>;
 
-  /** Subscribes to an exact endpoint or a prefix ending in `/*`; may be called before `connect()` resolves. */
+  /**
+   * Subscribes to an exact endpoint or a prefix ending in `/*`; may be called before `connect()` resolves. `ready`
+   * rejects with the server's BridgeError for refusals that retrying cannot fix (`forbidden`, `invalid_filter`,
+   * `filter_too_large`, `too_many_groups`...); `busy` and `rate_limited` are retried. Throws a TypeError when `filter`
+   * or `fields` is not JSON at all.
+   */
   subscribe(endpoint: string, callback: (message: BridgeMessage) => void, options?: SubscribeOptions): Subscription;
 
   /** Stops a subscription; its positions are forgotten. */
   unsubscribe(endpoint: string): Promise<void>;
 
-  /** Resolves once Kafka has the record (acks=all); rejects with a BridgeError carrying the server's code. */
+  /**
+   * Resolves once Kafka has the record (acks=all); rejects with a BridgeError carrying the server's code
+   * (`invalid_payload` when the topic has a record format the payload does not fit: nothing was published).
+   */
   publish(endpoint: string, payload: PublishPayload, options?: PublishOptions): Promise<PublishAck>;
 
   /** Closes without reconnecting; subscriptions and positions are kept for a later `connect()`. */

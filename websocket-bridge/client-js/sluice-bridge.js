@@ -24,7 +24,10 @@ export class BridgeError extends Error {
   }
 }
 
-/** Decodes a message's payload by its `format`: objects for json, strings for text, bytes for base64. */
+/**
+ * Decodes a message's payload by its `format`: JSON values as they are (an object or array, or for a topic with a record
+ * format any JSON value), strings for text, bytes for base64, null for none.
+ */
 export function decodePayload(format, payload) {
   switch (format) {
     case 'base64': {
@@ -50,6 +53,18 @@ function encodeBase64(bytes) {
   return btoa(binary);
 }
 
+/** A deep copy of a JSON value (undefined stays undefined); a TypeError for what JSON cannot carry at all. */
+function copyJson(value, name) {
+  if (value === undefined) {
+    return undefined;
+  }
+  const text = JSON.stringify(value);
+  if (text === undefined) {
+    throw new TypeError(`options.${name} is not a JSON value`);
+  }
+  return JSON.parse(text);
+}
+
 /**
  * One subscription, kept across reconnects. `positions` maps each epoch (a topic-partition's history) to the highest
  * `seq` received, which is what a resubscription recovers from.
@@ -60,6 +75,11 @@ class Subscription {
     this.endpoint = endpoint;
     this.callback = callback;
     this.options = options;
+    // The selection is fixed at subscribe time: every resubscription (reconnect, retry after busy) sends the same one,
+    // so recovery applies the filter and field list the subscription's positions were built under. A copy, so that a
+    // caller changing its filter object afterwards cannot change what a later recovery selects.
+    this.filter = copyJson(options.filter, 'filter');
+    this.fields = copyJson(options.fields, 'fields');
     this.positions = new Map();
     // Subscribes refused with busy or rate_limited since the last success: how far the retry backs off.
     this.retries = 0;
@@ -79,6 +99,13 @@ class Subscription {
     const request = { type: 'subscribe', endpoint: this.endpoint };
     if (this.options.delta) {
       request.delta = true;
+    }
+    // Sent as given: the server validates them (invalid_filter, filter_too_large) and says where they are wrong.
+    if (this.filter !== undefined) {
+      request.filter = this.filter;
+    }
+    if (this.fields !== undefined) {
+      request.fields = this.fields;
     }
     this.snapshotting = false;
     if (this.options.recover !== false && this.positions.size > 0) {
@@ -149,12 +176,22 @@ class Subscription {
     return true;
   }
 
+  /** A gap notice for this subscription; returns false when it was one already delivered. */
   gap(m) {
     if (m.reason === 'unknown_epoch') {
       // That history is gone (topic recreated, or not read here): what we hold of it means nothing any more.
       this.positions.delete(m.epoch);
+    } else if (m.reason === 'undecodable') {
+      // One record that does not decode, sent in its place in the stream like a message: it moves the position like
+      // one, so a recovery after a reconnect starts after it and does not announce it twice.
+      const last = this.positions.get(m.epoch);
+      if (last !== undefined && m.toSeq <= last) {
+        return false;
+      }
+      this.positions.set(m.epoch, m.toSeq);
     }
     this.options.onGap?.(m);
+    return true;
   }
 
   unsubscribe() {
@@ -348,10 +385,18 @@ export class SluiceBridge {
       case 'delta':
         this._route(m, (s) => s.deliver(m));
         break;
-      case 'gap':
-        this.subscriptions.get(m.endpoint)?.gap(m);
-        this._emit('gap', m);
+      case 'gap': {
+        // A recovery gap names the subscription's endpoint (a prefix's `/.../*` itself); an `undecodable` one names the
+        // record's exact endpoint, which a prefix subscription covers: routing finds the subscription either way.
+        let fresh = true;
+        this._route(m, (s) => {
+          fresh = s.gap(m);
+        });
+        if (fresh) {
+          this._emit('gap', m);
+        }
         break;
+      }
       case 'conflated':
         this._route(m, (s) => s.options.onConflated?.(m));
         this._emit('conflated', m);
@@ -464,11 +509,15 @@ export class SluiceBridge {
 
   /**
    * Subscribes to an exact endpoint or a prefix ending in `/*`. The callback gets {endpoint, epoch, seq, timestamp,
-   * format, payload, delta}; payload is an object/array (json), a string (text), a Uint8Array (base64) or null.
+   * format, payload, delta, snapshot}; payload is a JSON value (json: an object or array, or any JSON value for a topic
+   * with a record format), a string (text), a Uint8Array (base64) or null.
    *
    * @param {object} [options] recover (default true): resume from the last position after a reconnect; snapshot:
-   *        start with the latest cached message; delta: receive JSON Patch deltas (applied here);
-   *        onGap(gap), onConflated(notice), onUnsubscribed(notice)
+   *        start with the latest cached message; delta: receive JSON Patch deltas (applied here); filter: only the
+   *        records it selects (docs/bridge-filters.md); fields: JSON Pointers into the value, the payload holds just
+   *        those; onGap(gap), onConflated(notice), onUnsubscribed(notice). filter and fields are copied and sent with
+   *        every (re)subscribe; the server validates them (invalid_filter, filter_too_large, too_many_groups reject
+   *        `ready`, not retried)
    * @returns {Subscription} with `ready` (a Promise of the subscription, rejected with the server's error) and
    *          `unsubscribe()`
    */

@@ -2,8 +2,8 @@
 // `@ts-expect-error` must not: a declaration that grows loose (any, a missing member, a wrong union) fails the build,
 // as "Unused '@ts-expect-error' directive" when a misuse is no longer caught.
 import {
-  BridgeError, decodePayload, SluiceBridge, type BridgeMessage, type ConnectedMessage, type GapNotice, type PublishAck,
-  type Subscription,
+  BridgeError, decodePayload, SluiceBridge, type BridgeErrorCode, type BridgeMessage, type ConnectedMessage, type Filter,
+  type GapNotice, type JsonPointer, type PublishAck, type Subscription,
 } from '../../sluice-bridge.js';
 import { applyPatch, JsonPatchError, jsonEqual, parsePointer, type JsonValue } from '../../json-patch.js';
 
@@ -63,6 +63,50 @@ export async function everyPartOfTheApi(): Promise<void> {
   const same: Subscription = await subscription.ready;
   const last: number | undefined = same.positions.get('epoch');
   void last;
+
+  // Filters and field lists: every operator, nested, and a filter built apart (annotated, or `as const`).
+  const buysOver100: Filter = {
+    all: [
+      { eq: ['/value/side', 'buy'] }, { ne: ['/value/venue', null] }, { gt: ['/value/price', 100] },
+      { le: ['/value/price', 1e6] }, { lt: ['/value/sym', 'M'] }, { ge: ['/value/qty', 1] },
+      { in: ['/headers/region', ['eu', 'uk']] }, { in: ['/value/tier', [1, 2, { vip: true }]] },
+      { prefix: ['/key', 'fx/'] }, { exists: '/value/quote/bid' },
+      { any: [{ not: { eq: ['/value/halted', true] } }, { all: [] }] },
+    ],
+  };
+  const fields: JsonPointer[] = ['/price', '/qty', '/quote/bid'];
+  const selected = bridge.subscribe('/orders/*', (m) => {
+    if (m.format === 'json') {
+      // A decoded value may be any JSON value: a string, a number...
+      const value: JsonValue = m.payload;
+      if (typeof value === 'string' || typeof value === 'number') {
+        void value;
+      }
+    }
+  }, { filter: buysOver100, fields, delta: true });
+  const sentFilter: Filter | undefined = selected.filter;
+  const sentFields: readonly string[] | undefined = selected.fields;
+  void [sentFilter, sentFields];
+  const asConst = { eq: ['/value/side', 'sell'] } as const;
+  bridge.subscribe('/orders/eu', () => {}, { filter: asConst, fields: ['/price'] as const });
+  try {
+    await selected.ready;
+  } catch (e) {
+    if (e instanceof BridgeError && (e.code === 'invalid_filter' || e.code === 'filter_too_large' || e.code === 'too_many_groups')) {
+      void e.message;
+    }
+  }
+  const refusal: BridgeErrorCode = 'invalid_payload';
+  void refusal;
+  const undecodable: GapNotice['reason'] = 'undecodable';
+  void undecodable;
+  const scalar: JsonValue = decodePayload('json', 'a decoded Avro string');
+  // A json message may carry a bare string or number (a topic with a record format).
+  const decoded: BridgeMessage[] = [
+    { endpoint: '/names/1', epoch: 'e', seq: 1, timestamp: 0, format: 'json', payload: 'Ada', delta: false, snapshot: false },
+    { endpoint: '/counts/1', epoch: 'e', seq: 2, timestamp: 0, format: 'json', payload: 42, delta: false, snapshot: false },
+  ];
+  void [scalar, decoded];
   await subscription.unsubscribe();
   await bridge.unsubscribe('/scores/live/a');
 
@@ -116,9 +160,31 @@ export async function misusesTheCompilerCatches(bridge: SluiceBridge): Promise<v
   // @ts-expect-error: seq is a number
   const seq: string = ack.seq;
   void seq;
-  // @ts-expect-error: the JSON of a message is an object or array, never a bare string
+  // @ts-expect-error: a JSON payload may be any JSON value, not necessarily a string
   const s: string = decodePayload('json', { a: 1 });
   void s;
+  // @ts-expect-error: not an operator of the filter language
+  bridge.subscribe('/a', () => {}, { filter: { equals: ['/value/a', 1] } });
+  // @ts-expect-error: one operator per object (use all)
+  bridge.subscribe('/a', () => {}, { filter: { eq: ['/value/a', 1], ne: ['/value/b', 2] } });
+  // @ts-expect-error: in takes a list of literals
+  bridge.subscribe('/a', () => {}, { filter: { in: ['/value/a', 1] } });
+  // @ts-expect-error: comparisons take a pointer and a literal, not the literal alone
+  bridge.subscribe('/a', () => {}, { filter: { eq: [1] } });
+  // @ts-expect-error: lt/le/gt/ge compare numbers or strings only
+  bridge.subscribe('/a', () => {}, { filter: { gt: ['/value/a', true] } });
+  // @ts-expect-error: prefix takes text
+  bridge.subscribe('/a', () => {}, { filter: { prefix: ['/key', 7] } });
+  // @ts-expect-error: exists takes one pointer, not a pair
+  bridge.subscribe('/a', () => {}, { filter: { exists: ['/value/a', 1] } });
+  // @ts-expect-error: not takes one filter, all/any a list
+  bridge.subscribe('/a', () => {}, { filter: { not: [{ exists: '/value/a' }] } });
+  // @ts-expect-error: all takes a list of filters
+  bridge.subscribe('/a', () => {}, { filter: { all: { exists: '/value/a' } } });
+  // @ts-expect-error: fields is a list of pointers
+  bridge.subscribe('/a', () => {}, { fields: '/price' });
+  // @ts-expect-error: fields holds pointers (strings)
+  bridge.subscribe('/a', () => {}, { fields: [1, 2] });
   // @ts-expect-error: not an RFC 6902 operation
   applyPatch({}, [{ op: 'merge', path: '/a', value: 1 }]);
   // @ts-expect-error: positions are read-only to callers

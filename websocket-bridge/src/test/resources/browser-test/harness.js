@@ -7,10 +7,32 @@ function plain(message) {
     snapshot: message.snapshot };
 }
 
+/**
+ * The page's WebSocket, recording every frame the server sends (to look at the deltas the client applied) and every
+ * subscribe the client sends (to look at what a resubscription asked for).
+ */
+class RecordingWebSocket extends WebSocket {
+  constructor(url) {
+    super(url);
+    this.addEventListener('message', (e) => window.harness.frames.push(JSON.parse(e.data)));
+  }
+
+  send(data) {
+    const request = JSON.parse(data);
+    if (request.type === 'subscribe') {
+      window.harness.sentSubscribes.push(request);
+    }
+    super.send(data);
+  }
+}
+
 window.harness = {
   bridge: null,
   received: {},
+  gaps: {},
   events: [],
+  frames: [],
+  sentSubscribes: [],
   tokenCalls: 0,
 
   /** Connects; the token provider hands out `tokens` in turn, repeating the last. Resolves with the subject. */
@@ -18,6 +40,7 @@ window.harness = {
     this.bridge = new SluiceBridge(`${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/ws`, {
       token: async () => tokens[Math.min(this.tokenCalls++, tokens.length - 1)],
       reconnect: { initialDelay: 100, maxDelay: 1000 },
+      WebSocket: RecordingWebSocket,
     });
     for (const event of ['connected', 'disconnected', 'expiring', 'refreshed', 'error', 'gap']) {
       this.bridge.on(event, (value) => this.events.push({ event, code: value && value.code, message: value && value.message }));
@@ -25,15 +48,17 @@ window.harness = {
     return (await this.bridge.connect()).subject;
   },
 
-  /** Subscribes; resolves once the server confirmed, or with {error: code}. */
+  /** Subscribes; resolves once the server confirmed, or with {error: code, message}. Gaps go to `gaps[endpoint]`. */
   async subscribe(endpoint, options = {}) {
     this.received[endpoint] = [];
-    const subscription = this.bridge.subscribe(endpoint, (m) => this.received[endpoint].push(plain(m)), options);
+    this.gaps[endpoint] = [];
+    const subscription = this.bridge.subscribe(endpoint, (m) => this.received[endpoint].push(plain(m)),
+      { ...options, onGap: (g) => this.gaps[endpoint].push(g) });
     try {
       await subscription.ready;
       return true;
     } catch (e) {
-      return { error: e.code };
+      return { error: e.code, message: e.message, name: e.name, active: subscription.active };
     }
   },
 

@@ -259,4 +259,212 @@ class BrowserClientTest {
             assertThat(browser.eval("harness.events.filter((e) => e.event === 'error').length").asInt()).isZero();
         }
     }
+
+    // ---- filters, field lists and decoded values (docs/bridge-client-js.md, docs/bridge-filters.md)
+
+    private static final String BUYS_OVER_100_IN_EUROPE = "{all: [{eq: ['/value/side', 'buy']}, {gt: ['/value/price', 100]},"
+            + " {in: ['/headers/region', ['eu', 'uk']]}]}";
+
+    private static String order(String side, int price, String sym) {
+        return "{\"side\":\"" + side + "\",\"price\":" + price + ",\"sym\":\"" + sym + "\",\"qty\":5,\"quote\":{\"bid\":"
+                + (price - 1) + ",\"ask\":" + (price + 1) + "}}";
+    }
+
+    @Test
+    void aFilteredAndProjectedSubscriptionReceivesExactlyTheSelectedRecordsWithOnlyTheListedFields() throws Exception {
+        String topic = kafka.createTopic(1);
+        try (BridgeFixture bridge = bridge(topic, "127.0.0.1:0")) {
+            connect(bridge, everything(topic));
+            String prefix = "/" + topic + "/*";
+            assertThat(browser.eval("harness.subscribe(" + js(prefix) + ", {filter: " + BUYS_OVER_100_IN_EUROPE
+                    + ", fields: ['/price', '/quote/bid', '/nope']})").asBoolean()).isTrue();
+
+            List<Long> selected = new ArrayList<>();
+            List<JsonNode> projections = new ArrayList<>();
+            String[][] records = {
+                    {"buy", "120", "eu"}, {"sell", "130", "eu"}, {"buy", "90", "eu"}, {"buy", "150", "us"},
+                    {"buy", "101", "uk"}, {"buy", "100", "eu"}, {"buy", "200", "eu"}};
+            for (int i = 0; i < records.length; i++) {
+                int price = Integer.parseInt(records[i][1]);
+                long seq = kafka.send(topic, "o" + i, order(records[i][0], price, "S" + i), Map.of("region", records[i][2]));
+                if (records[i][0].equals("buy") && price > 100 && !records[i][2].equals("us")) {
+                    selected.add(seq);
+                    projections.add(JSON.readTree("{\"price\":" + price + ",\"quote\":{\"bid\":" + (price - 1) + "}}"));
+                }
+            }
+            kafka.send(topic, "text", "not json", Map.of("region", "eu"));
+            kafka.send(topic, "o0", (byte[]) null);
+            // A last selected record: once it is here, everything before it has been decided.
+            long last = kafka.send(topic, "o9", order("buy", 999, "LAST"), Map.of("region", "eu"));
+            selected.add(last);
+            projections.add(JSON.readTree("{\"price\":999,\"quote\":{\"bid\":998}}"));
+
+            JsonNode received = waitFor(prefix, selected.size());
+            assertThat(received).extracting(m -> m.get("seq").asLong()).containsExactlyElementsOf(selected);
+            assertThat(received).extracting(m -> m.get("format").asText()).containsOnly("json");
+            for (int i = 0; i < projections.size(); i++) {
+                assertThat(received.get(i).get("payload")).as("message %d", i).isEqualTo(projections.get(i));
+            }
+            assertThat(browser.eval("harness.events.filter(e => e.event === 'error').length").asInt()).isZero();
+        }
+    }
+
+    @Test
+    void aDeltaSubscriptionWithFieldsGetsPatchesOfOnlyTheListedFieldsThatChangedAndReassemblesThem() throws Exception {
+        String topic = kafka.createTopic(1);
+        List<String> quotes = List.of(
+                "{\"bid\":1,\"ask\":2,\"book\":{\"depth\":3,\"venue\":\"X\"},\"volume\":10,\"notes\":\"" + "n".repeat(100) + "\"}",
+                "{\"bid\":1,\"ask\":3,\"book\":{\"depth\":3,\"venue\":\"Y\"},\"volume\":11,\"notes\":\"a\"}",
+                "{\"bid\":1,\"ask\":3,\"book\":{\"depth\":3,\"venue\":\"Z\"},\"volume\":12}",
+                "{\"bid\":0.5,\"ask\":3,\"book\":{\"depth\":4},\"volume\":12}",
+                "{\"ask\":3,\"book\":{\"depth\":4,\"venue\":\"Q\"},\"volume\":13}");
+        List<String> projections = List.of(
+                "{\"bid\":1,\"ask\":2,\"book\":{\"depth\":3}}", "{\"bid\":1,\"ask\":3,\"book\":{\"depth\":3}}",
+                "{\"bid\":1,\"ask\":3,\"book\":{\"depth\":3}}", "{\"bid\":0.5,\"ask\":3,\"book\":{\"depth\":4}}",
+                "{\"ask\":3,\"book\":{\"depth\":4}}");
+        try (BridgeFixture bridge = bridge(topic, "127.0.0.1:0")) {
+            connect(bridge, everything(topic));
+            String endpoint = "/" + topic + "/quote";
+            browser.eval("harness.subscribe(" + js(endpoint) + ", {delta: true, fields: ['/bid', '/ask', '/book/depth']})");
+            for (String quote : quotes) {
+                kafka.send(topic, "quote", quote);
+            }
+            JsonNode received = waitFor(endpoint, quotes.size());
+            for (int i = 0; i < quotes.size(); i++) {
+                assertThat(received.get(i).get("payload")).as("document %d", i).isEqualTo(JSON.readTree(projections.get(i)));
+            }
+            assertThat(received).extracting(m -> m.get("delta").asBoolean()).containsExactly(false, true, true, true, true);
+
+            // What came over the wire: patches touching only listed fields, none when only unlisted ones changed.
+            JsonNode patches = browser.eval("harness.frames.filter(f => f.type === 'delta').map(f => f.patch)");
+            assertThat(patches).hasSize(4);
+            assertThat(patches.get(1)).as("only volume, venue and notes changed").isEmpty();
+            for (JsonNode patch : patches) {
+                for (JsonNode op : patch) {
+                    assertThat(op.get("path").asText()).matches("/bid|/ask|/book/depth|/book");
+                }
+            }
+            assertThat(patches.get(0)).isEqualTo(JSON.readTree("[{\"op\":\"replace\",\"path\":\"/ask\",\"value\":3}]"));
+            assertThat(browser.eval("harness.events.filter(e => e.event === 'error').length").asInt()).isZero();
+        }
+    }
+
+    @Test
+    void afterTheNodeGoesAwayAFilteredProjectedSubscriptionRecoversWithTheSameSelectionNothingMissedOrRepeated() throws Exception {
+        String topic = kafka.createTopic(2);
+        String listen = "127.0.0.1:" + freePort();
+        String prefix = "/" + topic + "/k/*";
+        Map<Integer, List<Long>> selected = new TreeMap<>();
+        Map<Long, Integer> numbers = new java.util.HashMap<>();
+        BridgeFixture first = bridge(topic, listen);
+        try {
+            connect(first, everything(topic));
+            assertThat(browser.eval("harness.subscribe(" + js(prefix) + ", {filter: {eq: ['/value/even', true]}, fields: ['/i']})")
+                    .asBoolean()).isTrue();
+            produceEvenAndOdd(topic, 0, 6, selected, numbers);
+            waitFor(prefix, 3);
+        } finally {
+            first.close();
+        }
+        assertThat(browser.eval("harness.waitForEvent('disconnected')").asInt()).isEqualTo(1);
+        produceEvenAndOdd(topic, 6, 16, selected, numbers);
+        try (BridgeFixture second = bridge(topic, listen)) {
+            assertThat(browser.eval("harness.waitForEvent('connected', 2)").asInt()).isEqualTo(2);
+            produceEvenAndOdd(topic, 16, 20, selected, numbers);
+            JsonNode received = waitFor(prefix, 10);
+
+            Map<Integer, List<Long>> got = new TreeMap<>();
+            for (JsonNode m : received) {
+                String epoch = m.get("epoch").asText();
+                long seq = m.get("seq").asLong();
+                int partition = Integer.parseInt(epoch.substring(epoch.lastIndexOf('-') + 1));
+                got.computeIfAbsent(partition, p -> new ArrayList<>()).add(seq);
+                assertThat(m.get("payload")).as("the projection of %s", m).isEqualTo(JSON.readTree("{\"i\":" + numbers.get(partition * 1_000_000L + seq) + "}"));
+            }
+            assertThat(got).isEqualTo(selected);
+            // What the recovering resubscribe sent: the same selection, and positions to recover from.
+            JsonNode resubscribe = browser.eval("harness.sentSubscribes.at(-1)");
+            assertThat(resubscribe.get("filter")).isEqualTo(JSON.readTree("{\"eq\":[\"/value/even\",true]}"));
+            assertThat(resubscribe.get("fields")).isEqualTo(JSON.readTree("[\"/i\"]"));
+            assertThat(resubscribe.get("recover")).isNotEmpty();
+            JsonNode stats = browser.eval("harness.stats()");
+            assertThat(stats.get("duplicatesDropped").asInt()).isZero();
+            assertThat(stats.get("connects").asInt()).isEqualTo(2);
+            assertThat(browser.eval("harness.received[" + js(prefix) + "].length").asInt()).as("nothing after the last").isEqualTo(10);
+        }
+    }
+
+    /** Records {@code {"i": i, "even": ..., "noise": ...}} on two partitions; the even ones are what the filter selects. */
+    private static void produceEvenAndOdd(String topic, int from, int to, Map<Integer, List<Long>> selected, Map<Long, Integer> numbers)
+            throws Exception {
+        for (int i = from; i < to; i++) {
+            int partition = (i / 2) % 2;
+            long seq = kafka.send(topic, partition, "k/" + i, "{\"i\":" + i + ",\"even\":" + (i % 2 == 0) + ",\"noise\":\"" + "z".repeat(i) + "\"}");
+            if (i % 2 == 0) {
+                selected.computeIfAbsent(partition, p -> new ArrayList<>()).add(seq);
+                numbers.put(partition * 1_000_000L + seq, i);
+            }
+        }
+    }
+
+    @Test
+    void anInvalidFilterRejectsReadyWithItsCodeAndIsNotRetried() throws Exception {
+        String topic = kafka.createTopic(1);
+        try (BridgeFixture bridge = bridge(topic, "127.0.0.1:0")) {
+            connect(bridge, everything(topic));
+            String endpoint = "/" + topic + "/*";
+            JsonNode invalid = browser.eval("harness.subscribe(" + js(endpoint) + ", {filter: {eq: ['price', 1]}})");
+            assertThat(invalid.get("error").asText()).isEqualTo("invalid_filter");
+            assertThat(invalid.get("name").asText()).isEqualTo("BridgeError");
+            assertThat(invalid.get("message").asText()).contains("filter.eq[0]");
+            assertThat(invalid.get("active").asBoolean()).isFalse();
+            JsonNode tooLarge = browser.eval("harness.subscribe(" + js(endpoint) + ", {filter: {in: ['/value/a', Array.from({length: 300}, (_, i) => i)]}})");
+            assertThat(tooLarge.get("error").asText()).isEqualTo("filter_too_large");
+            JsonNode badFields = browser.eval("harness.subscribe(" + js(endpoint) + ", {fields: []})");
+            assertThat(badFields.get("error").asText()).isEqualTo("invalid_filter");
+            assertThat(browser.eval("harness.sentSubscribes.length").asInt()).as("each sent once, never retried").isEqualTo(3);
+
+            // Refused means gone: the endpoint can be subscribed again, and receives.
+            assertThat(browser.eval("harness.subscribe(" + js(endpoint) + ", {filter: {exists: '/value/a'}})").asBoolean()).isTrue();
+            kafka.send(topic, "x", "{\"b\":1}");
+            long seq = kafka.send(topic, "x", "{\"a\":1}");
+            assertThat(waitFor(endpoint, 1).get(0).get("seq").asLong()).isEqualTo(seq);
+            assertThat(browser.eval("harness.events.filter(e => e.event === 'error').map(e => e.code)"))
+                    .extracting(JsonNode::asText).containsExactly("invalid_filter", "filter_too_large", "invalid_filter");
+        }
+    }
+
+    @Test
+    void decodedValuesOfAnyJsonTypeArriveAsJsonAndUndecodableOnesAsGapsUnderAPrefix() throws Exception {
+        String topic = kafka.createTopic(1);
+        String config = "topics: " + topic + "\nformats:\n  - topics: " + topic + "\n    value: {type: string}\n    onDecodeFailure: gap\n";
+        try (BridgeFixture bridge = BridgeFixture.on(cluster.getBootstrapServers(), "node-browser").serving(PAGES).start(config)) {
+            connect(bridge, everything(topic));
+            String prefix = "/" + topic + "/*";
+            browser.eval("harness.subscribe(" + js(prefix) + ", {delta: true})");
+            long ada = kafka.send(topic, "name", "Ada");
+            long broken = kafka.send(topic, "name", new byte[] {(byte) 0xc3, 0x28});
+            long json = kafka.send(topic, "name", "{\"not\": \"an object here\"}");
+
+            JsonNode received = waitFor(prefix, 2);
+            assertThat(received).extracting(m -> m.get("seq").asLong()).containsExactly(ada, json);
+            assertThat(received).extracting(m -> m.get("format").asText()).containsOnly("json");
+            assertThat(received.get(0).get("payload").isTextual()).isTrue();
+            assertThat(received.get(0).get("payload").asText()).isEqualTo("Ada");
+            assertThat(received.get(1).get("payload").asText()).isEqualTo("{\"not\": \"an object here\"}");
+            JsonNode gaps = browser.eval("harness.gaps[" + js(prefix) + "]");
+            assertThat(gaps).hasSize(1);
+            assertThat(gaps.get(0).get("reason").asText()).isEqualTo("undecodable");
+            assertThat(gaps.get(0).get("fromSeq").asLong()).isEqualTo(broken);
+
+            // Publish into the formatted topic: a JSON string fits the string format; an object does not.
+            String endpoint = "/" + topic + "/name";
+            JsonNode ack = browser.eval("harness.publish(" + js(endpoint) + ", 'Grace')");
+            assertThat(waitFor(prefix, 3).get(2).get("seq").asLong()).isEqualTo(ack.get("seq").asLong());
+            assertThat(browser.eval("harness.received[" + js(prefix) + "][2].payload").asText()).isEqualTo("Grace");
+            JsonNode refused = browser.eval("harness.publish(" + js(endpoint) + ", {name: 'Grace'})");
+            assertThat(refused.get("error").asText()).isEqualTo("invalid_payload");
+            assertThat(browser.eval("harness.events.filter(e => e.event === 'error').length").asInt()).isZero();
+        }
+    }
 }
