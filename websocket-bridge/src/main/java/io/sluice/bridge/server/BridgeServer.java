@@ -34,6 +34,9 @@ import io.sluice.bridge.format.FormatLimits;
 import io.sluice.bridge.format.Formats;
 import io.sluice.bridge.format.SchemaFileException;
 import io.sluice.bridge.format.registry.CachingSchemaSource;
+import io.sluice.bridge.format.registry.RegisteredSchema;
+import io.sluice.bridge.format.registry.SchemaSource;
+import io.sluice.bridge.format.registry.SchemaUnavailableException;
 import io.sluice.bridge.kafka.KafkaReader;
 import io.sluice.bridge.kafka.LogReader;
 import io.sluice.bridge.kafka.PartitionEpochs;
@@ -79,6 +82,35 @@ public final class BridgeServer implements AutoCloseable {
     private Channel listener;
     private ManagementServer management;
     private volatile boolean stopping;
+
+    /**
+     * Reads and parses the local schema files of {@code formats} as start-up would, without a registry (registry schemas
+     * are fetched when records need them): for {@code --validate}. Throws {@link ConfigException} naming the field.
+     */
+    public static void checkFormats(BridgeConfig config) {
+        SchemaSource notConsulted = new SchemaSource() {
+            @Override
+            public RegisteredSchema byId(int id) throws SchemaUnavailableException {
+                throw new SchemaUnavailableException("the registry is not consulted by --validate", false);
+            }
+
+            @Override
+            public RegisteredSchema latest(String subject) throws SchemaUnavailableException {
+                return byId(-1);
+            }
+
+            @Override
+            public RegisteredSchema bySubjectVersion(String subject, int version) throws SchemaUnavailableException {
+                return byId(-1);
+            }
+        };
+        try {
+            Formats.build(config.formats(), notConsulted, FormatLimits.defaults());
+        }
+        catch (SchemaFileException e) {
+            throw new ConfigException(List.of(e.getMessage()));
+        }
+    }
 
     /** The topics' record formats; a local schema file that cannot be read or parsed stops startup, naming its field. */
     private Formats formats(BridgeConfig config) {

@@ -33,6 +33,7 @@ public final class BridgeCommand implements Callable<Integer> {
         if (validate) {
             authenticator.close();
             validateTls(loaded);
+            BridgeServer.checkFormats(loaded);
             System.out.println("valid");
             return ExitCodes.OK;
         }

@@ -99,6 +99,14 @@ class ValidateModeTest {
         Run bad = sluice(env, "bridge", "--config", badField.toString(), "--validate");
         assertThat(bad.exit).isEqualTo(2);
         assertThat(bad.err).contains("server.path");
+
+        // A local schema file that does not parse is named as start-up would name it.
+        Path schema = Files.writeString(dir.resolve("broken.avsc"), "{\"type\": \"record\", \"name\": ");
+        Path withFormats = Files.writeString(dir.resolve("bridge-formats.yaml"), Files.readString(EXAMPLES.resolve("bridge.yaml"))
+                + "\nformats:\n  - topics: scores\n    value: {type: avro, schemaFile: '" + schema + "'}\n");
+        Run badSchema = sluice(env, "bridge", "--config", withFormats.toString(), "--validate");
+        assertThat(badSchema.exit).isEqualTo(2);
+        assertThat(badSchema.err).contains("formats[0].value");
     }
 
     /**
