@@ -133,20 +133,9 @@ public final class AvroCodec implements Codec {
         if (localSchema != null) {
             return write(localSchema, value, null);
         }
-        String subject = part.subject(topic);
-        RegisteredSchema latest;
-        Schema schema;
-        try {
-            latest = source.latest(subject);
-            schema = parsed.of(latest);
-        }
-        catch (SchemaUnavailableException e) {
-            throw new EncodeException(e.notFound() ? "no schema registered under subject " + subject
-                    : "the schema of subject " + subject + " is unavailable: " + e.getMessage());
-        }
-        catch (ParsedSchemas.SchemaException e) {
-            throw new EncodeException("subject " + subject + ": " + e.getMessage());
-        }
+        ParsedSchemas.Latest<Schema> found = parsed.latest(part.subject(topic));
+        RegisteredSchema latest = found.registered();
+        Schema schema = found.parsed();
         return write(schema, value, latest.id());
     }
 

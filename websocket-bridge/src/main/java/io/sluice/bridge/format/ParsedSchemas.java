@@ -64,6 +64,28 @@ final class ParsedSchemas<T> {
     }
 
     /** The parsed form of a schema already fetched (the subject's latest, for publish), cached by its id. */
+    /** A subject's latest schema as the registry has it, and parsed. */
+    record Latest<T>(RegisteredSchema registered, T parsed) {
+    }
+
+    /**
+     * The latest schema of {@code subject}, parsed, for a publish (TopicNameStrategy): any failure is the publish's
+     * refusal, with the subject named.
+     */
+    Latest<T> latest(String subject) throws EncodeException {
+        try {
+            RegisteredSchema latest = source.latest(subject);
+            return new Latest<>(latest, of(latest));
+        }
+        catch (SchemaUnavailableException e) {
+            throw new EncodeException(e.notFound() ? "no schema registered under subject " + subject
+                    : "the schema of subject " + subject + " is unavailable: " + e.getMessage());
+        }
+        catch (SchemaException e) {
+            throw new EncodeException("subject " + subject + ": " + e.getMessage());
+        }
+    }
+
     T of(RegisteredSchema schema) throws SchemaException, SchemaUnavailableException {
         Entry<T> entry;
         synchronized (byId) {

@@ -182,19 +182,9 @@ public final class ProtobufCodec implements Codec {
             return write(localType, localTypes, value, null);
         }
         String subject = part.subject(topic);
-        RegisteredSchema latest;
-        Parsed schema;
-        try {
-            latest = source.latest(subject);
-            schema = parsed.of(latest);
-        }
-        catch (SchemaUnavailableException e) {
-            throw new EncodeException(e.notFound() ? "no schema registered under subject " + subject
-                    : "the schema of subject " + subject + " is unavailable: " + e.getMessage());
-        }
-        catch (ParsedSchemas.SchemaException e) {
-            throw new EncodeException("subject " + subject + ": " + e.getMessage());
-        }
+        ParsedSchemas.Latest<Parsed> found = parsed.latest(subject);
+        RegisteredSchema latest = found.registered();
+        Parsed schema = found.parsed();
         Descriptor type;
         if (publishMessage == null) {
             if (schema.file().getMessageTypes().isEmpty()) {
