@@ -133,12 +133,19 @@ public final class AvroCodec implements Codec {
         if (localSchema != null) {
             return write(localSchema, value, null);
         }
+        Latest latest = latest(topic);
+        return write(latest.schema(), value, latest.id());
+    }
+
+    private record Latest(int id, Schema schema) {
+    }
+
+    /** The latest schema of the topic's subject, parsed; the refusal a publish gets when there is none. */
+    private Latest latest(String topic) throws EncodeException {
         String subject = part.subject(topic);
-        RegisteredSchema latest;
-        Schema schema;
         try {
-            latest = source.latest(subject);
-            schema = parsed.of(latest);
+            RegisteredSchema latest = source.latest(subject);
+            return new Latest(latest.id(), parsed.of(latest));
         }
         catch (SchemaUnavailableException e) {
             throw new EncodeException(e.notFound() ? "no schema registered under subject " + subject
@@ -147,7 +154,22 @@ public final class AvroCodec implements Codec {
         catch (ParsedSchemas.SchemaException e) {
             throw new EncodeException("subject " + subject + ": " + e.getMessage());
         }
-        return write(schema, value, latest.id());
+    }
+
+    /**
+     * The schema a publish into {@code topic} is written with: the local schema, or the latest of the topic's subject
+     * (what the AsyncAPI document describes). May ask the registry.
+     */
+    public Schema publishSchema(String topic) throws SchemaLookupException {
+        if (localSchema != null) {
+            return localSchema;
+        }
+        try {
+            return latest(topic).schema();
+        }
+        catch (EncodeException e) {
+            throw new SchemaLookupException(e.getMessage());
+        }
     }
 
     private byte[] write(Schema schema, JsonNode value, Integer schemaId) throws EncodeException {
