@@ -58,6 +58,11 @@ public final class Catalogue implements AutoCloseable {
         return new Catalogue(config, formats);
     }
 
+    /** Builds the document with the registry now (tests; the node does it on its own thread). */
+    void refreshNow() {
+        refresh();
+    }
+
     private void refresh() {
         try {
             document = generator.generate(true);
