@@ -29,7 +29,8 @@ public record BridgeConfig(ServerConfig server,
                            DeltaConfig delta,
                            FilterLimits filters,
                            List<FormatRule> formats,
-                           RegistryConfig schemaRegistry) {
+                           RegistryConfig schemaRegistry,
+                           CatalogueConfig catalogue) {
 
     public BridgeConfig {
         server = server == null ? ServerConfig.defaults() : server;
@@ -44,6 +45,7 @@ public record BridgeConfig(ServerConfig server,
         delta = delta == null ? DeltaConfig.defaults() : delta;
         filters = filters == null ? FilterLimits.defaults() : filters;
         formats = formats == null ? List.of() : List.copyOf(formats);
+        catalogue = catalogue == null ? CatalogueConfig.defaults() : catalogue;
     }
 
     @JsonCreator
@@ -60,9 +62,10 @@ public record BridgeConfig(ServerConfig server,
                                  @JsonProperty("delta") DeltaConfig delta,
                                  @JsonProperty("filters") FilterLimits filters,
                                  @JsonProperty("formats") List<FormatRule> formats,
-                                 @JsonProperty("schemaRegistry") RegistryConfig schemaRegistry) {
+                                 @JsonProperty("schemaRegistry") RegistryConfig schemaRegistry,
+                                 @JsonProperty("catalogue") CatalogueConfig catalogue) {
         return new BridgeConfig(server, kafka, topics, endpoints, auth, outbound, recovery, management, connections,
-                requests, delta, filters, formats, schemaRegistry);
+                requests, delta, filters, formats, schemaRegistry, catalogue);
     }
 
     /** Every endpoint mapping: the explicit ones first, then one {@code /<topic>/*} per entry of {@code topics}. */

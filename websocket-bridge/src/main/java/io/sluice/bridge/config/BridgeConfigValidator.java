@@ -38,6 +38,7 @@ final class BridgeConfigValidator {
         v.requests(config.requests());
         config.delta().validate(v.problems);
         config.filters().validate(v.problems);
+        config.catalogue().validate(v.problems);
         if (config.schemaRegistry() != null) {
             config.schemaRegistry().validate(v.problems, "schemaRegistry");
         }

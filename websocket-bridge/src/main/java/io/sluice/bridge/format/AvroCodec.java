@@ -133,10 +133,24 @@ public final class AvroCodec implements Codec {
         if (localSchema != null) {
             return write(localSchema, value, null);
         }
-        ParsedSchemas.Latest<Schema> found = parsed.latest(part.subject(topic));
-        RegisteredSchema latest = found.registered();
-        Schema schema = found.parsed();
-        return write(schema, value, latest.id());
+        ParsedSchemas.Latest<Schema> latest = parsed.latest(part.subject(topic));
+        return write(latest.parsed(), value, latest.registered().id());
+    }
+
+    /**
+     * The schema a publish into {@code topic} is written with: the local schema, or the latest of the topic's subject
+     * (what the AsyncAPI document describes). May ask the registry.
+     */
+    public Schema publishSchema(String topic) throws SchemaLookupException {
+        if (localSchema != null) {
+            return localSchema;
+        }
+        try {
+            return parsed.latest(part.subject(topic)).parsed();
+        }
+        catch (EncodeException e) {
+            throw new SchemaLookupException(e.getMessage());
+        }
     }
 
     private byte[] write(Schema schema, JsonNode value, Integer schemaId) throws EncodeException {

@@ -29,13 +29,16 @@ public final class JsonSchemaCodec implements Codec {
     private final SchemaSource source;
     private final ParsedSchemas<Schema> parsed;
     private final Schema localSchema;
+    private final String localText;
     private final RecordPart part;
     private final Json json;
     private final int maxDepth;
 
-    private JsonSchemaCodec(SchemaSource source, Schema localSchema, RecordPart part, FormatLimits limits) {
+    private JsonSchemaCodec(SchemaSource source, Schema localSchema, String localText, RecordPart part,
+                            FormatLimits limits) {
         this.source = source;
         this.localSchema = localSchema;
+        this.localText = localText;
         this.part = part;
         this.maxDepth = limits.maxDepth();
         this.json = new Json(limits.maxDepth());
@@ -44,13 +47,13 @@ public final class JsonSchemaCodec implements Codec {
     }
 
     public static JsonSchemaCodec registry(SchemaSource source, RecordPart part, FormatLimits limits) {
-        return new JsonSchemaCodec(source, null, part, limits);
+        return new JsonSchemaCodec(source, null, null, part, limits);
     }
 
     /** Bare JSON validated on publish against this schema (a .json file's text). */
     public static JsonSchemaCodec local(String schemaText, FormatLimits limits) throws SchemaFileException {
         try {
-            return new JsonSchemaCodec(null, compile(schemaText, Map.of()), RecordPart.VALUE, limits);
+            return new JsonSchemaCodec(null, compile(schemaText, Map.of()), schemaText, RecordPart.VALUE, limits);
         }
         catch (ParsedSchemas.SchemaException e) {
             throw new SchemaFileException(e.getMessage(), e);
@@ -82,6 +85,22 @@ public final class JsonSchemaCodec implements Codec {
             String message = e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
             throw new ParsedSchemas.SchemaException("not a usable JSON Schema: "
                     + (message.length() > 200 ? message.substring(0, 200) : message), e);
+        }
+    }
+
+    /**
+     * The text of the JSON Schema a publish into {@code topic} is validated against: the local file's, or the latest
+     * of the topic's subject (what the AsyncAPI document describes). May ask the registry.
+     */
+    public String publishSchemaText(String topic) throws SchemaLookupException {
+        if (localText != null) {
+            return localText;
+        }
+        try {
+            return parsed.latest(part.subject(topic)).registered().text();
+        }
+        catch (EncodeException e) {
+            throw new SchemaLookupException(e.getMessage());
         }
     }
 

@@ -39,6 +39,7 @@ public final class ProtobufCodec implements Codec {
     private final int maxDepth;
     private final JsonFormat.Printer printer;
     private final Json json;
+    private final boolean preservingProtoFieldNames;
 
     private ProtobufCodec(SchemaSource source, Descriptor localType, String publishMessage, RecordPart part,
                           boolean preservingProtoFieldNames, FormatLimits limits) {
@@ -50,6 +51,7 @@ public final class ProtobufCodec implements Codec {
         this.maxDepth = limits.maxDepth();
         JsonFormat.Printer p = JsonFormat.printer().omittingInsignificantWhitespace();
         this.printer = preservingProtoFieldNames ? p.preservingProtoFieldNames() : p;
+        this.preservingProtoFieldNames = preservingProtoFieldNames;
         // Our own output: message nesting is bounded by the parse, and a Struct level is two message levels.
         this.json = new Json(2 * limits.maxDepth() + 2);
         this.parsed = source == null ? null
@@ -181,6 +183,15 @@ public final class ProtobufCodec implements Codec {
         if (localType != null) {
             return write(localType, localTypes, value, null);
         }
+        Latest latest = latest(topic);
+        return write(latest.type(), latest.types(), value, latest.id());
+    }
+
+    private record Latest(int id, Descriptor type, JsonFormat.TypeRegistry types) {
+    }
+
+    /** The message type a publish writes, from the latest schema of the topic's subject; a publish's refusal if none. */
+    private Latest latest(String topic) throws EncodeException {
         String subject = part.subject(topic);
         ParsedSchemas.Latest<Parsed> found = parsed.latest(subject);
         RegisteredSchema latest = found.registered();
@@ -198,7 +209,28 @@ public final class ProtobufCodec implements Codec {
                 throw new EncodeException("subject " + subject + " has no message type " + publishMessage);
             }
         }
-        return write(type, schema.types(), value, latest.id());
+        return new Latest(latest.id(), type, schema.types());
+    }
+
+    /**
+     * The message type a publish into {@code topic} is written as: the local type, or the configured (else first)
+     * message of the latest schema of the topic's subject (what the AsyncAPI document describes). May ask the registry.
+     */
+    public Descriptor publishType(String topic) throws SchemaLookupException {
+        if (localType != null) {
+            return localType;
+        }
+        try {
+            return latest(topic).type();
+        }
+        catch (EncodeException e) {
+            throw new SchemaLookupException(e.getMessage());
+        }
+    }
+
+    /** JSON field names as written in the .proto ({@code preservingProtoFieldNames}) rather than lowerCamel. */
+    public boolean preservingProtoFieldNames() {
+        return preservingProtoFieldNames;
     }
 
     private byte[] write(Descriptor type, JsonFormat.TypeRegistry types, JsonNode value, Integer schemaId)

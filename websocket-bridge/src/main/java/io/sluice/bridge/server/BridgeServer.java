@@ -49,6 +49,7 @@ import io.sluice.bridge.session.ReaderStartup;
 import io.sluice.bridge.session.SessionServices;
 import io.sluice.bridge.subscription.EndpointTable;
 import io.sluice.bridge.subscription.Hub;
+import io.sluice.bridge.asyncapi.Catalogue;
 import io.sluice.bridge.web.StaticContent;
 import io.sluice.build.BuildInfo;
 import io.sluice.config.ConfigException;
@@ -77,6 +78,7 @@ public final class BridgeServer implements AutoCloseable {
     private final LogReader logReader;
     private final Publisher publisher;
     private final CachingSchemaSource schemas;
+    private final Catalogue catalogue;
     private final AutoCloseable jvmMetrics;
     private final ServerBootstrap bootstrap;
     private Channel listener;
@@ -133,6 +135,11 @@ public final class BridgeServer implements AutoCloseable {
         // One registry client and schema cache for the node: the reader's decoding and the publishes share it.
         this.schemas = config.schemaRegistry() == null ? null : CachingSchemaSource.create(config.schemaRegistry(), registry);
         Formats formats = formats(config);
+        // The AsyncAPI document and catalogue page, only when asked for: the document names every topic and schema.
+        this.catalogue = config.catalogue().enabled() ? Catalogue.start(config, formats) : null;
+        if (catalogue != null) {
+            content = catalogue.serve(content);
+        }
         this.hub = new Hub(new EndpointTable(config.mappings()), epochs, config.recovery(), config.delta(), config.filters(),
                 formats, new MessageEncoder(PooledByteBufAllocator.DEFAULT), metrics);
         this.reader = new KafkaReader(config.kafka(), config.readTopics(), epochs, hub, node);
@@ -285,6 +292,9 @@ public final class BridgeServer implements AutoCloseable {
         reader.close();
         logReader.close();
         publisher.close();
+        if (catalogue != null) {
+            catalogue.close();
+        }
         if (schemas != null) {
             schemas.close();
         }

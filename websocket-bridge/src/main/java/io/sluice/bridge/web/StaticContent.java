@@ -10,6 +10,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Function;
 import java.util.function.Supplier;
 
 import io.netty.buffer.ByteBuf;
@@ -78,7 +79,7 @@ public final class StaticContent {
     // Files found, by name; only what exists is kept, so unknown names cannot grow it.
     private final Map<String, File> files = new ConcurrentHashMap<>();
 
-    private record Generated(String contentType, Supplier<byte[]> body) {
+    private record Generated(String contentType, Function<String, byte[]> body) {
     }
 
     private StaticContent(List<String> roots, ClassLoader loader, Map<String, Generated> generated) {
@@ -105,6 +106,16 @@ public final class StaticContent {
     /** This content plus one path whose body is made anew for every request (the demo's token, for example). */
     public StaticContent withGenerated(String path, String contentType, Supplier<byte[]> body) {
         Map<String, Generated> more = new HashMap<>(generated);
+        more.put(path, new Generated(contentType, host -> body.get()));
+        return new StaticContent(roots, loader, more);
+    }
+
+    /**
+     * This content plus one path whose body is made for each request from its Host header (null when the request has
+     * none): the AsyncAPI document names the server it was fetched from.
+     */
+    public StaticContent withGeneratedForHost(String path, String contentType, Function<String, byte[]> body) {
+        Map<String, Generated> more = new HashMap<>(generated);
         more.put(path, new Generated(contentType, body));
         return new StaticContent(roots, loader, more);
     }
@@ -115,9 +126,15 @@ public final class StaticContent {
 
     /** The file for a request path (query already removed), if there is one and it may be served. */
     public Optional<File> find(String path) {
+        return find(path, null);
+    }
+
+    /** The same, for a request with this Host header (null if none), which generated paths may use. */
+    public Optional<File> find(String path, String host) {
         Generated made = generated.get(path);
         if (made != null) {
-            return Optional.of(new File(made.body().get(), made.contentType(), false));
+            byte[] body = made.body().apply(host);
+            return body == null ? Optional.empty() : Optional.of(new File(body, made.contentType(), false));
         }
         String name = path.equals("/") ? "index.html" : path.substring(1);
         if (name.isEmpty() || name.contains("..") || name.contains("//") || name.contains("\\") || name.startsWith("/")) {

@@ -40,7 +40,8 @@ public final class StaticFileHandler extends SimpleChannelInboundHandler<FullHtt
             response = status(request, HttpResponseStatus.METHOD_NOT_ALLOWED);
             response.headers().set(HttpHeaderNames.ALLOW, "GET, HEAD");
         } else {
-            Optional<StaticContent.File> file = content.find(new QueryStringDecoder(request.uri()).path());
+            Optional<StaticContent.File> file = content.find(new QueryStringDecoder(request.uri()).path(),
+                    request.headers().get(HttpHeaderNames.HOST));
             if (file.isEmpty()) {
                 response = status(request, HttpResponseStatus.NOT_FOUND);
             } else {
