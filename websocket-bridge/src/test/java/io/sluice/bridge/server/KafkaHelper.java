@@ -65,6 +65,11 @@ public final class KafkaHelper implements AutoCloseable {
         return producer.send(record).get().offset();
     }
 
+    /** Produces a record as given (partition, key, value, headers) and returns its offset. */
+    public long send(ProducerRecord<byte[], byte[]> record) throws Exception {
+        return producer.send(record).get().offset();
+    }
+
     public long send(String topic, String key, String value) throws Exception {
         return send(topic, key, value.getBytes(StandardCharsets.UTF_8));
     }
