@@ -70,14 +70,7 @@ public final class MessageEncoder {
     public EncodedMessage message(String endpoint, String epoch, int partition, long seq, long timestamp, byte[] value,
                                   String recordKey, Header[] headers) {
         Payload payload = classify(value);
-        ByteBuf buf = allocator.directBuffer(HEADER_SLOT + 128 + endpoint.length() + payload.length());
-        buf.writerIndex(HEADER_SLOT);
-        ascii(buf, "{\"type\":\"message\",\"endpoint\":");
-        quoted(buf, endpoint);
-        ascii(buf, ",\"epoch\":");
-        quoted(buf, epoch);
-        ascii(buf, ",\"seq\":").writeCharSequence(Long.toString(seq), StandardCharsets.US_ASCII);
-        ascii(buf, ",\"timestamp\":").writeCharSequence(Long.toString(timestamp), StandardCharsets.US_ASCII);
+        ByteBuf buf = envelope(allocator, "message", endpoint, epoch, seq, timestamp, payload.length());
         ascii(buf, ",\"format\":\"").writeCharSequence(payload.format.wireName(), StandardCharsets.US_ASCII);
         ascii(buf, "\",\"payload\":");
         payload.writeTo(buf);
@@ -111,14 +104,8 @@ public final class MessageEncoder {
         catch (JsonProcessingException e) {
             return null;
         }
-        ByteBuf buf = allocator.directBuffer(HEADER_SLOT + 128 + current.endpoint().length() + patchBytes.length);
-        buf.writerIndex(HEADER_SLOT);
-        ascii(buf, "{\"type\":\"delta\",\"endpoint\":");
-        quoted(buf, current.endpoint());
-        ascii(buf, ",\"epoch\":");
-        quoted(buf, current.epoch());
-        ascii(buf, ",\"seq\":").writeCharSequence(Long.toString(current.seq()), StandardCharsets.US_ASCII);
-        ascii(buf, ",\"timestamp\":").writeCharSequence(Long.toString(current.timestamp()), StandardCharsets.US_ASCII);
+        ByteBuf buf = envelope(allocator, "delta", current.endpoint(), current.epoch(), current.seq(), current.timestamp(),
+                patchBytes.length);
         ascii(buf, ",\"base\":").writeCharSequence(Long.toString(previous.seq()), StandardCharsets.US_ASCII);
         ascii(buf, ",\"patch\":");
         buf.writeBytes(patchBytes);
@@ -140,28 +127,9 @@ public final class MessageEncoder {
      */
     public EncodedMessage decoded(String endpoint, String epoch, int partition, long seq, long timestamp, JsonNode value,
                                   int valueBytes, String recordKey, Header[] headers) {
-        byte[] payload;
-        try {
-            payload = JSON.writeValueAsBytes(value);
-        }
-        catch (JsonProcessingException e) {
-            throw new IllegalStateException("a decoded value is plain JSON", e);
-        }
-        ByteBuf buf = allocator.directBuffer(HEADER_SLOT + 128 + endpoint.length() + payload.length);
-        buf.writerIndex(HEADER_SLOT);
-        ascii(buf, "{\"type\":\"message\",\"endpoint\":");
-        quoted(buf, endpoint);
-        ascii(buf, ",\"epoch\":");
-        quoted(buf, epoch);
-        ascii(buf, ",\"seq\":").writeCharSequence(Long.toString(seq), StandardCharsets.US_ASCII);
-        ascii(buf, ",\"timestamp\":").writeCharSequence(Long.toString(timestamp), StandardCharsets.US_ASCII);
-        ascii(buf, ",\"format\":\"json\",\"payload\":");
-        buf.writeBytes(payload);
-        buf.writeByte('}');
         // Deltas are computed on objects and arrays only, as for JSON values carried as they are.
-        JsonNode kept = value.isContainerNode() ? value : null;
-        return new EncodedMessage(endpoint, epoch, partition, seq, timestamp, frame(buf), kept, Math.max(valueBytes, payload.length),
-                recordKey, headers);
+        return jsonMessage(allocator, endpoint, epoch, partition, seq, timestamp, value, value.isContainerNode() ? value : null,
+                valueBytes, recordKey, headers);
     }
 
     /**
@@ -169,27 +137,48 @@ public final class MessageEncoder {
      * with one field list receives. The projected tree is kept for deltas. Thread-safe.
      */
     public static EncodedMessage projected(ByteBufAllocator allocator, EncodedMessage source, JsonNode projection) {
+        return jsonMessage(allocator, source.endpoint(), source.epoch(), source.partition(), source.seq(), source.timestamp(),
+                projection, projection, 0, source.recordKey(), source.headers());
+    }
+
+    /**
+     * A {@code message} whose payload is a JSON tree written here (a decoded value, a projection); {@code kept} is the
+     * tree kept for filters and deltas (null: none), {@code valueBytes} the record value's length if larger.
+     */
+    private static EncodedMessage jsonMessage(ByteBufAllocator allocator, String endpoint, String epoch, int partition, long seq,
+                                              long timestamp, JsonNode tree, JsonNode kept, int valueBytes, String recordKey,
+                                              Header[] headers) {
         byte[] payload;
         try {
-            payload = JSON.writeValueAsBytes(projection);
+            payload = JSON.writeValueAsBytes(tree);
         }
         catch (JsonProcessingException e) {
-            throw new IllegalStateException("a projection is plain JSON", e);
+            throw new IllegalStateException("a JSON tree is plain JSON", e);
         }
-        String endpoint = source.endpoint();
-        ByteBuf buf = allocator.directBuffer(HEADER_SLOT + 128 + endpoint.length() + payload.length);
-        buf.writerIndex(HEADER_SLOT);
-        ascii(buf, "{\"type\":\"message\",\"endpoint\":");
-        quoted(buf, endpoint);
-        ascii(buf, ",\"epoch\":");
-        quoted(buf, source.epoch());
-        ascii(buf, ",\"seq\":").writeCharSequence(Long.toString(source.seq()), StandardCharsets.US_ASCII);
-        ascii(buf, ",\"timestamp\":").writeCharSequence(Long.toString(source.timestamp()), StandardCharsets.US_ASCII);
+        ByteBuf buf = envelope(allocator, "message", endpoint, epoch, seq, timestamp, payload.length);
         ascii(buf, ",\"format\":\"json\",\"payload\":");
         buf.writeBytes(payload);
         buf.writeByte('}');
-        return new EncodedMessage(endpoint, source.epoch(), source.partition(), source.seq(), source.timestamp(), frame(buf),
-                projection, payload.length, source.recordKey(), source.headers());
+        return new EncodedMessage(endpoint, epoch, partition, seq, timestamp, frame(buf), kept, Math.max(valueBytes, payload.length),
+                recordKey, headers);
+    }
+
+    /**
+     * A frame buffer holding {@code {"type":TYPE,"endpoint":...,"epoch":...,"seq":...,"timestamp":...} so far, after the
+     * reserved header slot, with room for {@code bodyBytes} more; the caller writes the rest and closes the object.
+     */
+    private static ByteBuf envelope(ByteBufAllocator allocator, String type, String endpoint, String epoch, long seq,
+                                    long timestamp, int bodyBytes) {
+        ByteBuf buf = allocator.directBuffer(HEADER_SLOT + 128 + endpoint.length() + bodyBytes);
+        buf.writerIndex(HEADER_SLOT);
+        ascii(buf, "{\"type\":\"").writeCharSequence(type, StandardCharsets.US_ASCII);
+        ascii(buf, "\",\"endpoint\":");
+        quoted(buf, endpoint);
+        ascii(buf, ",\"epoch\":");
+        quoted(buf, epoch);
+        ascii(buf, ",\"seq\":").writeCharSequence(Long.toString(seq), StandardCharsets.US_ASCII);
+        ascii(buf, ",\"timestamp\":").writeCharSequence(Long.toString(timestamp), StandardCharsets.US_ASCII);
+        return buf;
     }
 
     /**

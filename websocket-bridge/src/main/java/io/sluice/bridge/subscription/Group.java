@@ -68,16 +68,10 @@ public final class Group {
      */
     EncodedMessage live(EncodedMessage message, MessageView view, ByteBufAllocator allocator, MessageEncoder encoder,
                         DeltaConfig limits) {
-        if (message.notice()) {
-            return message.retain(); // a gap for an undecodable record concerns every selection
+        EncodedMessage projected = select(message, view, allocator);
+        if (projected == null || projected == message) {
+            return projected;
         }
-        if (filter != null && !filter.matches(view)) {
-            return null;
-        }
-        if (projection == null || view.value() == null || view.value().isNull()) {
-            return message.retain(); // whole payloads, and tombstones as they are
-        }
-        EncodedMessage projected = MessageEncoder.projected(allocator, message, projection.project(view.value()));
         if (deltaMembers == 0) {
             clearDeltaBases();
             return projected;
@@ -106,21 +100,27 @@ public final class Group {
      * caller's reference and returns one, or null (released) when the filter refuses it. Notices pass. Any thread.
      */
     public EncodedMessage recovered(EncodedMessage message, ByteBufAllocator allocator) {
+        EncodedMessage selected = select(message, new MessageView(message), allocator);
+        message.release();
+        return selected;
+    }
+
+    /**
+     * The selection of one message, a new reference: the message itself when it passes whole (notices, which concern
+     * every selection; no field list; tombstones), a projection, or null when the filter refuses it.
+     */
+    private EncodedMessage select(EncodedMessage message, MessageView view, ByteBufAllocator allocator) {
         if (message.notice()) {
-            return message;
+            return message.retain();
         }
-        MessageView view = new MessageView(message);
         if (filter != null && !filter.matches(view)) {
-            message.release();
             return null;
         }
         JsonNode value = view.value();
         if (projection == null || value == null || value.isNull()) {
-            return message;
+            return message.retain();
         }
-        EncodedMessage projected = MessageEncoder.projected(allocator, message, projection.project(value));
-        message.release();
-        return projected;
+        return MessageEncoder.projected(allocator, message, projection.project(value));
     }
 
     /** Releases the delta bases: the group has no delta subscriber left, or no subscriber at all. Reader thread only. */
