@@ -4,7 +4,6 @@ import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -100,7 +99,7 @@ final class Requests {
         if (wait > 0) {
             Refusals.refused(services, "subscribe_rate", session.channel().remoteAddress());
             throw new RequestRefusedException(ErrorCodes.RATE_LIMITED, "more than " + services.requests().subscribesPerSecond()
-                    + " subscribes per second; retry later", request.id(), Math.max(1, TimeUnit.NANOSECONDS.toMillis(wait)));
+                    + " subscribes per second; retry later", request.id(), wait);
         }
         String pattern = request.endpoint();
         validEndpoint(pattern, true, request.id());

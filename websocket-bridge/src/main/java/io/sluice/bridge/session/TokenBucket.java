@@ -18,7 +18,10 @@ final class TokenBucket {
         this.refilledAt = nowNanos;
     }
 
-    /** Takes a token: 0 when one was there, otherwise the nanoseconds until one will be (nothing is taken). */
+    /**
+     * Takes a token: 0 when one was there, otherwise the whole milliseconds until one will be, rounded up so that a
+     * client that waits exactly as long finds it there (nothing is taken).
+     */
     long take(long nowNanos) {
         tokens = Math.min(capacity, tokens + (nowNanos - refilledAt) * perNano);
         refilledAt = nowNanos;
@@ -26,6 +29,7 @@ final class TokenBucket {
             tokens -= 1;
             return 0;
         }
-        return (long) Math.ceil((1 - tokens) / perNano);
+        long nanos = (long) Math.ceil((1 - tokens) / perNano);
+        return Math.max(1, (nanos + 999_999) / 1_000_000);
     }
 }
