@@ -5,9 +5,11 @@ import java.net.URI;
 import java.nio.file.Path;
 import java.security.SecureRandom;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.OptionalLong;
 import java.util.concurrent.Callable;
@@ -59,6 +61,19 @@ public final class BenchBridgeCommand implements Callable<Integer> {
 
     @Option(names = "--payload", paramLabel = "BYTES", defaultValue = "512", description = "Message payload size (default: ${DEFAULT-VALUE}).")
     int payload;
+
+    @Option(names = "--value", paramLabel = "SHAPE", defaultValue = "raw",
+            description = {"What records carry: raw (the stamp and --payload bytes of filler), json (Lightstreamer scenario 3's "
+                    + "~1.2 KB document, one text and one number changing per update) or avro (the same as bare Avro, which the "
+                    + "bridge decodes with a local schema) (default: ${DEFAULT-VALUE})."})
+    String value;
+
+    @Option(names = "--fields", paramLabel = "POINTERS", split = ",",
+            description = "With json or avro values: the field list every subscription asks for, e.g. /timestamp,/firstNumber (must keep /timestamp).")
+    List<String> fields = new ArrayList<>();
+
+    @Option(names = "--delta", description = "With json or avro values: subscriptions ask for JSON Patch deltas.")
+    boolean delta;
 
     @Option(names = "--duration", paramLabel = "S", defaultValue = "30", description = "Measured seconds (default: ${DEFAULT-VALUE}).")
     int duration;
@@ -128,7 +143,7 @@ public final class BenchBridgeCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         double messageRate = idle ? 0 : rate;
         BenchSettings settings = new BenchSettings(connections, endpoints, messageRate, payload, Duration.ofSeconds(messageRate == 0 ? 0 : warmup),
-                Duration.ofSeconds(duration), connectRate, perAddress, clientThreads, seed);
+                Duration.ofSeconds(duration), connectRate, perAddress, clientThreads, seed, shape(), fields, delta);
         String fdProblem = FdLimit.problem(settings.connections());
         if (fdProblem != null) {
             throw new UsageException(fdProblem);
@@ -143,11 +158,21 @@ public final class BenchBridgeCommand implements Callable<Integer> {
             out.println("wrote " + json);
         }
         if (outDir != null) {
-            Path file = SizingPoints.append(outDir, scenario != null ? scenario : "fanout-" + settings.payloadBytes() + "b", result,
+            String name = scenario != null ? scenario
+                    : settings.shape().structured() ? value.toLowerCase(Locale.ROOT) + "-structured" : "fanout-" + settings.payloadBytes() + "b";
+            Path file = SizingPoints.append(outDir, name, result,
                     Runtime.getRuntime().availableProcessors(), CpuSampler.cgroupCpuLimitCores());
             out.println("added this run as a point to " + file + " (for ./sluice size bridge --runs " + outDir + ")");
         }
         return 0;
+    }
+
+    private ValueShape shape() {
+        try {
+            return ValueShape.valueOf(value.toUpperCase(Locale.ROOT));
+        } catch (IllegalArgumentException e) {
+            throw new UsageException("--value takes raw, json or avro, not " + value);
+        }
     }
 
     private BenchResult againstOwnBridge(BenchSettings settings) throws Exception {
@@ -161,7 +186,8 @@ public final class BenchBridgeCommand implements Callable<Integer> {
         String benchToken = "bench-" + HexFormat.of().formatHex(secret);
         try (LocalKafka local = LocalKafka.start(LocalKafka.Options.defaults())) {
             createTopic(local.bootstrapServers(), topic, partitions);
-            try (LocalBridge child = LocalBridge.start(local.bootstrapServers(), topic, benchToken, bridgeThreads, bridgeTransport, bridgeKafka, List.of(bridgeJvm.trim().split("\\s+")))) {
+            try (LocalBridge child = LocalBridge.start(local.bootstrapServers(), topic, settings.shape(), benchToken, bridgeThreads, bridgeTransport, bridgeKafka,
+                    List.of(bridgeJvm.trim().split("\\s+")))) {
                 out.printf("Kafka pid %d at %s; bridge pid %d at %s (bench-only token authenticator); bridge CPU and RSS from /proc/%d%n",
                         local.pid(), local.bootstrapServers(), child.pid(), child.url(), child.pid());
                 if (pinning != null) {

@@ -24,14 +24,29 @@ final class BenchPublisher implements AutoCloseable {
     private final String topic;
     private final byte[][] keys;
     private final double totalRate;
-    private final int payloadBytes;
+    private final Values values;
     private final Thread thread;
     private final LongAdder sent = new LongAdder();
+    private final LongAdder sentBytes = new LongAdder();
     private final LongAdder failed = new LongAdder();
     private final AtomicLong maxLagNanos = new AtomicLong();
     private volatile boolean running = true;
 
-    BenchPublisher(String bootstrap, String topic, int keys, double ratePerKey, int payloadBytes) {
+    /** The record value of each send: the next update of key {@code key}, stamped {@code stamp}. */
+    interface Values {
+        byte[] next(int key, long stamp);
+    }
+
+    /** Values of the settings' shape: stamped filler of {@code --payload} bytes, or {@link StructuredValues}. */
+    static Values values(BenchSettings settings) {
+        if (settings.shape().structured()) {
+            return new StructuredValues(settings.shape(), settings.endpoints(), settings.seed())::next;
+        }
+        int size = settings.payloadBytes();
+        return (key, stamp) -> LatencyStamp.payload(stamp, size);
+    }
+
+    BenchPublisher(String bootstrap, String topic, int keys, double ratePerKey, Values values) {
         Properties props = new Properties();
         props.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
         props.put(ProducerConfig.ACKS_CONFIG, "1");
@@ -46,7 +61,7 @@ final class BenchPublisher implements AutoCloseable {
             this.keys[k] = BenchTopic.key(k).getBytes(StandardCharsets.UTF_8);
         }
         this.totalRate = keys * ratePerKey;
-        this.payloadBytes = payloadBytes;
+        this.values = values;
         this.thread = new Thread(this::run, "bench-publisher");
         this.thread.setDaemon(true);
     }
@@ -58,6 +73,12 @@ final class BenchPublisher implements AutoCloseable {
 
     long sent() {
         return sent.sum();
+    }
+
+    /** Mean record value size so far, in bytes. */
+    double meanValueBytes() {
+        long n = sent.sum();
+        return n == 0 ? 0 : (double) sentBytes.sum() / n;
     }
 
     long failed() {
@@ -81,8 +102,10 @@ final class BenchPublisher implements AutoCloseable {
                 continue;
             }
             maxLagNanos.accumulateAndGet(now - scheduled, Math::max);
-            byte[] key = keys[(int) (next % keys.length)];
-            producer.send(new ProducerRecord<>(topic, key, LatencyStamp.payload(scheduled, payloadBytes)), (metadata, error) -> {
+            int key = (int) (next % keys.length);
+            byte[] value = values.next(key, scheduled);
+            sentBytes.add(value.length);
+            producer.send(new ProducerRecord<>(topic, keys[key], value), (metadata, error) -> {
                 if (error != null) {
                     failed.increment();
                 }

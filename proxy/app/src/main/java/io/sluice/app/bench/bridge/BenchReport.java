@@ -23,7 +23,12 @@ final class BenchReport {
                 r.connectionsSubscribed(), r.connectionsRequested(), r.connectFailures(), r.serverCloses()));
         row(out, "Outgoing throughput", "%,.0f messages/s (expected %,.0f)".formatted(r.msgsPerSecondOut(), r.expectedMsgsPerSecondOut()));
         row(out, "Outgoing network usage", "%.1f MB/s".formatted(r.mbPerSecondOut()));
-        row(out, "Latency mean", "%.2f ms".formatted(r.latencyMeanMs()));
+        row(out, "Bytes on the wire per message", Double.isNaN(r.bytesPerMessage()) ? "n/a"
+                : "%,.0f B (values: %s, %,d B each on average)".formatted(r.bytesPerMessage(), r.values(), r.payloadBytes()));
+        if (r.deltasDelivered() > 0) {
+            row(out, "Delivered as deltas", "%.1f %%".formatted(100.0 * r.deltasDelivered() / r.messagesDelivered()));
+        }
+        row(out, "Latency mean (standard deviation)", "%.2f ms (%.2f ms)".formatted(r.latencyMeanMs(), r.latencyStdDevMs()));
         row(out, "Latency 99th percentile", "%.1f ms".formatted(r.latencyP99Ms()));
         row(out, "Latency max", "%.1f ms".formatted(r.latencyMaxMs()));
         row(out, "Bridge CPU", Double.isNaN(r.bridgeCores()) ? "n/a" : "%.2f cores".formatted(r.bridgeCores()));

@@ -5,6 +5,11 @@ package io.sluice.app.bench.bridge;
  * figures NaN when the bridge's process could not be observed (an external bridge without {@code --bridge-pid}).
  *
  * @param connectionsSubscribed connections subscribed at the end of the run
+ * @param payloadBytes          mean size of the record values produced (the --payload size for raw values)
+ * @param values                what the values were, and whether subscriptions asked for field lists and deltas
+ * @param deltasDelivered       of the messages delivered, how many came as JSON Patch deltas
+ * @param bytesPerMessage       WebSocket frame bytes received per message delivered
+ * @param latencyStdDevMs       standard deviation of the latency, the spread the Lightstreamer seed reports
  * @param mbPerSecondOut        WebSocket frame bytes received by the subscribers (headers included), 10^6 bytes/s
  * @param bridgeCpuSecondsPerMillion bridge CPU (user + system) over the measured window per million messages delivered
  * @param bridgeKernelCpuSecondsPerMillion the system (kernel) part of it: on loopback it includes the receivers' TCP input
@@ -13,10 +18,10 @@ package io.sluice.app.bench.bridge;
  * @param heapPerConnectionBytes (bridge heap used after a full GC with the connections open - before) / connections
  */
 record BenchResult(int connectionsRequested, int connectionsSubscribed, int connectFailures, int serverCloses,
-                   int endpoints, double ratePerEndpoint, int payloadBytes, double seconds,
-                   long messagesProduced, long messagesDelivered, long messagesUnstamped, double expectedMsgsPerSecondOut,
-                   double msgsPerSecondOut, double mbPerSecondOut,
-                   double latencyMeanMs, double latencyP50Ms, double latencyP99Ms, double latencyMaxMs,
+                   int endpoints, double ratePerEndpoint, int payloadBytes, String values, double seconds,
+                   long messagesProduced, long messagesDelivered, long deltasDelivered, long messagesUnstamped, double expectedMsgsPerSecondOut,
+                   double msgsPerSecondOut, double mbPerSecondOut, double bytesPerMessage,
+                   double latencyMeanMs, double latencyStdDevMs, double latencyP50Ms, double latencyP99Ms, double latencyMaxMs,
                    double bridgeCpuSeconds, double bridgeCores, double bridgeCpuSecondsPerMillion, double bridgeKernelCpuSecondsPerMillion,
                    long rssBeforeBytes, long rssWithConnectionsBytes, long rssEndBytes, long heapBeforeBytes, long heapWithConnectionsBytes,
                    double rssPerConnectionBytes, double heapPerConnectionBytes,

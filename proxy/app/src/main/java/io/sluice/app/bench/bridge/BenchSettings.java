@@ -1,6 +1,9 @@
 package io.sluice.app.bench.bridge;
 
 import java.time.Duration;
+import java.util.List;
+import java.util.Locale;
+
 import io.sluice.app.cli.UsageException;
 
 /**
@@ -15,10 +18,14 @@ import io.sluice.app.cli.UsageException;
  * @param connectRate  new connections per second at most
  * @param perAddress   connections per loopback source address
  * @param clientThreads event loops of the subscribers
- * @param seed         picks the endpoints, so a run can be repeated
+ * @param seed         picks the endpoints (and the structured values), so a run can be repeated
+ * @param shape        what the records carry
+ * @param fields       the field list every subscription asks for (JSON Pointers); empty: whole values
+ * @param delta        whether subscriptions ask for JSON Patch deltas
  */
 record BenchSettings(int connections, int endpoints, double rate, int payloadBytes, Duration warmup, Duration duration,
-                     int connectRate, int perAddress, int clientThreads, long seed) {
+                     int connectRate, int perAddress, int clientThreads, long seed, ValueShape shape, List<String> fields,
+                     boolean delta) {
 
     BenchSettings {
         require(connections > 0, "--connections must be at least 1");
@@ -28,6 +35,17 @@ record BenchSettings(int connections, int endpoints, double rate, int payloadByt
         require(connectRate > 0, "--connect-rate must be at least 1");
         require(perAddress > 0 && perAddress <= 28_000, "--per-address must be 1..28000 (the ephemeral port range; 10000 keeps bind() fast)");
         require(clientThreads > 0, "--client-threads must be at least 1");
+        fields = List.copyOf(fields);
+        require(shape.structured() || fields.isEmpty() && !delta, "--fields and --delta need structured values: --value json or avro");
+        require(fields.isEmpty() || fields.contains("/" + StructuredValues.STAMP_FIELD),
+                "--fields must keep /" + StructuredValues.STAMP_FIELD + ": it carries the latency stamp");
+    }
+
+    /** Settings of the plain fan-out: raw values, whole, no deltas. */
+    BenchSettings(int connections, int endpoints, double rate, int payloadBytes, Duration warmup, Duration duration,
+                  int connectRate, int perAddress, int clientThreads, long seed) {
+        this(connections, endpoints, rate, payloadBytes, warmup, duration, connectRate, perAddress, clientThreads, seed,
+                ValueShape.RAW, List.of(), false);
     }
 
     boolean idle() {
@@ -45,9 +63,18 @@ record BenchSettings(int connections, int endpoints, double rate, int payloadByt
         }
     }
 
+    /** How the values look, as the summary names them. */
+    String valueDescription() {
+        if (!shape.structured()) {
+            return payloadBytes + " B payload";
+        }
+        return shape.name().toLowerCase(Locale.ROOT) + " values (Lightstreamer scenario 3)"
+                + (fields.isEmpty() ? ", whole" : ", fields " + String.join(",", fields)) + (delta ? ", deltas" : "");
+    }
+
     @Override
     public String toString() {
-        return "%,d connections, %,d endpoints, %s msgs/s per endpoint (%,.0f msgs/s produced, %,.0f msgs/s out expected), %d B payload, %d s warm-up + %d s"
-                .formatted(connections, endpoints, rate, endpoints * rate, connections * rate, payloadBytes, warmup.toSeconds(), duration.toSeconds());
+        return "%,d connections, %,d endpoints, %s msgs/s per endpoint (%,.0f msgs/s produced, %,.0f msgs/s out expected), %s, %d s warm-up + %d s"
+                .formatted(connections, endpoints, rate, endpoints * rate, connections * rate, valueDescription(), warmup.toSeconds(), duration.toSeconds());
     }
 }

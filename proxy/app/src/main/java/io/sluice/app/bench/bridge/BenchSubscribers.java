@@ -2,6 +2,7 @@ package io.sluice.app.bench.bridge;
 
 import java.net.InetSocketAddress;
 import java.net.URI;
+import java.nio.charset.StandardCharsets;
 import java.util.Random;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
@@ -30,8 +31,15 @@ final class BenchSubscribers implements AutoCloseable {
     /** Connections being opened at once: enough to keep the bridge busy, few enough not to overflow its accept queue. */
     private static final int MAX_IN_FLIGHT = 500;
 
+    private static final byte[] VALUE_STAMP = ("\"" + StructuredValues.STAMP_FIELD + "\":\"").getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] PATCH_PATH = ("\"/" + StructuredValues.STAMP_FIELD + "\"").getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] PATCH_VALUE = "\"value\":\"".getBytes(StandardCharsets.US_ASCII);
+    /** How far after a patch operation's path its value starts at most: {@code ,"value":"}. */
+    private static final int PATCH_VALUE_WITHIN = 16;
+
     private final String topic;
-    private final int payloadBytes;
+    private final BenchSettings settings;
+    private final String subscribeOptions;
     private final InetSocketAddress server;
     private final ByteBuf upgradeRequest;
     private final ByteBuf connectFrame;
@@ -42,6 +50,7 @@ final class BenchSubscribers implements AutoCloseable {
     /** Latency in microseconds, send (scheduled) to the moment the frame is read here. */
     private final Recorder latency = new Recorder(3);
     private final LongAdder messages = new LongAdder();
+    private final LongAdder deltas = new LongAdder();
     private final LongAdder bytes = new LongAdder();
     private final LongAdder unstamped = new LongAdder();
     private final LongAdder otherMessages = new LongAdder();
@@ -52,14 +61,15 @@ final class BenchSubscribers implements AutoCloseable {
     private final AtomicInteger serverCloses = new AtomicInteger();
     private final AtomicReference<String> firstProblem = new AtomicReference<>();
 
-    BenchSubscribers(URI url, String token, String topic, int payloadBytes, int threads) {
+    BenchSubscribers(URI url, String token, String topic, BenchSettings settings) {
         this.topic = topic;
-        this.payloadBytes = payloadBytes;
+        this.settings = settings;
+        this.subscribeOptions = subscribeOptions(settings);
         this.server = new InetSocketAddress(url.getHost(), url.getPort());
         this.upgradeRequest = ClientFrames.upgradeRequest(url.getHost() + ":" + url.getPort(), url.getRawPath());
         this.connectFrame = ClientFrames.text("{\"type\":\"connect\",\"id\":1,\"token\":\"" + token + "\"}");
         Transport transport = Transport.best();
-        this.group = transport.newGroup(threads, "bench-sub");
+        this.group = transport.newGroup(settings.clientThreads(), "bench-sub");
         this.bootstrap = new Bootstrap()
                 .group(group)
                 .channel(transport.socketChannel())
@@ -128,17 +138,53 @@ final class BenchSubscribers implements AutoCloseable {
     }
 
     ByteBuf subscribeFrame(int endpoint) {
-        return ClientFrames.text("{\"type\":\"subscribe\",\"id\":2,\"endpoint\":\"" + BenchTopic.endpoint(topic, endpoint) + "\"}");
+        return ClientFrames.text("{\"type\":\"subscribe\",\"id\":2,\"endpoint\":\"" + BenchTopic.endpoint(topic, endpoint) + "\""
+                + subscribeOptions + "}");
     }
 
-    /** A {@code message} frame's JSON at {@code start}: its payload, the last field, is the stamped text. */
+    private static String subscribeOptions(BenchSettings settings) {
+        StringBuilder options = new StringBuilder();
+        if (!settings.fields().isEmpty()) {
+            options.append(",\"fields\":[");
+            for (int i = 0; i < settings.fields().size(); i++) {
+                options.append(i == 0 ? "\"" : ",\"").append(settings.fields().get(i)).append('"');
+            }
+            options.append(']');
+        }
+        if (settings.delta()) {
+            options.append(",\"delta\":true");
+        }
+        return options.toString();
+    }
+
+    /** A {@code message} frame's JSON at {@code start}; with raw values its payload, the last field, is the stamped text. */
     void onMessage(ByteBuf frame, int start, int length) {
         messages.increment();
-        // {... ,"payload":"<stamp> xxx"}: with an ASCII payload of known size the stamp is at a fixed distance from
-        // the end; the check of the two bytes in front keeps a payload of another size from being misread.
-        int stampAt = start + length - 2 - payloadBytes;
-        long stamp = stampAt > start && frame.getByte(stampAt - 1) == '"' && frame.getByte(stampAt - 2) == ':'
-                ? LatencyStamp.read(frame, stampAt) : -1;
+        long stamp;
+        if (settings.shape().structured()) {
+            stamp = LatencyStamp.find(frame, start, start + length, VALUE_STAMP);
+        } else {
+            // {... ,"payload":"<stamp> xxx"}: with an ASCII payload of known size the stamp is at a fixed distance from
+            // the end; the check of the two bytes in front keeps a payload of another size from being misread.
+            int stampAt = start + length - 2 - settings.payloadBytes();
+            stamp = stampAt > start && frame.getByte(stampAt - 1) == '"' && frame.getByte(stampAt - 2) == ':'
+                    ? LatencyStamp.read(frame, stampAt) : -1;
+        }
+        record(stamp);
+    }
+
+    /** A {@code delta} frame's JSON at {@code start}: the stamp is the value of the patch operation on the timestamp. */
+    void onDelta(ByteBuf frame, int start, int length) {
+        messages.increment();
+        deltas.increment();
+        int end = start + length;
+        int path = LatencyStamp.indexOf(frame, start, end, PATCH_PATH);
+        long stamp = path < 0 ? -1
+                : LatencyStamp.find(frame, path + PATCH_PATH.length, Math.min(end, path + PATCH_PATH.length + PATCH_VALUE_WITHIN + LatencyStamp.DIGITS), PATCH_VALUE);
+        record(stamp);
+    }
+
+    private void record(long stamp) {
         if (stamp < 0) {
             unstamped.increment();
             return;
@@ -190,6 +236,10 @@ final class BenchSubscribers implements AutoCloseable {
 
     long messages() {
         return messages.sum();
+    }
+
+    long deltas() {
+        return deltas.sum();
     }
 
     long bytes() {

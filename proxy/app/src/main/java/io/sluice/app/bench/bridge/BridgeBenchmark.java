@@ -45,7 +45,7 @@ final class BridgeBenchmark {
         long rssBefore = rss();
         long heapBefore = heapAfterGc();
         out.printf("bridge before connections: %s%n", memory(rssBefore, heapBefore));
-        try (BenchSubscribers subscribers = new BenchSubscribers(target.url(), target.token(), target.topic(), settings.payloadBytes(), settings.clientThreads())) {
+        try (BenchSubscribers subscribers = new BenchSubscribers(target.url(), target.token(), target.topic(), settings)) {
             long connectStart = System.nanoTime();
             ScheduledExecutorService ticker = Executors.newSingleThreadScheduledExecutor(r -> {
                 Thread t = new Thread(r, "bench-progress");
@@ -71,10 +71,11 @@ final class BridgeBenchmark {
             Traffic traffic = settings.idle() ? hold(subscribers) : traffic(subscribers);
             long rssEnd = rss();
             return new BenchResult(settings.connections(), subscribers.subscribed(), subscribers.failed(), subscribers.serverCloses(),
-                    settings.endpoints(), settings.rate(), settings.payloadBytes(), traffic.seconds,
-                    traffic.produced, traffic.delivered, subscribers.unstamped(), settings.expectedOutRate(held),
+                    settings.endpoints(), settings.rate(), traffic.valueBytes, settings.valueDescription(), traffic.seconds,
+                    traffic.produced, traffic.delivered, traffic.deltas, subscribers.unstamped(), settings.expectedOutRate(held),
                     traffic.delivered / traffic.seconds, traffic.bytes / traffic.seconds / 1e6,
-                    ms(traffic.latency.getMean()), ms(traffic.latency.getValueAtPercentile(50)),
+                    traffic.delivered == 0 ? Double.NaN : (double) traffic.bytes / traffic.delivered,
+                    ms(traffic.latency.getMean()), ms(traffic.latency.getStdDeviation()), ms(traffic.latency.getValueAtPercentile(50)),
                     ms(traffic.latency.getValueAtPercentile(99)), ms(traffic.latency.getMaxValue()),
                     traffic.cpuSeconds, traffic.cpuSeconds / traffic.seconds,
                     traffic.delivered == 0 ? Double.NaN : traffic.cpuSeconds / (traffic.delivered / 1e6),
@@ -85,8 +86,8 @@ final class BridgeBenchmark {
         }
     }
 
-    private record Traffic(double seconds, long produced, long delivered, long bytes, Histogram latency, double cpuSeconds,
-                           double kernelCpuSeconds, double publisherLagMs) {
+    private record Traffic(double seconds, long produced, long delivered, long deltas, long bytes, int valueBytes, Histogram latency,
+                           double cpuSeconds, double kernelCpuSeconds, double publisherLagMs) {
     }
 
     /** Idle mode: the connections stay open without traffic for the duration; only the bridge's CPU is of interest. */
@@ -101,7 +102,7 @@ final class BridgeBenchmark {
             out.printf("[%4ds] idle: %,d subscribed, %,d open%n", s, subscribers.subscribed(), subscribers.open());
         }
         double seconds = (System.nanoTime() - t0) / 1e9;
-        return new Traffic(seconds, 0, subscribers.messages() - messages0, subscribers.bytes() - bytes0, new Histogram(3),
+        return new Traffic(seconds, 0, subscribers.messages() - messages0, 0, subscribers.bytes() - bytes0, settings.payloadBytes(), new Histogram(3),
                 target.pid().isEmpty() ? Double.NaN : (cpuNanos() - cpu0) / 1e9,
                 target.pid().isEmpty() ? Double.NaN : (kernelNanos() - kernel0) / 1e9, 0);
     }
@@ -112,7 +113,7 @@ final class BridgeBenchmark {
         long warmup = settings.warmup().toSeconds();
         long seconds = warmup + settings.duration().toSeconds();
         try (BenchPublisher publisher = new BenchPublisher(target.bootstrap(), target.topic(), settings.endpoints(), settings.rate(),
-                settings.payloadBytes()).start()) {
+                BenchPublisher.values(settings)).start()) {
             long start = System.nanoTime();
             long lastMessages = subscribers.messages();
             long lastBytes = subscribers.bytes();
@@ -121,6 +122,7 @@ final class BridgeBenchmark {
             long measuredFrom = start;
             long messagesFrom = lastMessages;
             long bytesFrom = lastBytes;
+            long deltasFrom = subscribers.deltas();
             long cpuFrom = lastCpu;
             long kernelFrom = kernelNanos();
             long producedFrom = 0;
@@ -137,6 +139,7 @@ final class BridgeBenchmark {
                     measuredFrom = System.nanoTime();
                     messagesFrom = messages;
                     bytesFrom = bytes;
+                    deltasFrom = subscribers.deltas();
                     cpuFrom = cpu;
                     kernelFrom = kernelNanos();
                     producedFrom = publisher.sent();
@@ -161,7 +164,8 @@ final class BridgeBenchmark {
             if (publisher.failed() > 0) {
                 out.printf("publisher: %,d sends failed%n", publisher.failed());
             }
-            return new Traffic(measured, produced, delivered, bytes, total, cpuSeconds, kernelSeconds, publisher.maxLagMillis());
+            return new Traffic(measured, produced, delivered, subscribers.deltas() - deltasFrom, bytes, (int) Math.round(publisher.meanValueBytes()),
+                    total, cpuSeconds, kernelSeconds, publisher.maxLagMillis());
         }
     }
 

@@ -1,5 +1,6 @@
 package io.sluice.app.bench.bridge;
 
+import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 
 import io.netty.buffer.ByteBuf;
@@ -29,14 +30,48 @@ final class LatencyStamp {
     /** A payload of {@code size} bytes starting with {@code stamp}. */
     static byte[] payload(long stamp, int size) {
         byte[] payload = new byte[size];
-        Arrays.fill(payload, DIGITS, size, (byte) 'x');
-        payload[DIGITS] = ' ';
+        if (size > DIGITS) {
+            Arrays.fill(payload, DIGITS, size, (byte) 'x');
+            payload[DIGITS] = ' ';
+        }
         long rest = stamp;
         for (int i = DIGITS - 1; i >= 0; i--) {
             payload[i] = (byte) ('0' + rest % 10);
             rest /= 10;
         }
         return payload;
+    }
+
+    /** The stamp as the {@value #DIGITS} digits a payload carries. */
+    static String digits(long stamp) {
+        return new String(payload(stamp, DIGITS), StandardCharsets.US_ASCII);
+    }
+
+    /**
+     * The stamp right after the first {@code marker} in {@code [from, to)} of {@code buf}, or -1 when there is none.
+     * How a subscriber finds the stamp of a JSON value or a patch without parsing it.
+     */
+    static long find(ByteBuf buf, int from, int to, byte[] marker) {
+        int at = indexOf(buf, from, to, marker);
+        return at < 0 || at + marker.length + DIGITS > to ? -1 : read(buf, at + marker.length);
+    }
+
+    /** Where {@code marker} first starts in {@code [from, to)} of {@code buf}, or -1. */
+    static int indexOf(ByteBuf buf, int from, int to, byte[] marker) {
+        byte first = marker[0];
+        for (int i = from; i + marker.length <= to; i++) {
+            if (buf.getByte(i) != first) {
+                continue;
+            }
+            int j = 1;
+            while (j < marker.length && buf.getByte(i + j) == marker[j]) {
+                j++;
+            }
+            if (j == marker.length) {
+                return i;
+            }
+        }
+        return -1;
     }
 
     /** The stamp written at {@code index}, or -1 if no stamp is there. */

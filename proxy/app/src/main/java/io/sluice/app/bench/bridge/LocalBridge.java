@@ -47,10 +47,20 @@ final class LocalBridge implements AutoCloseable {
     }
 
     /** Starts a bridge reading {@code topic} (every key an endpoint) and waits until {@code /readyz} says ready. */
-    static LocalBridge start(String bootstrap, String topic, String token, int workerThreads, String transport, Map<String, String> kafkaProperties,
+    static LocalBridge start(String bootstrap, String topic, ValueShape shape, String token, int workerThreads, String transport, Map<String, String> kafkaProperties,
                              List<String> jvmOptions) throws IOException, InterruptedException {
         int managementPort = FreePorts.block(1);
         Path dir = Files.createTempDirectory("sluice-bench-bridge-");
+        // Avro values are decoded with the bench's schema as a local file (bare records, no registry); JSON values are
+        // left to the bridge's default, which sends a JSON object as it is and reads it for field lists and deltas.
+        String formats = "[]";
+        if (shape == ValueShape.AVRO) {
+            Path schema = Files.writeString(dir.resolve("update.avsc"), StructuredValues.AVRO_SCHEMA);
+            // JSON strings are YAML double-quoted strings: the quoting is right whatever the path holds.
+            ObjectMapper json = new ObjectMapper();
+            formats = "[{topics: %s, value: {type: avro, schemaFile: %s}}]".formatted(json.writeValueAsString(Pattern.quote(topic)),
+                    json.writeValueAsString(schema.toString()));
+        }
         // Port 0, read back from /readyz: a port picked here could be taken as an ephemeral port by the time the child
         // binds it, which tens of thousands of connections make likely. The listener takes the whole loopback network so subscribers can come from 127.0.0.2, 127.0.0.3, ...; the
         // connect timeout is long because tens of thousands of handshakes queue behind each other on two cores.
@@ -65,6 +75,7 @@ final class LocalBridge implements AutoCloseable {
                   bootstrapServers: "%s"
                   properties: %s
                 topics: %s
+                formats: %s
                 auth:
                   connectTimeout: 120s
                 connections:
@@ -80,7 +91,7 @@ final class LocalBridge implements AutoCloseable {
                 management:
                   bindAddress: 127.0.0.1
                   port: %d
-                """.formatted(PATH, workerThreads, transport, bootstrap, new ObjectMapper().writeValueAsString(kafkaProperties), topic, managementPort));
+                """.formatted(PATH, workerThreads, transport, bootstrap, new ObjectMapper().writeValueAsString(kafkaProperties), topic, formats, managementPort));
         Path log = dir.resolve("bridge.log");
         ProcessBuilder builder = new ProcessBuilder(JavaCommand.of(jvmOptions, BenchBridgeNode.class.getName(), List.of(config.toString(), topic)))
                 .redirectErrorStream(true)

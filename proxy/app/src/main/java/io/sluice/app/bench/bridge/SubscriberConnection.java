@@ -10,7 +10,7 @@ import io.netty.handler.codec.ByteToMessageDecoder;
 /**
  * One bench subscriber connection, as its whole pipeline: bytes in, nothing out to later handlers. It sends the
  * upgrade request, waits for 101, sends {@code connect}, on {@code connected} subscribes to its one endpoint, and from
- * then on reads only the header of each server frame and, for {@code message}s, the stamp at the start of the payload.
+ * then on reads only the header of each server frame and, for {@code message}s and {@code delta}s, the stamp.
  * No JSON is parsed on the message path and frames are read in place, so a message costs no allocation here.
  */
 final class SubscriberConnection extends ByteToMessageDecoder {
@@ -108,9 +108,16 @@ final class SubscriberConnection extends ByteToMessageDecoder {
     }
 
     private void text(ChannelHandlerContext ctx, ByteBuf in, int start, int length) {
-        if (length > TYPE_AT + 1 && in.getByte(start + TYPE_AT) == 'm' && in.getByte(start + TYPE_AT + 1) == 'e') {
-            run.onMessage(in, start, length);
-            return;
+        if (length > TYPE_AT + 1 && in.getByte(start + TYPE_AT + 1) == 'e') {
+            byte kind = in.getByte(start + TYPE_AT);
+            if (kind == 'm') {
+                run.onMessage(in, start, length);
+                return;
+            }
+            if (kind == 'd') {
+                run.onDelta(in, start, length);
+                return;
+            }
         }
         // Replies and notices are rare: read as text.
         String json = in.toString(start, length, StandardCharsets.UTF_8);

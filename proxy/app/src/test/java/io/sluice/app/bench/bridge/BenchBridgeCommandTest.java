@@ -63,6 +63,43 @@ class BenchBridgeCommandTest {
     }
 
     @Test
+    void structuredRunWithAvroValuesFieldListsAndDeltasStampsEveryMessageAndCountsTheDeltas(@TempDir Path dir) throws Exception {
+        Path json = dir.resolve("result.json");
+        ByteArrayOutputStream captured = new ByteArrayOutputStream();
+        int exit = Main.configure(new CommandLine(new BenchBridgeCommand(new PrintStream(captured, true, StandardCharsets.UTF_8)))).execute(
+                "--connections", "40", "--endpoints", "4", "--rate", "10", "--value", "avro", "--fields", "/id,/timestamp,/firstNumber,/secondNumber",
+                "--delta", "--warmup", "2", "--duration", "3", "--bridge-jvm", "-Xmx256m", "--bridge-kafka", "fetch.max.wait.ms=5",
+                "--json", json.toString());
+        String output = captured.toString(StandardCharsets.UTF_8);
+
+        assertThat(exit).as(output).isZero();
+        assertThat(output).contains("avro values (Lightstreamer scenario 3), fields /id,/timestamp,/firstNumber,/secondNumber, deltas",
+                "| Bytes on the wire per message |", "| Delivered as deltas |", "| Latency mean (standard deviation) |");
+        JsonNode result = new ObjectMapper().readTree(Files.readString(json));
+        assertThat(result.get("messagesDelivered").asLong()).isPositive();
+        // Every message, whole or delta, carried the stamp where the bench looks for it.
+        assertThat(result.get("messagesUnstamped").asLong()).as(output).isZero();
+        // Only a subscription's first message is whole, and that came in the warm-up: after it an update changes the
+        // timestamp and one number at most, always a delta.
+        assertThat(result.get("deltasDelivered").asLong()).isPositive().isLessThanOrEqualTo(result.get("messagesDelivered").asLong());
+        assertThat(result.get("payloadBytes").asInt()).as("the Avro record, four 256-character texts and more").isGreaterThan(1024);
+        assertThat(result.get("bytesPerMessage").asDouble()).as("a projection of four fields, mostly as deltas").isLessThan(400);
+        assertThat(result.get("latencyStdDevMs").isNumber()).isTrue();
+    }
+
+    @Test
+    void fieldsAndDeltasAreRefusedWithRawValuesAndAFieldListMustKeepTheStamp() {
+        for (String[] args : List.of(new String[] {"--delta"}, new String[] {"--fields", "/timestamp"},
+                new String[] {"--value", "json", "--fields", "/firstNumber"}, new String[] {"--value", "xml"})) {
+            ByteArrayOutputStream err = new ByteArrayOutputStream();
+            CommandLine cli = Main.configure(new CommandLine(new BenchBridgeCommand(new PrintStream(new ByteArrayOutputStream()))));
+            cli.setErr(new java.io.PrintWriter(err, true, StandardCharsets.UTF_8));
+            assertThat(cli.execute(args)).as(String.join(" ", args)).isNotZero();
+            assertThat(err.toString(StandardCharsets.UTF_8)).containsAnyOf("need structured values", "must keep /timestamp", "--value takes raw, json or avro");
+        }
+    }
+
+    @Test
     void refusesMoreConnectionsThanOpenFilesAllow() {
         assertThat(FdLimit.problem(Integer.MAX_VALUE - FdLimit.HEADROOM)).contains("ulimit -n");
     }
