@@ -30,7 +30,8 @@ public record BridgeConfig(ServerConfig server,
                            FilterLimits filters,
                            List<FormatRule> formats,
                            RegistryConfig schemaRegistry,
-                           CatalogueConfig catalogue) {
+                           CatalogueConfig catalogue,
+                           HttpConfig http) {
 
     public BridgeConfig {
         server = server == null ? ServerConfig.defaults() : server;
@@ -46,6 +47,7 @@ public record BridgeConfig(ServerConfig server,
         filters = filters == null ? FilterLimits.defaults() : filters;
         formats = formats == null ? List.of() : List.copyOf(formats);
         catalogue = catalogue == null ? CatalogueConfig.defaults() : catalogue;
+        http = http == null ? HttpConfig.defaults() : http;
     }
 
     @JsonCreator
@@ -63,9 +65,10 @@ public record BridgeConfig(ServerConfig server,
                                  @JsonProperty("filters") FilterLimits filters,
                                  @JsonProperty("formats") List<FormatRule> formats,
                                  @JsonProperty("schemaRegistry") RegistryConfig schemaRegistry,
-                                 @JsonProperty("catalogue") CatalogueConfig catalogue) {
+                                 @JsonProperty("catalogue") CatalogueConfig catalogue,
+                                 @JsonProperty("http") HttpConfig http) {
         return new BridgeConfig(server, kafka, topics, endpoints, auth, outbound, recovery, management, connections,
-                requests, delta, filters, formats, schemaRegistry, catalogue);
+                requests, delta, filters, formats, schemaRegistry, catalogue, http);
     }
 
     /** Every endpoint mapping: the explicit ones first, then one {@code /<topic>/*} per entry of {@code topics}. */

@@ -1,0 +1,48 @@
+package io.sluice.bridge.config;
+
+import java.time.Duration;
+import java.util.Map;
+
+import org.junit.jupiter.api.Test;
+
+import io.sluice.config.ConfigException;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+class HttpConfigTest {
+
+    private static final String BASE = "kafka:\n  bootstrapServers: b:9092\ntopics: a\n";
+
+    @Test
+    void defaultsApplyWhenTheSectionIsAbsent() {
+        assertThat(BridgeConfigLoader.parse(BASE, Map.of()).http())
+                .isEqualTo(new HttpConfig(true, Duration.ofSeconds(15), 16, 4096, true));
+    }
+
+    @Test
+    void everyFieldCanBeSet() {
+        HttpConfig http = BridgeConfigLoader.parse(BASE + "http:\n  enabled: false\n  heartbeat: 30s\n  maxEndpointsPerStream: 4\n"
+                + "  maxLastEventIdBytes: 1024\n  cookieSecure: false\n", Map.of()).http();
+        assertThat(http).isEqualTo(new HttpConfig(false, Duration.ofSeconds(30), 4, 1024, false));
+    }
+
+    @Test
+    void badValuesAreReportedWithTheirField() {
+        assertThatThrownBy(() -> BridgeConfigLoader.parse(BASE + "http:\n  heartbeat: 10ms\n  maxEndpointsPerStream: 0\n"
+                + "  maxLastEventIdBytes: 10\n", Map.of()))
+                .isInstanceOf(ConfigException.class)
+                .satisfies(e -> assertThat(((ConfigException) e).problems()).containsExactlyInAnyOrder(
+                        "http.heartbeat: must be at least 1s",
+                        "http.maxEndpointsPerStream: must be 1..256",
+                        "http.maxLastEventIdBytes: must be 64..65536 (and fit in connections.maxHeaderBytes)"));
+    }
+
+    @Test
+    void aLastEventIdLongerThanTheHeaderBlockAllowsIsRefused() {
+        assertThatThrownBy(() -> BridgeConfigLoader.parse(BASE + "http:\n  maxLastEventIdBytes: 16384\n", Map.of()))
+                .isInstanceOf(ConfigException.class)
+                .satisfies(e -> assertThat(((ConfigException) e).problems()).containsExactly(
+                        "http.maxLastEventIdBytes: larger than connections.maxHeaderBytes, which bounds every header block"));
+    }
+}
