@@ -1,6 +1,5 @@
 package io.sluice.bridge.format;
 
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.math.BigDecimal;
 import java.nio.ByteBuffer;
@@ -12,11 +11,8 @@ import org.apache.avro.LogicalTypes;
 import org.apache.avro.Schema;
 import org.apache.avro.generic.GenericData;
 import org.apache.avro.generic.GenericDatumReader;
-import org.apache.avro.generic.GenericDatumWriter;
 import org.apache.avro.generic.GenericRecord;
-import org.apache.avro.io.BinaryEncoder;
 import org.apache.avro.io.DecoderFactory;
-import org.apache.avro.io.EncoderFactory;
 import org.junit.jupiter.api.Test;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -55,12 +51,8 @@ class AvroCodecTest {
     private final InMemorySchemas registry = new InMemorySchemas();
     private final FormatLimits limits = FormatLimits.defaults();
 
-    private static byte[] avro(Schema schema, Object datum) throws IOException {
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        BinaryEncoder encoder = EncoderFactory.get().binaryEncoder(out, null);
-        new GenericDatumWriter<>(schema).write(datum, encoder);
-        encoder.flush();
-        return out.toByteArray();
+    private static byte[] avro(Schema schema, Object datum) {
+        return AvroBinary.write(schema, datum);
     }
 
     private static byte[] framed(int id, byte[] body) {

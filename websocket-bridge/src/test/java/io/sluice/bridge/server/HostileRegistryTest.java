@@ -1,6 +1,5 @@
 package io.sluice.bridge.server;
 
-import java.io.ByteArrayOutputStream;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.List;
@@ -9,10 +8,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import org.apache.avro.Schema;
 import org.apache.avro.generic.GenericData;
-import org.apache.avro.generic.GenericDatumWriter;
 import org.apache.avro.generic.GenericRecord;
-import org.apache.avro.io.BinaryEncoder;
-import org.apache.avro.io.EncoderFactory;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
@@ -20,6 +16,7 @@ import io.kroxylicious.testing.kafka.api.KafkaCluster;
 import io.kroxylicious.testing.kafka.common.BrokerCluster;
 import io.kroxylicious.testing.kafka.junit5ext.KafkaClusterExtension;
 import io.sluice.bridge.auth.TestAuthenticator;
+import io.sluice.bridge.format.AvroBinary;
 import io.sluice.bridge.format.registry.RegistryStandIn;
 import io.sluice.bridge.format.registry.RegistryStandIn.Misbehaviour;
 
@@ -45,15 +42,11 @@ class HostileRegistryTest {
         return ByteBuffer.allocate(5 + body.length).put((byte) 0).putInt(schemaId).put(body).array();
     }
 
-    private static byte[] point(int x, int y) throws Exception {
+    private static byte[] point(int x, int y) {
         GenericRecord r = new GenericData.Record(POINT);
         r.put("x", x);
         r.put("y", y);
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        BinaryEncoder encoder = EncoderFactory.get().binaryEncoder(out, null);
-        new GenericDatumWriter<GenericRecord>(POINT).write(r, encoder);
-        encoder.flush();
-        return out.toByteArray();
+        return AvroBinary.write(POINT, r);
     }
 
     /** The next frame on the Avro topic must be a gap for exactly {@code offset}; the plain topic's message arrives too. */

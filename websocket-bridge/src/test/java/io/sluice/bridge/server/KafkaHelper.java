@@ -1,6 +1,8 @@
 package io.sluice.bridge.server;
 
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -8,19 +10,26 @@ import java.util.UUID;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.RecordsToDelete;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.awaitility.Awaitility;
 
 /** Topics and records on the test cluster. */
 public final class KafkaHelper implements AutoCloseable {
 
+    private final String bootstrap;
     private final Admin admin;
     private final KafkaProducer<byte[], byte[]> producer;
 
     public KafkaHelper(String bootstrap) {
+        this.bootstrap = bootstrap;
         admin = Admin.create(Map.of("bootstrap.servers", bootstrap));
         producer = new KafkaProducer<>(Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap,
                 ProducerConfig.ACKS_CONFIG, "all",
@@ -77,6 +86,23 @@ public final class KafkaHelper implements AutoCloseable {
     /** Moves a partition's log start to {@code offset}, as retention would. */
     public void deleteBefore(String topic, int partition, long offset) throws Exception {
         admin.deleteRecords(Map.of(new TopicPartition(topic, partition), RecordsToDelete.beforeOffset(offset))).all().get();
+    }
+
+    /** Every record of partition 0 of {@code topic} up to its end offset now, read with kafka-clients. */
+    public List<ConsumerRecord<byte[], byte[]>> readAll(String topic) {
+        try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(Map.of(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap),
+                new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
+            TopicPartition tp = new TopicPartition(topic, 0);
+            consumer.assign(List.of(tp));
+            consumer.seekToBeginning(List.of(tp));
+            long end = consumer.endOffsets(List.of(tp)).get(tp);
+            List<ConsumerRecord<byte[], byte[]>> records = new ArrayList<>();
+            Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> {
+                consumer.poll(Duration.ofMillis(200)).forEach(records::add);
+                return records.size() >= end;
+            });
+            return records;
+        }
     }
 
     @Override

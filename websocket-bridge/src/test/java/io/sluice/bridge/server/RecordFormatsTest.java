@@ -1,30 +1,18 @@
 package io.sluice.bridge.server;
 
-import java.io.ByteArrayOutputStream;
 import java.math.BigInteger;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import org.apache.avro.Schema;
 import org.apache.avro.generic.GenericData;
-import org.apache.avro.generic.GenericDatumReader;
-import org.apache.avro.generic.GenericDatumWriter;
 import org.apache.avro.generic.GenericRecord;
-import org.apache.avro.io.BinaryEncoder;
-import org.apache.avro.io.DecoderFactory;
-import org.apache.avro.io.EncoderFactory;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -35,6 +23,7 @@ import io.kroxylicious.testing.kafka.api.KafkaCluster;
 import io.kroxylicious.testing.kafka.common.BrokerCluster;
 import io.kroxylicious.testing.kafka.junit5ext.KafkaClusterExtension;
 import io.sluice.bridge.auth.TestAuthenticator;
+import io.sluice.bridge.format.AvroBinary;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -85,11 +74,7 @@ class RecordFormatsTest {
         r.put("side", new GenericData.EnumSymbol(TRADE.getField("side").schema(), side));
         r.put("price", price);
         r.put("ref", ByteBuffer.wrap(ref));
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        BinaryEncoder encoder = EncoderFactory.get().binaryEncoder(out, null);
-        new GenericDatumWriter<GenericRecord>(TRADE).write(r, encoder);
-        encoder.flush();
-        return out.toByteArray();
+        return AvroBinary.write(TRADE, r);
     }
 
     private static String config(String topic, String policy) {
@@ -180,11 +165,10 @@ class RecordFormatsTest {
             assertThat(refused.get("code").asText()).isEqualTo("invalid_payload");
             assertThat(refused.get("message").asText()).contains("/side");
 
-            List<ConsumerRecord<byte[], byte[]>> written = readAll(topic);
+            List<ConsumerRecord<byte[], byte[]>> written = kafka.readAll(topic);
             assertThat(written).hasSize(1);
             assertThat(written.get(0).offset()).isEqualTo(ack.get("seq").asLong());
-            GenericRecord back = new GenericDatumReader<GenericRecord>(TRADE)
-                    .read(null, DecoderFactory.get().binaryDecoder(written.get(0).value(), null));
+            GenericRecord back = AvroBinary.read(TRADE, written.get(0).value());
             assertThat(back.get("id")).isEqualTo(new BigInteger("9007199254740993").longValueExact());
             assertThat(back.get("side").toString()).isEqualTo("SELL");
             assertThat(back.get("price")).isEqualTo(2.25);
@@ -210,19 +194,4 @@ class RecordFormatsTest {
         }
     }
 
-    private static List<ConsumerRecord<byte[], byte[]>> readAll(String topic) {
-        try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(Map.of(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG,
-                cluster.getBootstrapServers()), new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
-            TopicPartition tp = new TopicPartition(topic, 0);
-            consumer.assign(List.of(tp));
-            consumer.seekToBeginning(List.of(tp));
-            long end = consumer.endOffsets(List.of(tp)).get(tp);
-            List<ConsumerRecord<byte[], byte[]>> records = new ArrayList<>();
-            await().atMost(Duration.ofSeconds(30)).until(() -> {
-                consumer.poll(Duration.ofMillis(200)).forEach(records::add);
-                return records.size() >= end;
-            });
-            return records;
-        }
-    }
 }
