@@ -213,6 +213,7 @@ class HttpPublishTest {
             for (int i = 0; i < MAX_BODY / 1000 + 1; i++) {
                 raw.send(chunk);
             }
+            raw.send("0\r\n\r\n");
 
             RawHttp.Response response = raw.read();
             assertThat(response.status()).isEqualTo(413);
