@@ -436,14 +436,9 @@ public final class HttpRoutes extends ChannelInboundHandlerAdapter {
     }
 
     private void drain() {
-        boolean wrote = false;
         while (!slots.isEmpty() && slots.peek().done() && !closing) {
             Slot slot = slots.poll();
             if (slot.passOn != null) {
-                if (wrote) {
-                    ctx.flush();
-                    wrote = false;
-                }
                 ctx.fireChannelRead(slot.passOn);
                 continue;
             }
@@ -472,9 +467,6 @@ public final class HttpRoutes extends ChannelInboundHandlerAdapter {
                 }
                 return;
             }
-        }
-        if (wrote) {
-            ctx.flush();
         }
         if (paused && slots.size() <= maxWaiting / 2) {
             paused = false;
