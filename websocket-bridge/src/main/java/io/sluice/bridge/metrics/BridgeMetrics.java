@@ -228,4 +228,16 @@ public final class BridgeMetrics {
     public long connections() {
         return connections.get();
     }
+
+    /**
+     * An answer of the HTTP routes ({@code sluice_bridge_http_requests_total}); publishes also count in
+     * {@code sluice_bridge_publish_total} with the WebSocket ones.
+     *
+     * @param path   {@code session} or {@code publish}: a fixed set, so the label stays small
+     * @param status the HTTP status sent
+     */
+    public void httpRequest(String path, int status) {
+        Counter.builder("sluice.bridge.http.requests").tag("path", path).tag("status", Integer.toString(status))
+                .description("Answers to HTTP session and publish requests, by path and status").register(registry).increment();
+    }
 }

@@ -22,6 +22,10 @@ import io.netty.handler.ssl.SslContext;
 import io.sluice.bridge.config.OutboundConfig;
 import io.sluice.bridge.config.AddressBlock;
 import io.sluice.bridge.config.ConnectionsConfig;
+import io.sluice.bridge.config.HttpConfig;
+import io.sluice.bridge.http.BodyLimit;
+import io.sluice.bridge.http.HttpRoutes;
+import io.sluice.bridge.http.Origins;
 import io.sluice.bridge.config.ServerConfig;
 import io.sluice.bridge.metrics.BridgeMetrics;
 import io.sluice.bridge.session.Session;
@@ -42,12 +46,16 @@ import io.sluice.flow.WritabilityGate;
  * frames        EncodedFrames: where the session writes messages' pre-encoded frames, skipping the handlers below
  * http          HTTP/1.1 codec, only until the upgrade (then Netty swaps in the WebSocket frame codec); request line
  *               and header block bounded by connections.maxRequestLineBytes/maxHeaderBytes
- * handshake     HTTP requests, aggregated (small: only upgrades and GETs are expected)
+ * http-body     BodyLimit (http.enabled): the bodies of {path}/session and {path}/publish requests joined, up to
+ *               server.maxInboundMessageBytes (413 on Content-Length before buffering, or on the running size)
+ * handshake     HTTP requests, aggregated (small: only upgrades and GETs are expected; joined requests pass)
  * held          WritabilityGate.holdingDecoded(): requests (then WebSocket frames, pings included) already read are
  *               passed on only while the connection is writable, so one read of pipelined GETs is not answered
  *               all at once
  * guard         UpgradeGuard: unreadable or oversized requests answered and closed; Origin policy and forwarded
  *               client limits for upgrades
+ * http-routes   HttpRoutes (http.enabled): POST/DELETE {path}/session, POST {path}/publish and their preflights,
+ *               answered in request order; what is pipelined behind an unanswered one waits here for its turn
  * websocket     the upgrade on the WebSocket path; then frames: ping/pong and close answered here, a frame over
  *               the limit closes with 1009 (decided on its header, before the payload is buffered): until connect,
  *               one that fits a connect (PreConnectLimit), then maxInboundMessageBytes. Requests for other paths go
@@ -76,11 +84,15 @@ final class BridgeChannelInitializer extends ChannelInitializer<SocketChannel> {
     private final WebSocketDecoderConfig connectedDecoder;
     private final int preConnectBytes;
     private final WebSocketServerProtocolConfig websocket;
+    private final HttpConfig http;
+    private final Origins origins;
 
     /** @param tls the listener's TLS context, or null for plain ws:// */
-    BridgeChannelInitializer(ServerConfig server, ConnectionsConfig limits, SslContext tls, SessionServices services,
+    BridgeChannelInitializer(ServerConfig server, ConnectionsConfig limits, HttpConfig http, SslContext tls, SessionServices services,
                              ChannelGroup channels, StaticContent content) {
         this.server = server;
+        this.http = http;
+        this.origins = new Origins(limits.allowedOrigins());
         this.limits = limits;
         this.trustedProxies = limits.trustedProxyBlocks();
         this.gate = new ConnectionGate(limits, System::nanoTime);
@@ -128,9 +140,15 @@ final class BridgeChannelInitializer extends ChannelInitializer<SocketChannel> {
         p.addLast("http", new HttpServerCodec(new HttpDecoderConfig()
                 .setMaxInitialLineLength(limits.maxRequestLineBytes())
                 .setMaxHeaderSize(limits.maxHeaderBytes())));
+        if (http.enabled()) {
+            p.addLast(BodyLimit.NAME, new BodyLimit(server.path(), server.maxInboundMessageBytes()));
+        }
         p.addLast("handshake", new HttpObjectAggregator(MAX_HANDSHAKE_BYTES));
         p.addLast(HELD, WritabilityGate.holdingDecoded());
         p.addLast("guard", new UpgradeGuard(admission, limits, trustedProxies, metrics, refusals));
+        if (http.enabled()) {
+            p.addLast(HttpRoutes.NAME, new HttpRoutes(server.path(), http, services, origins, admission));
+        }
         p.addLast("websocket", new WebSocketServerProtocolHandler(websocket));
         p.addLast("static", new StaticFileHandler(content));
         p.addLast(PreConnectLimit.AGGREGATOR, new WebSocketFrameAggregator(preConnectBytes));

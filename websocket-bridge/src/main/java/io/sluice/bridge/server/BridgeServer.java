@@ -164,7 +164,7 @@ public final class BridgeServer implements AutoCloseable {
                 .childOption(ChannelOption.RCVBUF_ALLOCATOR, new AdaptiveRecvByteBufAllocator().maxMessagesPerRead(1))
                 .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK,
                         new WriteBufferWaterMark(config.outbound().lowWaterMarkBytes(), config.outbound().highWaterMarkBytes()))
-                .childHandler(new BridgeChannelInitializer(config.server(), config.connections(), tls, services, channels, content));
+                .childHandler(new BridgeChannelInitializer(config.server(), config.connections(), config.http(), tls, services, channels, content));
         if (config.server().socketSendBufferBytes() > 0) {
             bootstrap.childOption(ChannelOption.SO_SNDBUF, config.server().socketSendBufferBytes());
         }

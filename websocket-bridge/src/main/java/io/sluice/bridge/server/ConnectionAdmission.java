@@ -9,15 +9,17 @@ import io.netty.channel.Channel;
 import io.netty.util.concurrent.ScheduledFuture;
 import io.sluice.bridge.config.AddressBlock;
 import io.sluice.bridge.config.ConnectionsConfig;
+import io.sluice.bridge.http.KeepAlive;
 import io.sluice.bridge.metrics.BridgeMetrics;
 
 /**
  * One connection's place in the {@link ConnectionGate}: taken at accept, its handshake slot given back at the upgrade
  * (or close), everything given back exactly once at close. Also the handshake deadline: a connection not upgraded by
  * {@code connections.handshakeTimeout} after the accept is closed, whatever it sent or did not send. Event loop only,
- * apart from construction.
+ * apart from construction. A connection that stays HTTP (session and publish requests, keep-alive) has the same
+ * timeout as its idle timeout, counted from its last answer ({@link KeepAlive}).
  */
-final class ConnectionAdmission {
+final class ConnectionAdmission implements KeepAlive {
 
     private final ConnectionGate gate;
     private final BridgeMetrics metrics;
@@ -28,6 +30,7 @@ final class ConnectionAdmission {
     private boolean released;
     private InetAddress forwardedClient;
     private ScheduledFuture<?> deadline;
+    private long handshakeTimeoutMillis;
 
     private ConnectionAdmission(ConnectionGate gate, BridgeMetrics metrics, Channel channel, InetAddress peer, boolean fromTrustedProxy) {
         this.gate = gate;
@@ -54,8 +57,9 @@ final class ConnectionAdmission {
         }
         ConnectionAdmission admission = new ConnectionAdmission(gate, metrics, channel, peer, trusted);
         channel.closeFuture().addListener(f -> admission.release());
+        admission.handshakeTimeoutMillis = config.handshakeTimeout().toMillis();
         admission.deadline = channel.eventLoop().schedule(admission::handshakeTimedOut,
-                config.handshakeTimeout().toMillis(), TimeUnit.MILLISECONDS);
+                admission.handshakeTimeoutMillis, TimeUnit.MILLISECONDS);
         return admission;
     }
 
@@ -95,6 +99,27 @@ final class ConnectionAdmission {
     void upgraded() {
         deadline.cancel(false);
         endHandshake();
+    }
+
+    /**
+     * An HTTP request (session, publish) is being answered: the connection is not cut while it waits, for Kafka's acks
+     * say, however long that takes (Kafka's own delivery timeout bounds it).
+     */
+    @Override
+    public void busy() {
+        deadline.cancel(false);
+    }
+
+    /**
+     * Every HTTP request has been answered: a keep-alive connection that never upgrades gets the handshake timeout
+     * again, from now, as its idle timeout; it keeps its handshake slot meanwhile, like any connection not upgraded.
+     */
+    @Override
+    public void idle() {
+        if (handshaking && !released && channel.isActive()) {
+            deadline.cancel(false);
+            deadline = channel.eventLoop().schedule(this::handshakeTimedOut, handshakeTimeoutMillis, TimeUnit.MILLISECONDS);
+        }
     }
 
     private void handshakeTimedOut() {

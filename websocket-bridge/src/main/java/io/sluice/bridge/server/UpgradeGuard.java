@@ -3,7 +3,6 @@ package io.sluice.bridge.server;
 import java.net.InetAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
-import java.util.Locale;
 import java.util.Set;
 import java.util.stream.Collectors;
 
@@ -24,6 +23,7 @@ import io.netty.handler.codec.http.TooLongHttpLineException;
 import io.netty.util.ReferenceCountUtil;
 import io.sluice.bridge.config.AddressBlock;
 import io.sluice.bridge.config.ConnectionsConfig;
+import io.sluice.bridge.http.Origins;
 import io.sluice.bridge.metrics.BridgeMetrics;
 import io.sluice.flow.Closing;
 
@@ -50,7 +50,7 @@ final class UpgradeGuard extends ChannelInboundHandlerAdapter {
 
     UpgradeGuard(ConnectionAdmission admission, ConnectionsConfig config, List<AddressBlock> trustedProxies, BridgeMetrics metrics, RefusalLog log) {
         this.admission = admission;
-        this.allowedOrigins = config.allowedOrigins().stream().map(UpgradeGuard::normalize).collect(Collectors.toUnmodifiableSet());
+        this.allowedOrigins = config.allowedOrigins().stream().map(Origins::normalize).collect(Collectors.toUnmodifiableSet());
         this.trustedProxies = trustedProxies;
         this.metrics = metrics;
         this.log = log;
@@ -83,7 +83,7 @@ final class UpgradeGuard extends ChannelInboundHandlerAdapter {
         String origin = request.headers().get(HttpHeaderNames.ORIGIN);
         // Browsers always send Origin on a WebSocket upgrade; other clients may send anything, so its absence is no
         // signal and is let through: the policy keeps other sites' pages from using a visitor's browser, nothing more.
-        if (!allowedOrigins.isEmpty() && origin != null && !allowedOrigins.contains(normalize(origin))) {
+        if (!allowedOrigins.isEmpty() && origin != null && !allowedOrigins.contains(Origins.normalize(origin))) {
             refuse(ctx, request, ORIGIN, HttpResponseStatus.FORBIDDEN, admission.peer());
             return;
         }
@@ -107,11 +107,6 @@ final class UpgradeGuard extends ChannelInboundHandlerAdapter {
 
     private static boolean isUpgrade(FullHttpRequest request) {
         return request.headers().containsValue(HttpHeaderNames.UPGRADE, HttpHeaderValues.WEBSOCKET, true);
-    }
-
-    private static String normalize(String origin) {
-        String o = origin.strip().toLowerCase(Locale.ROOT);
-        return o.endsWith("/") ? o.substring(0, o.length() - 1) : o;
     }
 
     private void refuse(ChannelHandlerContext ctx, FullHttpRequest request, String reason, HttpResponseStatus status, InetAddress client) {

@@ -1,24 +1,15 @@
 package io.sluice.bridge.session;
 
-import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Set;
-import java.util.concurrent.CompletableFuture;
 import java.util.stream.Collectors;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.TextNode;
-import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.TopicPartition;
 
 import io.sluice.bridge.auth.Principal;
-import io.sluice.bridge.format.EncodeException;
-import io.sluice.bridge.format.Formats;
 import io.sluice.bridge.kafka.PartitionEpochs;
 import io.sluice.bridge.protocol.ClientRequest;
 import io.sluice.bridge.protocol.ErrorCodes;
-import io.sluice.bridge.protocol.MessageEncoder;
-import io.sluice.bridge.protocol.PayloadFormat;
 import io.sluice.bridge.protocol.RequestRefusedException;
 import io.sluice.bridge.protocol.ServerMessages;
 import io.sluice.bridge.subscription.EndpointTable;
@@ -36,13 +27,12 @@ final class Requests {
     private final SessionServices services;
     private final TokenBucket subscribes;
     private boolean refreshing;
-    // Publishes handed to Kafka and not yet answered: the publisher's queue is shared by the node, so bounded here.
-    private int publishesInFlight;
-    private long publishBytesInFlight;
+    private final Publishes publishes;
 
     Requests(Session session, SessionServices services) {
         this.session = session;
         this.services = services;
+        this.publishes = new Publishes(services, session.channel());
         this.subscribes = new TokenBucket(services.requests().subscribesPerSecond(), services.requests().subscribeBurst(),
                 System.nanoTime());
     }
@@ -168,82 +158,17 @@ final class Requests {
     }
 
     private void publish(ClientRequest.Publish request) throws RequestRefusedException {
-        validEndpoint(request.endpoint(), false, request.id());
-        EndpointTable.Target target = services.hub().table().resolve(request.endpoint());
-        if (target == null) {
-            throw new RequestRefusedException(ErrorCodes.UNKNOWN_ENDPOINT, "no endpoint " + request.endpoint() + " is configured", request.id());
-        }
-        if (!session.principal().canPublish(target.topic(), target.key())) {
-            throw new RequestRefusedException(ErrorCodes.FORBIDDEN, "not allowed to publish to " + request.endpoint(), request.id());
-        }
-        byte[] value;
-        try {
-            value = MessageEncoder.decodePayload(request.format(), request.payload());
-        }
-        catch (IllegalArgumentException e) {
-            throw new RequestRefusedException(ErrorCodes.MALFORMED, "publish: " + e.getMessage(), request.id());
-        }
-        int bytes = value == null ? 0 : value.length;
-        if (publishesInFlight > 0 && (publishesInFlight >= services.requests().publishesInFlight()
-                || publishBytesInFlight + bytes > services.requests().publishBytesInFlight())) {
-            Refusals.refused(services, "publishes_in_flight", session.channel().remoteAddress());
-            throw new RequestRefusedException(ErrorCodes.BUSY, "this connection has " + publishesInFlight + " publishes ("
-                    + publishBytesInFlight + " bytes) waiting for Kafka, as many as it may; publish again after an ack", request.id());
-        }
-        publishesInFlight++;
-        publishBytesInFlight += bytes;
-        // Key "" is how records without a key appear, so publishing to it writes no key.
-        byte[] key = target.key().isEmpty() ? null : target.key().getBytes(StandardCharsets.UTF_8);
-        Formats.TopicFormat format = services.formats().forTopic(target.topic());
-        CompletableFuture<RecordMetadata> published = format == null
-                ? services.publisher().publish(target.topic(), key, value)
-                : services.publisher().publish(target.topic(), () -> serialize(format, target, key, request));
-        published.whenComplete((metadata, error) ->
-                session.channel().eventLoop().execute(() -> {
-                    publishesInFlight--;
-                    publishBytesInFlight -= bytes;
-                    services.metrics().published(error == null);
-                    if (error instanceof EncodeException refused) {
-                        session.error(request.id(), ErrorCodes.INVALID_PAYLOAD, "the payload does not fit " + target.topic()
-                                + "'s format, nothing was published: " + refused.getMessage());
-                        return;
-                    }
-                    if (error != null) {
-                        session.error(request.id(), ErrorCodes.PUBLISH_FAILED, "Kafka did not accept the message: " + error.getClass().getSimpleName()
-                                + (error.getMessage() == null ? "" : ": " + error.getMessage()));
-                        return;
-                    }
-                    String epoch = services.hub().epochs().epoch(new TopicPartition(metadata.topic(), metadata.partition()));
-                    session.control(ServerMessages.ack(request.id(), request.endpoint(), epoch, metadata.offset()));
-                }));
+        publishes.publish(session.principal(), request, outcome -> {
+            if (outcome instanceof Publishes.Acked acked) {
+                session.control(ServerMessages.ack(request.id(), acked.endpoint(), acked.epoch(), acked.seq()));
+            }
+            else if (outcome instanceof Publishes.Failed failed) {
+                session.error(request.id(), failed.code(), failed.message());
+            }
+        });
     }
 
-    /**
-     * A publish to a topic with a format: the payload as the topic's codecs write it (docs/bridge-formats.md#publish).
-     * JSON payloads are encoded as they are, text and base64 ones as the JSON string they arrived as; a tombstone stays
-     * one. Runs on the publisher's thread: a codec may ask the schema registry for the subject's latest schema.
-     */
-    private static byte[][] serialize(Formats.TopicFormat format, EndpointTable.Target target, byte[] rawKey,
-                                      ClientRequest.Publish request) throws EncodeException {
-        byte[] key = rawKey;
-        if (format.key() != null && rawKey != null) {
-            key = format.key().encode(target.topic(), TextNode.valueOf(target.key()));
-        }
-        JsonNode payload = request.payload();
-        byte[] value;
-        if (request.format() == PayloadFormat.NONE || payload == null || payload.isNull()) {
-            value = null;
-        }
-        else if (format.value() == null) {
-            value = MessageEncoder.decodePayload(request.format(), payload);
-        }
-        else {
-            value = format.value().encode(target.topic(), request.format() == PayloadFormat.JSON ? payload : TextNode.valueOf(payload.asText()));
-        }
-        return new byte[][] {key, value};
-    }
-
-    private static void validEndpoint(String endpoint, boolean prefixAllowed, Long id) throws RequestRefusedException {
+    static void validEndpoint(String endpoint, boolean prefixAllowed, Long id) throws RequestRefusedException {
         if (!endpoint.startsWith("/")) {
             throw new RequestRefusedException(ErrorCodes.MALFORMED, "an endpoint starts with '/'", id);
         }
