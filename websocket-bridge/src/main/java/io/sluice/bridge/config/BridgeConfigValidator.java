@@ -40,9 +40,6 @@ final class BridgeConfigValidator {
         config.filters().validate(v.problems);
         config.catalogue().validate(v.problems);
         config.http().validate(v.problems);
-        if (config.http().maxLastEventIdBytes() > config.connections().maxHeaderBytes()) {
-            v.problems.add("http.maxLastEventIdBytes: larger than connections.maxHeaderBytes, which bounds every header block");
-        }
         if (config.schemaRegistry() != null) {
             config.schemaRegistry().validate(v.problems, "schemaRegistry");
         }

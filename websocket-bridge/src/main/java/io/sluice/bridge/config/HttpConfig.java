@@ -15,7 +15,9 @@ import com.fasterxml.jackson.annotation.JsonProperty;
  * @param heartbeat             a stream that has been quiet this long gets a comment line, so that proxies with idle
  *                              timeouts keep it open
  * @param maxEndpointsPerStream endpoint parameters one stream may name
- * @param maxLastEventIdBytes   longest {@code Last-Event-ID} accepted (it holds the stream's positions); longer: 400
+ * @param maxLastEventIdBytes   longest {@code Last-Event-ID} accepted (it holds the stream's positions); longer: 400.
+ *                              The whole header block is bounded by {@code connections.maxHeaderBytes} before this
+ *                              applies, so the smaller of the two is the effective limit
  * @param cookieSecure          the session cookie is {@code Secure}; false only for plain-http development, where
  *                              browsers drop Secure cookies (localhost excepted)
  */
@@ -54,7 +56,7 @@ public record HttpConfig(boolean enabled, Duration heartbeat, int maxEndpointsPe
             problems.add("http.maxEndpointsPerStream: must be 1..256");
         }
         if (maxLastEventIdBytes < 64 || maxLastEventIdBytes > 65_536) {
-            problems.add("http.maxLastEventIdBytes: must be 64..65536 (and fit in connections.maxHeaderBytes)");
+            problems.add("http.maxLastEventIdBytes: must be 64..65536");
         }
     }
 }
