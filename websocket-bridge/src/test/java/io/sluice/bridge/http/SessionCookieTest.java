@@ -66,14 +66,7 @@ class SessionCookieTest {
     @BeforeEach
     void bridge() throws Exception {
         topic = kafka.createTopic(1);
-        bridge = BridgeFixture.start(cluster.getBootstrapServers(), "node-cookie", "", """
-                jwt:
-                  jwks: "%s"
-                  issuer: "%s"
-                  audience: "%s"
-                  clockSkew: 0s
-                  allowHttpJwks: true
-                """.formatted(jwks.url(), TestIssuer.ISSUER, TestIssuer.AUDIENCE),
+        bridge = BridgeFixture.start(cluster.getBootstrapServers(), "node-cookie", "", BridgeFixture.jwtAuth(jwks.url(), TestIssuer.ISSUER, TestIssuer.AUDIENCE, "0s"),
                 "topics: " + topic + "\nconnections:\n  allowedOrigins: [\"" + APP + "\"]\n");
     }
 

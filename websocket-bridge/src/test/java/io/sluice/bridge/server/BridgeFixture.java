@@ -38,6 +38,21 @@ public final class BridgeFixture implements AutoCloseable {
      * @param authExtra more of the {@code auth} section; with a {@code jwt:} entry the node authenticates real tokens
      *                  through the authenticator {@code sluice bridge} builds
      */
+    /**
+     * The {@code auth:} extra of a bridge that validates real JWTs from {@code jwksUrl}, issued by
+     * {@code io.sluice.auth.testing.TestIssuer}; with {@code clockSkew} 0s a token ends exactly at its exp.
+     */
+    public static String jwtAuth(String jwksUrl, String issuer, String audience, String clockSkew) {
+        return """
+                jwt:
+                  jwks: "%s"
+                  issuer: "%s"
+                  audience: "%s"
+                  clockSkew: %s
+                  allowHttpJwks: true
+                """.formatted(jwksUrl, issuer, audience, clockSkew);
+    }
+
     public static BridgeFixture start(String bootstrap, String node, String serverExtra, String authExtra, String sections) {
         return on(bootstrap, node).server(serverExtra).auth(authExtra).start(sections);
     }

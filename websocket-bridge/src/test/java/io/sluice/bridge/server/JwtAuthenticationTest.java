@@ -56,14 +56,7 @@ class JwtAuthenticationTest {
     void bridge() throws Exception {
         topic = kafka.createTopic(1);
         // No clock skew, so a token's session ends exactly at its exp and expiry tests take seconds.
-        bridge = BridgeFixture.start(cluster.getBootstrapServers(), "node-jwt", "", """
-                jwt:
-                  jwks: "%s"
-                  issuer: "%s"
-                  audience: "%s"
-                  clockSkew: 0s
-                  allowHttpJwks: true
-                """.formatted(jwks.url(), TestIssuer.ISSUER, TestIssuer.AUDIENCE), "topics: " + topic);
+        bridge = BridgeFixture.start(cluster.getBootstrapServers(), "node-jwt", "", BridgeFixture.jwtAuth(jwks.url(), TestIssuer.ISSUER, TestIssuer.AUDIENCE, "0s"), "topics: " + topic);
     }
 
     @AfterEach

@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import java.util.function.Supplier;
 
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
@@ -20,16 +21,49 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.awaitility.Awaitility;
+import org.junit.jupiter.api.extension.AfterAllCallback;
+import org.junit.jupiter.api.extension.BeforeAllCallback;
+import org.junit.jupiter.api.extension.ExtensionContext;
 
-/** Topics and records on the test cluster. */
-public final class KafkaHelper implements AutoCloseable {
+/**
+ * Topics and records on the test cluster. Either opened at once ({@code new KafkaHelper(bootstrap)}, closed by the
+ * caller), or {@link #perClass} as a {@code @RegisterExtension} field: opened before the class's tests, once the
+ * class's {@code KafkaClusterExtension} (registered earlier, with {@code @ExtendWith}) has started the cluster, and
+ * closed after them.
+ */
+public final class KafkaHelper implements AutoCloseable, BeforeAllCallback, AfterAllCallback {
 
-    private final String bootstrap;
-    private final Admin admin;
-    private final KafkaProducer<byte[], byte[]> producer;
+    private final Supplier<String> bootstrapSource;
+    private String bootstrap;
+    private Admin admin;
+    private KafkaProducer<byte[], byte[]> producer;
 
     public KafkaHelper(String bootstrap) {
-        this.bootstrap = bootstrap;
+        this.bootstrapSource = () -> bootstrap;
+        open();
+    }
+
+    private KafkaHelper(Supplier<String> bootstrapSource) {
+        this.bootstrapSource = bootstrapSource;
+    }
+
+    /** A helper for the test class's cluster, opened and closed around its tests. */
+    public static KafkaHelper perClass(Supplier<String> bootstrap) {
+        return new KafkaHelper(bootstrap);
+    }
+
+    @Override
+    public void beforeAll(ExtensionContext context) {
+        open();
+    }
+
+    @Override
+    public void afterAll(ExtensionContext context) {
+        close();
+    }
+
+    private void open() {
+        bootstrap = bootstrapSource.get();
         admin = Admin.create(Map.of("bootstrap.servers", bootstrap));
         producer = new KafkaProducer<>(Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap,
                 ProducerConfig.ACKS_CONFIG, "all",

@@ -49,13 +49,7 @@ class RowFilterTokensTest {
     }
 
     private BridgeFixture bridge(String topic, String node) {
-        return BridgeFixture.start(cluster.getBootstrapServers(), node, "", """
-                jwt:
-                  jwks: "%s"
-                  issuer: "%s"
-                  audience: "%s"
-                  allowHttpJwks: true
-                """.formatted(jwks.url(), TestIssuer.ISSUER, TestIssuer.AUDIENCE), "topics: " + topic);
+        return BridgeFixture.start(cluster.getBootstrapServers(), node, "", BridgeFixture.jwtAuth(jwks.url(), TestIssuer.ISSUER, TestIssuer.AUDIENCE, "30s"), "topics: " + topic);
     }
 
     private static String token(String topic, Object filter) {

@@ -8,10 +8,9 @@ import java.util.List;
 import java.util.Map;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import io.kroxylicious.testing.kafka.api.KafkaCluster;
 import io.kroxylicious.testing.kafka.common.BrokerCluster;
@@ -33,19 +32,10 @@ class SlowClientTest {
     @BrokerCluster(numBrokers = 1)
     static KafkaCluster cluster;
 
-    static KafkaHelper kafka;
+    @RegisterExtension
+    static final KafkaHelper kafka = KafkaHelper.perClass(() -> cluster.getBootstrapServers());
 
     private static final String PAD = "x".repeat(2000);
-
-    @BeforeAll
-    static void helper() {
-        kafka = new KafkaHelper(cluster.getBootstrapServers());
-    }
-
-    @AfterAll
-    static void closeHelper() {
-        kafka.close();
-    }
 
     private static BridgeFixture bridge(String topic) {
         return BridgeFixture.start(cluster.getBootstrapServers(), "node-a", "socketSendBufferBytes: 8192", """
