@@ -68,6 +68,7 @@ public final class BridgeFixture implements AutoCloseable {
         private String listen = "127.0.0.1:0";
         private String serverExtra = "";
         private String authExtra = "";
+        private String kafkaExtra = "";
         private StaticContent content = StaticContent.none();
         private boolean awaitReading = true;
 
@@ -92,6 +93,12 @@ public final class BridgeFixture implements AutoCloseable {
             return this;
         }
 
+        /** More lines of the {@code kafka:} section, e.g. {@code publishTimeout: 3s}. */
+        public Options kafka(String kafkaExtra) {
+            this.kafkaExtra = kafkaExtra;
+            return this;
+        }
+
         public Options serving(StaticContent content) {
             this.content = content;
             return this;
@@ -112,13 +119,15 @@ public final class BridgeFixture implements AutoCloseable {
                     kafka:
                       bootstrapServers: "%s"
                       metadataRefresh: 1s
+                    %s
                     auth:
                       expiryWarning: 1s
                     %s
                     management:
                       port: 0
                     %s
-                    """.formatted(listen, node, serverExtra.stripIndent().indent(2), bootstrap, authExtra.stripIndent().indent(2),
+                    """.formatted(listen, node, serverExtra.stripIndent().indent(2), bootstrap, kafkaExtra.stripIndent().indent(2),
+                    authExtra.stripIndent().indent(2),
                     sections.stripIndent());
             BridgeConfig config = BridgeConfigLoader.parse(yaml, Map.of());
             JwtAuthenticator jwt = config.auth().jwt() == null ? null : JwtAuthenticator.forBridge(config);

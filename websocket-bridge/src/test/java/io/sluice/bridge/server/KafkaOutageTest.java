@@ -133,6 +133,43 @@ class KafkaOutageTest {
         }
     }
 
+    /**
+     * An HTTP publish while Kafka is away is answered 503 {@code publish_failed} once {@code kafka.publishTimeout} has
+     * passed, and it is not written later: the producer's delivery timeout is the publish timeout, so the record expires
+     * in the producer instead of waiting there for the broker. Once Kafka is back, the same publish succeeds.
+     */
+    @Test
+    void anHttpPublishWhileKafkaIsAwayIs503AndIsNotWrittenWhenKafkaReturns(KafkaCluster cluster) throws Exception {
+        try (KafkaHelper kafka = new KafkaHelper(cluster.getBootstrapServers())) {
+            String topic = kafka.createTopic(1);
+            try (BridgeFixture bridge = BridgeFixture.on(cluster.getBootstrapServers(), "node-publish-outage")
+                    .kafka("publishTimeout: 3s").start("topics: " + topic)) {
+                String token = TestAuthenticator.token("pia", "", topic + "/*");
+                URI publish = URI.create("http://127.0.0.1:" + bridge.port() + "/ws/publish?endpoint=/" + topic + "/k");
+                HttpRequest request = HttpRequest.newBuilder(publish).header("Authorization", "Bearer " + token)
+                        .header("Content-Type", "text/plain").timeout(Duration.ofSeconds(60))
+                        .POST(HttpRequest.BodyPublishers.ofString("during the outage")).build();
+                try {
+                    cluster.stopNodes(n -> true, TerminationStyle.GRACEFUL);
+                    HttpResponse<String> refused = http.send(request, HttpResponse.BodyHandlers.ofString());
+                    assertThat(refused.statusCode()).as(refused.body()).isEqualTo(503);
+                    assertThat(refused.body()).contains("\"code\":\"" + ErrorCodes.PUBLISH_FAILED + "\"").doesNotContain(token);
+                }
+                finally {
+                    cluster.startNodes(n -> true);
+                }
+                HttpResponse<String> accepted = await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofSeconds(1))
+                        .until(() -> http.send(HttpRequest.newBuilder(publish).header("Authorization", "Bearer " + token)
+                                .header("Content-Type", "text/plain").timeout(Duration.ofSeconds(60))
+                                .POST(HttpRequest.BodyPublishers.ofString("after the outage")).build(),
+                                HttpResponse.BodyHandlers.ofString()), r -> r.statusCode() == 200);
+                assertThat(accepted.body()).contains("\"type\":\"ack\"");
+                assertThat(kafka.readAll(topic)).extracting(r -> new String(r.value(), java.nio.charset.StandardCharsets.UTF_8))
+                        .as("the refused publish was not written later").doesNotContain("during the outage").contains("after the outage");
+            }
+        }
+    }
+
     private static List<Thread> readerThreads(String node) {
         return Thread.getAllStackTraces().keySet().stream()
                 .filter(t -> t.isAlive() && t.getName().equals("sluice-bridge-reader-" + node)).toList();
