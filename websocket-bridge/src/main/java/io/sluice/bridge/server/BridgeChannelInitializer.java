@@ -144,8 +144,9 @@ final class BridgeChannelInitializer extends ChannelInitializer<SocketChannel> {
      * learns why), within its grace; a session that already closed it is not counted twice.
      */
     private static void stuck(Channel channel, Duration limit, BridgeMetrics metrics) {
-        SessionHandler handler = channel.pipeline().get(SessionHandler.class);
-        if (handler != null && handler.sessionClosesSlowClient()) {
+        // Either transport's session (WebSocket, SSE) closes its own slow client, with its close code.
+        Session session = Session.of(channel);
+        if (session != null && session.closesSlowClient()) {
             return;
         }
         if (channel.isActive() && !Session.closingFor(channel)) {
