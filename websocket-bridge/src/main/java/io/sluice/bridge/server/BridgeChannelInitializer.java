@@ -23,6 +23,7 @@ import io.sluice.bridge.config.OutboundConfig;
 import io.sluice.bridge.config.AddressBlock;
 import io.sluice.bridge.config.ConnectionsConfig;
 import io.sluice.bridge.config.ServerConfig;
+import io.sluice.bridge.http.StreamStarter;
 import io.sluice.bridge.metrics.BridgeMetrics;
 import io.sluice.bridge.session.Session;
 import io.sluice.bridge.session.SessionServices;
@@ -51,7 +52,10 @@ import io.sluice.flow.WritabilityGate;
  * websocket     the upgrade on the WebSocket path; then frames: ping/pong and close answered here, a frame over
  *               the limit closes with 1009 (decided on its header, before the payload is buffered): until connect,
  *               one that fits a connect (PreConnectLimit), then maxInboundMessageBytes. Requests for other paths go
- *               on to static
+ *               on to sse-route
+ * sse-route     GET {path}/sse (when http.enabled): the StreamStarter answers an error or takes the connection over as an
+ *               event stream (then 'http' is replaced by a handler that drops what the client sends, and events are
+ *               written at 'frames' as HTTP chunks); other methods there: 405
  * static        plain GET/HEAD of the client library and pages (StaticContent); 404 when there is none
  * fragments     continuation frames joined into one message, under the same size limit
  * session       JSON requests to the Session; messages out are written at 'frames', as pre-encoded frames
@@ -76,11 +80,14 @@ final class BridgeChannelInitializer extends ChannelInitializer<SocketChannel> {
     private final WebSocketDecoderConfig connectedDecoder;
     private final int preConnectBytes;
     private final WebSocketServerProtocolConfig websocket;
+    // GET {path}/sse; null when http.enabled is false.
+    private final StreamStarter streams;
 
     /** @param tls the listener's TLS context, or null for plain ws:// */
     BridgeChannelInitializer(ServerConfig server, ConnectionsConfig limits, SslContext tls, SessionServices services,
-                             ChannelGroup channels, StaticContent content) {
+                             ChannelGroup channels, StaticContent content, StreamStarter streams) {
         this.server = server;
+        this.streams = streams;
         this.limits = limits;
         this.trustedProxies = limits.trustedProxyBlocks();
         this.gate = new ConnectionGate(limits, System::nanoTime);
@@ -132,6 +139,9 @@ final class BridgeChannelInitializer extends ChannelInitializer<SocketChannel> {
         p.addLast(HELD, WritabilityGate.holdingDecoded());
         p.addLast("guard", new UpgradeGuard(admission, limits, trustedProxies, metrics, refusals));
         p.addLast("websocket", new WebSocketServerProtocolHandler(websocket));
+        if (streams != null) {
+            p.addLast(StreamRoute.NAME, new StreamRoute(server.path(), streams, admission));
+        }
         p.addLast("static", new StaticFileHandler(content));
         p.addLast(PreConnectLimit.AGGREGATOR, new WebSocketFrameAggregator(preConnectBytes));
         p.addLast("session", new SessionHandler(services, admission::upgraded, limit));

@@ -47,6 +47,7 @@ import io.sluice.bridge.protocol.MessageEncoder;
 import io.sluice.bridge.recovery.KafkaRecovery;
 import io.sluice.bridge.session.ReaderStartup;
 import io.sluice.bridge.session.SessionServices;
+import io.sluice.bridge.sse.SseStreams;
 import io.sluice.bridge.subscription.EndpointTable;
 import io.sluice.bridge.subscription.Hub;
 import io.sluice.bridge.asyncapi.Catalogue;
@@ -164,7 +165,8 @@ public final class BridgeServer implements AutoCloseable {
                 .childOption(ChannelOption.RCVBUF_ALLOCATOR, new AdaptiveRecvByteBufAllocator().maxMessagesPerRead(1))
                 .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK,
                         new WriteBufferWaterMark(config.outbound().lowWaterMarkBytes(), config.outbound().highWaterMarkBytes()))
-                .childHandler(new BridgeChannelInitializer(config.server(), config.connections(), tls, services, channels, content));
+                .childHandler(new BridgeChannelInitializer(config.server(), config.connections(), tls, services, channels, content,
+                        config.http().enabled() ? new SseStreams(services, config.http()) : null));
         if (config.server().socketSendBufferBytes() > 0) {
             bootstrap.childOption(ChannelOption.SO_SNDBUF, config.server().socketSendBufferBytes());
         }
