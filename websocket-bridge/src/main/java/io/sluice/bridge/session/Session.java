@@ -23,6 +23,7 @@ import io.netty.util.AttributeKey;
 import io.netty.util.concurrent.EventExecutor;
 import io.netty.util.concurrent.ScheduledFuture;
 import io.sluice.bridge.auth.Principal;
+import io.sluice.bridge.metrics.TransportMetrics;
 import io.sluice.logging.RateLimitedByCause;
 import io.sluice.bridge.protocol.ClientRequest;
 import io.sluice.bridge.protocol.ClientRequests;
@@ -66,6 +67,7 @@ public final class Session extends Outlet {
 
     private final Channel channel;
     private final Wire wire;
+    private final TransportMetrics transport;
     private final SessionServices services;
     private final Requests requests;
     private final Map<String, Subscription> subscriptions = new HashMap<>();
@@ -96,6 +98,7 @@ public final class Session extends Outlet {
     public Session(Channel channel, Wire wire, SessionServices services, Inbound inbound) {
         this.channel = channel;
         this.wire = wire;
+        this.transport = services.metrics().transport(wire.transport());
         this.services = services;
         this.requests = new Requests(this, services);
         this.authentication = new Authentication(this, services, channel.eventLoop(), inbound);
@@ -134,7 +137,7 @@ public final class Session extends Outlet {
     /** The handshake is done: the client has {@code auth.connectTimeout} to authenticate. */
     public void opened() {
         channel.attr(SESSION).set(this);
-        services.metrics().connectionOpened();
+        transport.connectionOpened();
         authentication.awaitConnect();
     }
 
@@ -154,7 +157,7 @@ public final class Session extends Outlet {
      */
     public void openedWith(Principal principal) {
         channel.attr(SESSION).set(this);
-        services.metrics().connectionOpened();
+        transport.connectionOpened();
         authentication.accept(principal);
         control(ServerMessages.connected(null, services.nodeName(), principal.subject(),
                 principal.expiresAt() == null ? null : principal.expiresAt().toEpochMilli()));
@@ -512,7 +515,7 @@ public final class Session extends Outlet {
     private void writeFrame(EncodedMessage message, ByteBuf frame, boolean delta, String pattern) {
         int bytes = frame.readableBytes();
         wire.message(message, frame, delta, pattern);
-        services.metrics().messageOut(bytes);
+        transport.messageOut(bytes);
         dirty = true;
     }
 
@@ -712,7 +715,7 @@ public final class Session extends Outlet {
             release();
             closing = true;
         }
-        services.metrics().connectionClosed();
+        transport.connectionClosed();
     }
 
     private void release() {

@@ -77,6 +77,11 @@ class SseStreamTest {
             SseClient.Event delta = stream.expect("delta");
             assertThat(delta.json().get("seq").asLong()).isEqualTo(second);
             assertThat(EventIds.decode(delta.id(), 1, 4096)).containsExactly(List.of(new ClientRequest.Position(epoch, second)));
+            // The session metrics, labelled by transport.
+            assertThat(bridge.metric("sluice_bridge_connections", "transport=\"sse\"")).isEqualTo(1);
+            assertThat(bridge.metric("sluice_bridge_connections", "transport=\"websocket\"")).isZero();
+            assertThat(bridge.metric("sluice_bridge_messages_out_total", "transport=\"sse\"")).isEqualTo(2);
+            assertThat(bridge.metric("sluice_bridge_connections_opened_total", "transport=\"sse\"")).isEqualTo(1);
         }
     }
 
