@@ -46,6 +46,7 @@ import io.sluice.bridge.protocol.CloseCodes;
 import io.sluice.bridge.protocol.MessageEncoder;
 import io.sluice.bridge.recovery.KafkaRecovery;
 import io.sluice.bridge.session.ReaderStartup;
+import io.sluice.bridge.session.Session;
 import io.sluice.bridge.session.SessionServices;
 import io.sluice.bridge.sse.SseStreams;
 import io.sluice.bridge.subscription.EndpointTable;
@@ -334,6 +335,12 @@ public final class BridgeServer implements AutoCloseable {
         }
         Duration timeout = config.server().shutdownTimeout();
         for (Channel channel : channels) {
+            Session session = Session.of(channel);
+            if (session != null && "sse".equals(session.transport())) {
+                // An event stream has no close frame to answer: it gets a close event (1001) and ends once that is written.
+                channel.eventLoop().execute(() -> session.close(CloseCodes.GOING_AWAY, "server shutting down"));
+                continue;
+            }
             // A connection still in its HTTP upgrade cannot carry the frame: it is closed instead.
             channel.writeAndFlush(new CloseWebSocketFrame(CloseCodes.GOING_AWAY, "server shutting down"))
                     .addListener(f -> {

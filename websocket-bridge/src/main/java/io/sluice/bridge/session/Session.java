@@ -112,6 +112,11 @@ public final class Session extends Outlet {
         return Authentication.validate(services, token, channel.remoteAddress());
     }
 
+    /** The transport it writes through: {@code websocket} or {@code sse}. */
+    public String transport() {
+        return wire.transport();
+    }
+
     /** The connection's session, once one has been opened on it; null otherwise. */
     public static Session of(Channel channel) {
         return channel.attr(SESSION).get();

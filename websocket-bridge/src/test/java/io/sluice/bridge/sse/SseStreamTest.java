@@ -188,6 +188,24 @@ class SseStreamTest {
         }
     }
 
+    @Test
+    void aNodeShuttingDownEndsItsStreamsWithACloseEvent() throws Exception {
+        String topic = kafka.createTopic(1);
+        String token = TestAuthenticator.token("sid", topic + "/*", "");
+        BridgeFixture bridge = node("node-a", "topics: " + topic);
+        try (SseClient stream = SseClient.open(bridge.port(), "endpoint=/" + topic + "/x", token, null)) {
+            stream.expect("connected");
+            stream.expect("subscribed");
+            bridge.close();
+            SseClient.Event close = stream.expect("close");
+            assertThat(close.json().get("code").asInt()).isEqualTo(CloseCodes.GOING_AWAY);
+            assertThat(SseClient.isEnd(stream.next())).isTrue();
+        }
+        finally {
+            bridge.close();
+        }
+    }
+
     private static long counter;
 
     private static String send(String topic, int i) throws Exception {
