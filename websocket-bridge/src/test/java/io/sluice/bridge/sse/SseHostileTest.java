@@ -153,11 +153,23 @@ class SseHostileTest {
                     .POST(HttpRequest.BodyPublishers.ofString("x")).build());
             assertThat(post.status()).isEqualTo(405);
             assertThat(post.headers().get("allow")).containsExactly("GET");
+            Answer head = send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/ws/sse?" + endpoint))
+                    .method("HEAD", HttpRequest.BodyPublishers.noBody()).build());
+            assertThat(head.status()).isEqualTo(405);
             // The node still serves streams.
             try (SseClient ok = SseClient.open(port, endpoint, token, null)) {
                 assertThat(ok.status).isEqualTo(200);
                 ok.expect("connected");
             }
+        }
+    }
+
+    @Test
+    void withHttpDisabledTheStreamPathIsUnknown() throws Exception {
+        String topic = kafka.createTopic(1);
+        try (BridgeFixture bridge = BridgeFixture.start(cluster.getBootstrapServers(), "node-a", "topics: " + topic + "\nhttp:\n  enabled: false")) {
+            assertThat(get(bridge.port(), "endpoint=/" + topic + "/x", TestAuthenticator.token("a", topic + "/*", ""), null).status())
+                    .isEqualTo(404);
         }
     }
 
