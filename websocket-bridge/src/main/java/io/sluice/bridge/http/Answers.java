@@ -13,7 +13,7 @@ import io.sluice.bridge.protocol.ServerMessages;
  * The HTTP routes' answers: JSON bodies exactly as the WebSocket transport's messages ({@code ack}, {@code error}
  * with the same codes), never cached, and the HTTP status each error code means.
  */
-final class Answers {
+public final class Answers {
 
     /** When a retry can succeed, for limits that do not know better: a connection's publishes in flight, a busy node. */
     static final long DEFAULT_RETRY_MILLIS = 1000;
@@ -42,7 +42,7 @@ final class Answers {
      * @param retryAfterMillis when a retry can succeed, or negative: sent as {@code retryAfterMs} in the body and,
      *                         rounded up to whole seconds, as {@code Retry-After}
      */
-    static FullHttpResponse error(HttpVersion version, HttpResponseStatus status, String code, String message, long retryAfterMillis) {
+    public static FullHttpResponse error(HttpVersion version, HttpResponseStatus status, String code, String message, long retryAfterMillis) {
         FullHttpResponse response = json(version, status, ServerMessages.error(null, code, message, retryAfterMillis));
         if (retryAfterMillis >= 0) {
             response.headers().set(HttpHeaderNames.RETRY_AFTER, Math.max(1, (retryAfterMillis + 999) / 1000));

@@ -27,14 +27,10 @@ public final class BridgeMetrics {
             Duration.ofSeconds(10), Duration.ofSeconds(30),
     };
 
-    private final AtomicLong connections = new AtomicLong();
+    private final TransportMetrics websocket;
+    private final TransportMetrics sse;
     private final AtomicLong subscriptions = new AtomicLong();
-    private final Counter connectionsOpened;
     private final Counter recordsRead;
-    // Counted for every message to every subscriber: plain LongAdders read at scrape time. Micrometer counters
-    // (a DoubleAdder behind a few layers, per increment) were 19 % of the event loops' samples in `bench bridge`.
-    private final LongAdder messagesOut = new LongAdder();
-    private final LongAdder bytesOut = new LongAdder();
     private final Counter conflated;
     private final Counter slowClientCloses;
     private final Counter slowClientTimeouts;
@@ -55,8 +51,8 @@ public final class BridgeMetrics {
 
     public BridgeMetrics(MeterRegistry registry) {
         this.registry = registry;
-        Gauge.builder("sluice.bridge.connections", connections, AtomicLong::get)
-                .description("WebSocket connections currently open").strongReference(true).register(registry);
+        websocket = new TransportMetrics(registry, "websocket");
+        sse = new TransportMetrics(registry, "sse");
         Gauge.builder("sluice.bridge.subscriptions", subscriptions, AtomicLong::get)
                 .description("Subscriptions currently active").strongReference(true).register(registry);
         Gauge.builder("sluice.bridge.groups", groups, AtomicLong::get)
@@ -65,12 +61,7 @@ public final class BridgeMetrics {
         FunctionCounter.builder("sluice.bridge.group.selections", groupSelections, LongAdder::doubleValue)
                 .description("Live messages run through a group's filter and field list: once per message and group, not per subscriber")
                 .register(registry);
-        connectionsOpened = counter(registry, "sluice.bridge.connections.opened", "WebSocket connections accepted");
         recordsRead = counter(registry, "sluice.bridge.kafka.records", "Records read from Kafka by the live reader");
-        FunctionCounter.builder("sluice.bridge.messages.out", messagesOut, LongAdder::doubleValue)
-                .description("Messages written to clients (recovered ones included)").register(registry);
-        FunctionCounter.builder("sluice.bridge.bytes.out", bytesOut, LongAdder::doubleValue)
-                .description("Bytes of messages written to clients").register(registry);
         conflated = counter(registry, "sluice.bridge.messages.conflated", "Messages skipped for slow clients because a newer one of the same endpoint replaced them");
         slowClientCloses = Counter.builder("sluice.bridge.slow.client.closes").tag("reason", "max_bytes")
                 .description("Connections closed with 4008, by the limit exceeded").register(registry);
@@ -133,13 +124,13 @@ public final class BridgeMetrics {
         return Counter.builder(name).description(description).register(registry);
     }
 
-    public void connectionOpened() {
-        connections.incrementAndGet();
-        connectionsOpened.increment();
-    }
-
-    public void connectionClosed() {
-        connections.decrementAndGet();
+    /** @param transport {@code websocket} or {@code sse} ({@link io.sluice.bridge.session.Wire#transport()}) */
+    public TransportMetrics transport(String transport) {
+        return switch (transport) {
+            case "websocket" -> websocket;
+            case "sse" -> sse;
+            default -> throw new IllegalArgumentException("unknown transport " + transport);
+        };
     }
 
     public void subscriptionAdded() {
@@ -154,10 +145,6 @@ public final class BridgeMetrics {
         recordsRead.increment();
     }
 
-    public void messageOut(int bytes) {
-        messagesOut.increment();
-        bytesOut.add(bytes);
-    }
 
     public void conflated() {
         conflated.increment();
@@ -225,8 +212,9 @@ public final class BridgeMetrics {
         endToEnd.record(Math.max(0, millis), TimeUnit.MILLISECONDS);
     }
 
+    /** Client connections open, every transport. */
     public long connections() {
-        return connections.get();
+        return websocket.connections() + sse.connections();
     }
 
     /**

@@ -32,6 +32,8 @@ public final class EncodedMessage {
     private JsonShape shape;
     private ByteBuf deltaFrame;
     private long deltaBase = -1;
+    // A gap notice: the last seq of {@code epoch} it reports lost (-1: none, or the epoch itself is gone).
+    private long gapTo = -1;
 
     EncodedMessage(String endpoint, String epoch, int partition, long seq, long timestamp, ByteBuf frame, JsonNode json,
                    int payloadBytes, String recordKey, Header[] headers) {
@@ -76,6 +78,19 @@ public final class EncodedMessage {
     /** The Kafka record's headers, in order; do not modify. */
     public Header[] headers() {
         return headers;
+    }
+
+    /**
+     * For a gap notice made by {@link MessageEncoder#gap}, the last seq of {@link #epoch()} it reports lost (the client's
+     * position after it); -1 for anything else, and for a gap of an epoch that is gone.
+     */
+    public long gapTo() {
+        return gapTo;
+    }
+
+    EncodedMessage coveringUpTo(long toSeq) {
+        gapTo = toSeq;
+        return this;
     }
 
     public boolean notice() {

@@ -122,6 +122,19 @@ public final class MessageEncoder {
     }
 
     /**
+     * A {@code gap} notice (docs/bridge-protocol.md) that also carries, for transports that track positions (SSE ids),
+     * the epoch and the last seq it covers. Thread-safe.
+     */
+    public static EncodedMessage gap(ByteBufAllocator allocator, String subscription, String epoch, long fromSeq, long toSeq,
+                                     String reason) {
+        byte[] json = ServerMessages.gap(subscription, epoch, fromSeq, toSeq, reason);
+        ByteBuf buf = allocator.directBuffer(HEADER_SLOT + json.length);
+        buf.writerIndex(HEADER_SLOT);
+        buf.writeBytes(json);
+        return new EncodedMessage(subscription, epoch, -1, -1, 0, frame(buf), null, 0, null, null).coveringUpTo(toSeq);
+    }
+
+    /**
      * A record whose value its topic's format decoded (docs/bridge-formats.md): {@code format: json} with the decoded
      * JSON as payload, which is kept for filters and deltas. {@code valueBytes} is the record value's length.
      */

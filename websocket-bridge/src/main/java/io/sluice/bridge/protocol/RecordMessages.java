@@ -74,8 +74,7 @@ public final class RecordMessages {
                 return null;
             }
             if (failed == DecodeFailurePolicy.GAP) {
-                return MessageEncoder.notice(encoder.allocator(), endpoint, ServerMessages.gap(endpoint, epoch, record.offset(),
-                        record.offset(), GAP_UNDECODABLE));
+                return MessageEncoder.gap(encoder.allocator(), endpoint, epoch, record.offset(), record.offset(), GAP_UNDECODABLE);
             }
             if (value != null) {
                 return encoder.decoded(endpoint, epoch, record.partition(), record.offset(), record.timestamp(), value,

@@ -17,7 +17,6 @@ import io.sluice.bridge.protocol.EncodedMessage;
 import io.sluice.bridge.format.Formats;
 import io.sluice.bridge.protocol.MessageEncoder;
 import io.sluice.bridge.protocol.RecordMessages;
-import io.sluice.bridge.protocol.ServerMessages;
 
 /**
  * Carries out the Kafka part of a {@link RecoveryPlan}: reads each range from the log, keeps the records of the
@@ -78,8 +77,8 @@ public final class KafkaRecovery {
         List<EncodedMessage> out = new ArrayList<>();
         if (range.logStart() > read.from()) {
             metrics.recoveryGap();
-            out.add(MessageEncoder.notice(allocator, subscription, ServerMessages.gap(subscription, read.epoch(),
-                    read.from(), Math.min(read.to(), range.logStart() - 1), RecoveryPlan.GAP_RETENTION)));
+            out.add(MessageEncoder.gap(allocator, subscription, read.epoch(),
+                    read.from(), Math.min(read.to(), range.logStart() - 1), RecoveryPlan.GAP_RETENTION));
         }
         RecordMessages records = new RecordMessages(new MessageEncoder(allocator), formats, metrics::decodeFailed);
         for (ConsumerRecord<byte[], byte[]> r : range.records()) {

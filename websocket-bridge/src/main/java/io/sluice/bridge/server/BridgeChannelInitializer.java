@@ -24,8 +24,11 @@ import io.sluice.bridge.config.AddressBlock;
 import io.sluice.bridge.config.ConnectionsConfig;
 import io.sluice.bridge.config.HttpConfig;
 import io.sluice.bridge.http.BodyLimit;
+import io.sluice.bridge.http.HttpCredentials;
 import io.sluice.bridge.http.HttpRoutes;
 import io.sluice.bridge.http.Origins;
+import io.sluice.bridge.http.StreamRoute;
+import io.sluice.bridge.http.StreamStarter;
 import io.sluice.bridge.config.ServerConfig;
 import io.sluice.bridge.metrics.BridgeMetrics;
 import io.sluice.bridge.session.Session;
@@ -59,7 +62,11 @@ import io.sluice.flow.WritabilityGate;
  * websocket     the upgrade on the WebSocket path; then frames: ping/pong and close answered here, a frame over
  *               the limit closes with 1009 (decided on its header, before the payload is buffered): until connect,
  *               one that fits a connect (PreConnectLimit), then maxInboundMessageBytes. Requests for other paths go
- *               on to static
+ *               on to sse-route
+ * sse-route     StreamRoute (http.enabled): GET {path}/sse, its credentials read as HttpRoutes reads them; the
+ *               StreamStarter answers an error or takes the connection over as an event stream (then 'http' is
+ *               replaced by a handler that drops what the client sends, and events are written at 'frames' as HTTP
+ *               chunks); other methods there: 405
  * static        plain GET/HEAD of the client library and pages (StaticContent); 404 when there is none
  * fragments     continuation frames joined into one message, under the same size limit
  * session       JSON requests to the Session; messages out are written at 'frames', as pre-encoded frames
@@ -86,13 +93,18 @@ final class BridgeChannelInitializer extends ChannelInitializer<SocketChannel> {
     private final WebSocketServerProtocolConfig websocket;
     private final HttpConfig http;
     private final Origins origins;
+    private final HttpCredentials credentials;
+    // GET {path}/sse; null when http.enabled is false.
+    private final StreamStarter streams;
 
     /** @param tls the listener's TLS context, or null for plain ws:// */
     BridgeChannelInitializer(ServerConfig server, ConnectionsConfig limits, HttpConfig http, SslContext tls, SessionServices services,
-                             ChannelGroup channels, StaticContent content) {
+                             ChannelGroup channels, StaticContent content, StreamStarter streams) {
         this.server = server;
+        this.streams = streams;
         this.http = http;
         this.origins = new Origins(limits.allowedOrigins());
+        this.credentials = new HttpCredentials(services.requests().maxTokenBytes(), origins);
         this.limits = limits;
         this.trustedProxies = limits.trustedProxyBlocks();
         this.gate = new ConnectionGate(limits, System::nanoTime);
@@ -145,11 +157,15 @@ final class BridgeChannelInitializer extends ChannelInitializer<SocketChannel> {
         }
         p.addLast("handshake", new HttpObjectAggregator(MAX_HANDSHAKE_BYTES));
         p.addLast(HELD, WritabilityGate.holdingDecoded());
-        p.addLast("guard", new UpgradeGuard(admission, limits, trustedProxies, metrics, refusals));
+        p.addLast("guard", new UpgradeGuard(admission, limits, trustedProxies, metrics, refusals,
+                streams != null ? StreamRoute.streamPath(server.path()) : null));
         if (http.enabled()) {
             p.addLast(HttpRoutes.NAME, new HttpRoutes(server.path(), http, services, origins, admission));
         }
         p.addLast("websocket", new WebSocketServerProtocolHandler(websocket));
+        if (streams != null) {
+            p.addLast(StreamRoute.NAME, new StreamRoute(server.path(), streams, credentials, origins, admission::upgraded));
+        }
         p.addLast("static", new StaticFileHandler(content));
         p.addLast(PreConnectLimit.AGGREGATOR, new WebSocketFrameAggregator(preConnectBytes));
         p.addLast("session", new SessionHandler(services, admission::upgraded, limit));
@@ -162,8 +178,9 @@ final class BridgeChannelInitializer extends ChannelInitializer<SocketChannel> {
      * learns why), within its grace; a session that already closed it is not counted twice.
      */
     private static void stuck(Channel channel, Duration limit, BridgeMetrics metrics) {
-        SessionHandler handler = channel.pipeline().get(SessionHandler.class);
-        if (handler != null && handler.sessionClosesSlowClient()) {
+        // Either transport's session (WebSocket, SSE) closes its own slow client, with its close code.
+        Session session = Session.of(channel);
+        if (session != null && session.closesSlowClient()) {
             return;
         }
         if (channel.isActive() && !Session.closingFor(channel)) {

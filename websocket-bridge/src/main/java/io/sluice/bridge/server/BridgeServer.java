@@ -46,7 +46,10 @@ import io.sluice.bridge.protocol.CloseCodes;
 import io.sluice.bridge.protocol.MessageEncoder;
 import io.sluice.bridge.recovery.KafkaRecovery;
 import io.sluice.bridge.session.ReaderStartup;
+import io.sluice.bridge.session.Session;
 import io.sluice.bridge.session.SessionServices;
+import io.sluice.bridge.sse.SseStreams;
+import io.sluice.bridge.http.Origins;
 import io.sluice.bridge.subscription.EndpointTable;
 import io.sluice.bridge.subscription.Hub;
 import io.sluice.bridge.asyncapi.Catalogue;
@@ -164,7 +167,8 @@ public final class BridgeServer implements AutoCloseable {
                 .childOption(ChannelOption.RCVBUF_ALLOCATOR, new AdaptiveRecvByteBufAllocator().maxMessagesPerRead(1))
                 .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK,
                         new WriteBufferWaterMark(config.outbound().lowWaterMarkBytes(), config.outbound().highWaterMarkBytes()))
-                .childHandler(new BridgeChannelInitializer(config.server(), config.connections(), config.http(), tls, services, channels, content));
+                .childHandler(new BridgeChannelInitializer(config.server(), config.connections(), config.http(), tls, services, channels, content,
+                        config.http().enabled() ? new SseStreams(services, config.http(), new Origins(config.connections().allowedOrigins())) : null));
         if (config.server().socketSendBufferBytes() > 0) {
             bootstrap.childOption(ChannelOption.SO_SNDBUF, config.server().socketSendBufferBytes());
         }
@@ -332,6 +336,12 @@ public final class BridgeServer implements AutoCloseable {
         }
         Duration timeout = config.server().shutdownTimeout();
         for (Channel channel : channels) {
+            Session session = Session.of(channel);
+            if (session != null && "sse".equals(session.transport())) {
+                // An event stream has no close frame to answer: it gets a close event (1001) and ends once that is written.
+                channel.eventLoop().execute(() -> session.close(CloseCodes.GOING_AWAY, "server shutting down"));
+                continue;
+            }
             // A connection still in its HTTP upgrade cannot carry the frame: it is closed instead.
             channel.writeAndFlush(new CloseWebSocketFrame(CloseCodes.GOING_AWAY, "server shutting down"))
                     .addListener(f -> {

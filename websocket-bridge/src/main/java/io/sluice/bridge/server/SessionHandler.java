@@ -52,11 +52,6 @@ final class SessionHandler extends ChannelInboundHandlerAdapter {
         super.userEventTriggered(ctx, event);
     }
 
-    /** Whether the connection's session will close it for being slow (see {@link Session#closesSlowClient()}). */
-    boolean sessionClosesSlowClient() {
-        return session != null && session.closesSlowClient();
-    }
-
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
         try {

@@ -16,6 +16,8 @@ import io.netty.handler.codec.http.FullHttpRequest;
 import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaderValues;
+import io.netty.handler.codec.http.HttpMethod;
+import io.netty.handler.codec.http.QueryStringDecoder;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.TooLongHttpHeaderException;
@@ -30,8 +32,9 @@ import io.sluice.flow.Closing;
 /**
  * Every HTTP request before the upgrade passes here, after the codec's size limits: a request the codec could not
  * read (too long a line or header block, or not HTTP) is answered with 414, 431 or 400 and the connection closed.
- * A WebSocket upgrade is refused with 403 when its {@code Origin} is not allowed, and, when it comes through a trusted
- * proxy, counted against the forwarded client's per-address limits (429 when over them). Everything else goes on.
+ * A WebSocket upgrade, or a request for the event stream ({@code GET {path}/sse}: the other way to hold a connection
+ * open), is refused with 403 when its {@code Origin} is not allowed, and, when it comes through a trusted proxy,
+ * counted against the forwarded client's per-address limits (429 when over them). Everything else goes on.
  */
 final class UpgradeGuard extends ChannelInboundHandlerAdapter {
 
@@ -45,11 +48,15 @@ final class UpgradeGuard extends ChannelInboundHandlerAdapter {
     private final List<AddressBlock> trustedProxies;
     private final BridgeMetrics metrics;
     private final RefusalLog log;
+    // {path}/sse, or null when the bridge serves no event stream.
+    private final String streamPath;
     // Set once a request was refused: what the client pipelined after it is dropped, not answered, while it closes.
     private boolean refused;
 
-    UpgradeGuard(ConnectionAdmission admission, ConnectionsConfig config, List<AddressBlock> trustedProxies, BridgeMetrics metrics, RefusalLog log) {
+    UpgradeGuard(ConnectionAdmission admission, ConnectionsConfig config, List<AddressBlock> trustedProxies, BridgeMetrics metrics,
+                 RefusalLog log, String streamPath) {
         this.admission = admission;
+        this.streamPath = streamPath;
         this.allowedOrigins = config.allowedOrigins().stream().map(Origins::normalize).collect(Collectors.toUnmodifiableSet());
         this.trustedProxies = trustedProxies;
         this.metrics = metrics;
@@ -76,7 +83,7 @@ final class UpgradeGuard extends ChannelInboundHandlerAdapter {
                             : HttpResponseStatus.BAD_REQUEST, admission.peer());
             return;
         }
-        if (!isUpgrade(request)) {
+        if (!isUpgrade(request) && !isStream(request)) {
             ctx.fireChannelRead(msg);
             return;
         }
@@ -107,6 +114,11 @@ final class UpgradeGuard extends ChannelInboundHandlerAdapter {
 
     private static boolean isUpgrade(FullHttpRequest request) {
         return request.headers().containsValue(HttpHeaderNames.UPGRADE, HttpHeaderValues.WEBSOCKET, true);
+    }
+
+    private boolean isStream(FullHttpRequest request) {
+        return streamPath != null && HttpMethod.GET.equals(request.method())
+                && streamPath.equals(new QueryStringDecoder(request.uri()).path());
     }
 
     private void refuse(ChannelHandlerContext ctx, FullHttpRequest request, String reason, HttpResponseStatus status, InetAddress client) {

@@ -1,6 +1,8 @@
 package io.sluice.bridge.session;
 
+import java.net.SocketAddress;
 import java.time.Instant;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
 
@@ -60,30 +62,57 @@ final class Authentication {
         pending = true;
         // Between two frames now: normal-sized messages from here on, but nothing more read until the token is accepted.
         inbound.connecting();
-        services.authenticator().authenticate(connect.token()).whenComplete((p, error) -> loop.execute(() -> {
+        validate(services, connect.token(), session.channel().remoteAddress()).thenAccept(verdict -> loop.execute(() -> {
             pending = false;
             if (session.isClosing()) {
                 return;
             }
-            if (busy(error)) {
+            if (verdict.busy()) {
                 // Not the token's fault: the client reconnects with it after a backoff (1013), rather than asking for
                 // a new token as after 4001. Closing frees the connection slot of a node that is overloaded already.
-                Refusals.refused(services, BUSY, session.channel().remoteAddress());
                 session.close(CloseCodes.TRY_AGAIN_LATER, "the node is busy validating tokens; reconnect after a backoff");
                 return;
             }
-            String refused = error != null ? reason(error) : expired(p) ? "token expired" : unusableRowFilters(p);
-            if (refused != null) {
-                services.metrics().authFailed();
-                session.close(CloseCodes.AUTHENTICATION_FAILED, refused);
+            if (verdict.refused() != null) {
+                session.close(CloseCodes.AUTHENTICATION_FAILED, verdict.refused());
                 return;
             }
-            principal = p;
             connectDeadline.cancel(false);
             inbound.connected();
-            scheduleExpiry();
-            session.control(ServerMessages.connected(connect.id(), services.nodeName(), p.subject(), millis(p.expiresAt())));
+            accept(verdict.principal());
+            session.control(ServerMessages.connected(connect.id(), services.nodeName(), principal.subject(), millis(principal.expiresAt())));
         }));
+    }
+
+    /**
+     * Validates a token as a {@code connect} does, counting a busy refusal and a failed authentication; completes on the
+     * authenticator's thread, never exceptionally. Shared by every transport, so that an SSE stream's token is refused
+     * exactly when a WebSocket connect's would be.
+     */
+    static CompletableFuture<TokenVerdict> validate(SessionServices services, String token, SocketAddress client) {
+        return services.authenticator().authenticate(token).handle((p, error) -> {
+            if (busy(error)) {
+                Refusals.refused(services, BUSY, client);
+                return new TokenVerdict(null, true, null);
+            }
+            String refused = error != null ? reason(error) : expired(p) ? "token expired" : unusableRowFilters(services, p);
+            if (refused != null) {
+                services.metrics().authFailed();
+                return new TokenVerdict(null, false, refused);
+            }
+            return new TokenVerdict(p, false, null);
+        }).toCompletableFuture();
+    }
+
+    /** A principal to check a stream's subscriptions against before the stream starts; no timer runs yet. */
+    void principalForChecks(Principal p) {
+        principal = p;
+    }
+
+    /** The token was accepted (by a connect, or before an SSE stream started): its expiry and warning are scheduled. */
+    void accept(Principal p) {
+        principal = p;
+        scheduleExpiry();
     }
 
     /** @param done run on the loop once the refresh is answered (or the session is closing) */
@@ -99,7 +128,7 @@ final class Authentication {
                 session.error(refresh.id(), ErrorCodes.BUSY, "the node is busy validating tokens; send the refresh again after a backoff");
                 return;
             }
-            String refused = error != null ? reason(error) : expired(p) ? "token expired" : unusableRowFilters(p);
+            String refused = error != null ? reason(error) : expired(p) ? "token expired" : unusableRowFilters(services, p);
             if (refused != null) {
                 session.error(refresh.id(), ErrorCodes.INVALID_TOKEN, refused);
                 return;
@@ -116,7 +145,7 @@ final class Authentication {
     }
 
     /** Why the token's row filters cannot be used (naming the spot), or null when they all compile. */
-    private String unusableRowFilters(Principal p) {
+    private static String unusableRowFilters(SessionServices services, Principal p) {
         try {
             RowFilters.check(p, services.filters());
             return null;

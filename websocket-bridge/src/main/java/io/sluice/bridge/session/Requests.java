@@ -91,6 +91,12 @@ final class Requests {
             throw new RequestRefusedException(ErrorCodes.RATE_LIMITED, "more than " + services.requests().subscribesPerSecond()
                     + " subscribes per second; retry later", request.id(), wait);
         }
+        check(request);
+        session.subscribe(request);
+    }
+
+    /** Everything a subscribe is checked for after its rate: the endpoint, the limits, permission, the recover list. */
+    void check(ClientRequest.Subscribe request) throws RequestRefusedException {
         String pattern = request.endpoint();
         validEndpoint(pattern, true, request.id());
         if (session.subscribed(pattern)) {
@@ -113,7 +119,6 @@ final class Requests {
                     + " after a backoff", request.id(), READER_STARTING_RETRY_MILLIS);
         }
         checkRecover(request);
-        session.subscribe(request);
     }
 
     /**

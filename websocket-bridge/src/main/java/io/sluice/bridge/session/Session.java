@@ -16,16 +16,14 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelOutboundBuffer;
-import io.netty.handler.codec.http.websocketx.CloseWebSocketFrame;
-import io.netty.handler.codec.http.websocketx.TextWebSocketFrame;
 import io.netty.util.AttributeKey;
 import io.netty.util.concurrent.EventExecutor;
 import io.netty.util.concurrent.ScheduledFuture;
 import io.sluice.bridge.auth.Principal;
+import io.sluice.bridge.metrics.TransportMetrics;
 import io.sluice.logging.RateLimitedByCause;
 import io.sluice.bridge.protocol.ClientRequest;
 import io.sluice.bridge.protocol.ClientRequests;
@@ -65,9 +63,11 @@ public final class Session extends Outlet {
     private static final AttributeKey<Boolean> CLOSING = AttributeKey.valueOf(Session.class, "closing");
     private static final int MAX_CLOSE_REASON_BYTES = 123;
 
+    private static final AttributeKey<Session> SESSION = AttributeKey.valueOf(Session.class, "session");
+
     private final Channel channel;
-    // Where pre-encoded frames are written: next to the socket, past the WebSocket and HTTP handlers.
-    private final ChannelHandlerContext frames;
+    private final Wire wire;
+    private final TransportMetrics transport;
     private final SessionServices services;
     private final Requests requests;
     private final Map<String, Subscription> subscriptions = new HashMap<>();
@@ -84,14 +84,42 @@ public final class Session extends Outlet {
     private ArrayDeque<ByteBuf> waitingForReader;
     private final Authentication authentication;
 
-    /** @param inbound the connection's message size limit, which the connect lifts */
-    /** @param frames the pipeline context that pre-encoded frames are written from */
+    /**
+     * A WebSocket session.
+     *
+     * @param frames  the pipeline context that pre-encoded frames are written from
+     * @param inbound the connection's message size limit, which the connect lifts
+     */
     public Session(Channel channel, ChannelHandlerContext frames, SessionServices services, Inbound inbound) {
+        this(channel, new WebSocketWire(channel, frames), services, inbound);
+    }
+
+    /** A session writing through the given transport. */
+    public Session(Channel channel, Wire wire, SessionServices services, Inbound inbound) {
         this.channel = channel;
-        this.frames = frames;
+        this.wire = wire;
+        this.transport = services.metrics().transport(wire.transport());
         this.services = services;
         this.requests = new Requests(this, services);
         this.authentication = new Authentication(this, services, channel.eventLoop(), inbound);
+    }
+
+    /**
+     * Validates a token exactly as a WebSocket {@code connect} does (counting refusals alike); completes on another
+     * thread, never exceptionally.
+     */
+    public static CompletableFuture<TokenVerdict> validate(SessionServices services, String token, Channel channel) {
+        return Authentication.validate(services, token, channel.remoteAddress());
+    }
+
+    /** The transport it writes through: {@code websocket} or {@code sse}. */
+    public String transport() {
+        return wire.transport();
+    }
+
+    /** The connection's session, once one has been opened on it; null otherwise. */
+    public static Session of(Channel channel) {
+        return channel.attr(SESSION).get();
     }
 
     @Override
@@ -113,8 +141,36 @@ public final class Session extends Outlet {
 
     /** The handshake is done: the client has {@code auth.connectTimeout} to authenticate. */
     public void opened() {
-        services.metrics().connectionOpened();
+        channel.attr(SESSION).set(this);
+        transport.connectionOpened();
         authentication.awaitConnect();
+    }
+
+    /**
+     * Whether a stream's principal may subscribe as asked: every check a WebSocket {@code subscribe} gets but the
+     * subscribe rate (the stream's subscriptions are bounded by its endpoint count). Before {@link #openedWith}, so that
+     * a refusal can still be an HTTP status.
+     */
+    public void check(Principal principal, ClientRequest.Subscribe request) throws RequestRefusedException {
+        authentication.principalForChecks(principal);
+        requests.check(request);
+    }
+
+    /**
+     * Opens a session whose token was validated before (an SSE stream): {@code connected} is sent at once and the
+     * token's expiry timers run as after a WebSocket connect.
+     */
+    public void openedWith(Principal principal) {
+        channel.attr(SESSION).set(this);
+        transport.connectionOpened();
+        authentication.accept(principal);
+        control(ServerMessages.connected(null, services.nodeName(), principal.subject(),
+                principal.expiresAt() == null ? null : principal.expiresAt().toEpochMilli()));
+    }
+
+    /** A subscription the stream asked for, checked by {@link #check}. */
+    public void subscribeChecked(ClientRequest.Subscribe request) throws RequestRefusedException {
+        subscribe(request);
     }
 
     /** One text frame from the client. */
@@ -269,11 +325,12 @@ public final class Session extends Outlet {
                         + " this connection or node has as many running as it takes; subscribe again after a backoff", request.id());
             }
         }
+        wire.subscribed(request.endpoint(), request.recover(), plan.positions());
         control(ServerMessages.subscribed(request.id(), request.endpoint(), plan.positions()));
         for (RecoveryPlan.Gap gap : plan.gaps()) {
             services.metrics().recoveryGap();
-            toBacklog(state, MessageEncoder.notice(channel.alloc(), request.endpoint(),
-                    ServerMessages.gap(request.endpoint(), gap.epoch(), gap.fromSeq(), gap.toSeq(), gap.reason())));
+            toBacklog(state, MessageEncoder.gap(channel.alloc(), request.endpoint(),
+                    gap.epoch(), gap.fromSeq(), gap.toSeq(), gap.reason()));
         }
         recoverInto(state, request.endpoint(), selected(subscription, plan.cached()));
         if (!plan.ahead().isEmpty()) {
@@ -327,8 +384,8 @@ public final class Session extends Outlet {
             error(request.id(), ErrorCodes.RECOVERY_FAILED, "recovery from the Kafka log failed; the missed messages are reported as gaps");
             for (RecoveryPlan.LogRead read : plan.reads()) {
                 services.metrics().recoveryGap();
-                toBacklog(state, MessageEncoder.notice(channel.alloc(), request.endpoint(),
-                        ServerMessages.gap(request.endpoint(), read.epoch(), read.from(), read.to(), ErrorCodes.RECOVERY_FAILED)));
+                toBacklog(state, MessageEncoder.gap(channel.alloc(), request.endpoint(),
+                        read.epoch(), read.from(), read.to(), ErrorCodes.RECOVERY_FAILED));
             }
         }
         else {
@@ -394,8 +451,8 @@ public final class Session extends Outlet {
         }
         dropped.forEach((epoch, range) -> {
             services.metrics().recoveryGap();
-            toBacklog(state, MessageEncoder.notice(channel.alloc(), endpoint,
-                    ServerMessages.gap(endpoint, epoch, range[0], range[1], RecoveryPlan.GAP_TOO_FAR_BEHIND)));
+            toBacklog(state, MessageEncoder.gap(channel.alloc(), endpoint,
+                    epoch, range[0], range[1], RecoveryPlan.GAP_TOO_FAR_BEHIND));
         });
         if (!dropped.isEmpty()) {
             LOG.debug("{}: recovery of {} cut to {} bytes of outbound.maxBytes", channel.remoteAddress(), endpoint, budget);
@@ -447,21 +504,23 @@ public final class Session extends Outlet {
     /** Writes a message (releasing the caller's reference), as a delta when the client holds its base. */
     private void write(Subscription subscription, SubscriptionState state, EncodedMessage message) {
         ByteBuf frame = message.frame();
+        boolean delta = false;
         if (state.deltaBase != null && !message.notice()) {
             Long base = state.deltaBase.get(message.endpoint());
             if (message.deltaFrame() != null && base != null && base == message.deltaBase()) {
                 frame = message.deltaFrame();
+                delta = true;
             }
             state.deltaBase.put(message.endpoint(), message.seq());
         }
-        writeFrame(frame);
+        writeFrame(message, frame, delta, subscription.pattern());
         message.release();
     }
 
-    private void writeFrame(ByteBuf frame) {
+    private void writeFrame(EncodedMessage message, ByteBuf frame, boolean delta, String pattern) {
         int bytes = frame.readableBytes();
-        frames.write(frame.retainedDuplicate(), frames.voidPromise());
-        services.metrics().messageOut(bytes);
+        wire.message(message, frame, delta, pattern);
+        transport.messageOut(bytes);
         dirty = true;
     }
 
@@ -469,7 +528,7 @@ public final class Session extends Outlet {
     public void flush() {
         if (dirty) {
             dirty = false;
-            frames.flush();
+            wire.flush();
         }
     }
 
@@ -524,7 +583,7 @@ public final class Session extends Outlet {
             if (k.dropped > 0) {
                 control(ServerMessages.conflated(k.message.endpoint(), k.dropped));
             }
-            writeFrame(k.message.frame());
+            writeFrame(k.message, k.message.frame(), false, null);
             forgetDeltaBase(k.message);
             k.message.release();
         }
@@ -605,7 +664,7 @@ public final class Session extends Outlet {
         if (closing) {
             return;
         }
-        channel.writeAndFlush(new TextWebSocketFrame(Unpooled.wrappedBuffer(json)), channel.voidPromise());
+        wire.control(json);
         enforceLimit();
     }
 
@@ -652,7 +711,7 @@ public final class Session extends Outlet {
         release();
         closing = true;
         channel.attr(CLOSING).set(true);
-        Closing.closeOnceDone(channel, channel.writeAndFlush(new CloseWebSocketFrame(code, text)), grace);
+        Closing.closeOnceDone(channel, wire.close(code, text), grace);
     }
 
     /** The connection is gone. */
@@ -661,7 +720,7 @@ public final class Session extends Outlet {
             release();
             closing = true;
         }
-        services.metrics().connectionClosed();
+        transport.connectionClosed();
     }
 
     private void release() {

@@ -186,6 +186,42 @@ class SessionCookieTest {
     }
 
     @Test
+    void theCookieOpensAnEventStreamWithCredentialedCorsUntilItsTokenExpiresAndAnOtherOriginIs403() throws Exception {
+        String token = token(Duration.ofSeconds(4));
+        assertThat(session(token).statusCode()).isEqualTo(204);
+        HttpRequest.Builder stream = HttpRequest.newBuilder(uri("/sse?endpoint=/" + topic + "/room/1"))
+                .header("Cookie", "sluice-token=" + token).header("Accept", "text/event-stream").GET();
+
+        HttpResponse<String> evil = send(stream.copy().header("Origin", "https://evil.example"));
+        assertThat(evil.statusCode()).isEqualTo(403);
+        assertThat(evil.headers().firstValue("Access-Control-Allow-Origin")).isEmpty();
+        HttpResponse<String> inUrl = send(HttpRequest.newBuilder(uri("/sse?endpoint=/" + topic + "/room/1&access_token=" + token)).GET());
+        assertThat(inUrl.statusCode()).isEqualTo(400);
+        assertThat(inUrl.body()).doesNotContain(token);
+
+        // What a native EventSource with withCredentials sends from the allowed page: the cookie and its Origin.
+        HttpResponse<java.io.InputStream> opened = HTTP.send(stream.copy().header("Origin", APP).build(), HttpResponse.BodyHandlers.ofInputStream());
+        assertThat(opened.statusCode()).isEqualTo(200);
+        assertThat(opened.headers().firstValue("Content-Type")).hasValueSatisfying(t -> assertThat(t).startsWith("text/event-stream"));
+        assertThat(opened.headers().firstValue("Access-Control-Allow-Origin")).hasValue(APP);
+        assertThat(opened.headers().firstValue("Access-Control-Allow-Credentials")).hasValue("true");
+        List<String> events = new java.util.ArrayList<>();
+        try (java.io.BufferedReader lines = new java.io.BufferedReader(new java.io.InputStreamReader(opened.body(),
+                java.nio.charset.StandardCharsets.UTF_8))) {
+            // The stream ends by itself when the token expires: a close event (4002), then the end of the body.
+            for (String line = lines.readLine(); line != null; line = lines.readLine()) {
+                if (line.startsWith("data: ")) {
+                    events.add(JSON.readTree(line.substring(6)).path("type").asText() + ":" + JSON.readTree(line.substring(6)).path("code").asText());
+                }
+            }
+        }
+        assertThat(events).startsWith("connected:", "subscribed:").contains("expiring:").endsWith("close:4002");
+        HttpResponse<String> replay = send(stream.copy().header("Origin", APP));
+        assertThat(replay.statusCode()).isEqualTo(401);
+        assertThat(replay.headers().firstValue("Access-Control-Allow-Origin")).as("a page can read why").hasValue(APP);
+    }
+
+    @Test
     void deleteAnswersWithACookieThatExpiresAtOnce() throws Exception {
         HttpResponse<String> deleted = send(HttpRequest.newBuilder(uri("/session")).DELETE());
         assertThat(deleted.statusCode()).isEqualTo(204);

@@ -39,11 +39,13 @@ class ManagementAndCommandTest {
                 assertThat(http.send(HttpRequest.newBuilder(URI.create(base + "/healthz")).build(), HttpResponse.BodyHandlers.ofString()).statusCode())
                         .isEqualTo(200);
                 String metrics = http.send(HttpRequest.newBuilder(URI.create(base + "/metrics")).build(), HttpResponse.BodyHandlers.ofString()).body();
-                assertThat(metrics).contains("sluice_bridge_connections 1.0", "sluice_bridge_subscriptions 1.0",
+                assertThat(metrics).contains("sluice_bridge_connections{transport=\"websocket\"} 1.0",
+                        "sluice_bridge_connections{transport=\"sse\"} 0.0", "sluice_bridge_subscriptions 1.0",
                         "sluice_bridge_messages_out_total", "sluice_bridge_bytes_out_total",
                         "sluice_bridge_end_to_end_latency_seconds_bucket", "jvm_memory_used_bytes",
                         "sluice_build_info{commit=\"" + io.sluice.build.BuildInfo.current().commit() + "\",version=\"");
-                assertThat(bridge.metric("sluice_bridge_messages_out_total", "")).isEqualTo(1);
+                assertThat(bridge.metric("sluice_bridge_messages_out_total", "transport=\"websocket\"")).isEqualTo(1);
+                assertThat(bridge.metric("sluice_bridge_messages_out_total", "transport=\"sse\"")).isZero();
             }
         }
     }

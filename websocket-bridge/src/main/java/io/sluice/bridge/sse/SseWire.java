@@ -1,0 +1,207 @@
+package io.sluice.bridge.sse;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.handler.codec.http.HttpHeaders;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.util.concurrent.ScheduledFuture;
+import io.sluice.bridge.protocol.ClientRequest;
+import io.sluice.bridge.protocol.EncodedMessage;
+import io.sluice.bridge.session.Wire;
+import io.sluice.bridge.subscription.EndpointTable;
+
+/**
+ * The SSE transport: each event is one HTTP/1.1 chunk written at the {@code frames} context, below the HTTP codec, so
+ * that a message's pre-encoded WebSocket frame is reused: its JSON is a slice of the frame past the WebSocket header
+ * (no copy), between the event's {@code id:}/{@code event:}/{@code data: } lines and its blank line. The id is the
+ * stream's whole position after the event ({@link EventIds}), kept here per {@code endpoint} parameter. Event loop only.
+ */
+final class SseWire implements Wire {
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final ByteBuf EVENT_END = Unpooled.unreleasableBuffer(
+            Unpooled.copiedBuffer("\n\n\r\n", StandardCharsets.US_ASCII)).asReadOnly();
+    private static final byte[] LAST_CHUNK = "0\r\n\r\n".getBytes(StandardCharsets.US_ASCII);
+    private static final String HEAD = "HTTP/1.1 200 OK\r\n"
+            + "Content-Type: text/event-stream; charset=utf-8\r\n"
+            + "Cache-Control: no-cache, no-store\r\n"
+            + "X-Accel-Buffering: no\r\n"
+            + "Transfer-Encoding: chunked\r\n";
+    /** How long the browser waits before reconnecting, in milliseconds (the EventSource default is about 3 s). */
+    static final int RETRY_MILLIS = 2000;
+
+    private final Channel channel;
+    private final ChannelHandlerContext frames;
+    private final Duration heartbeat;
+    // Per endpoint parameter, in URL order: epoch to the last seq delivered or covered by a gap.
+    private final Map<String, LinkedHashMap<String, Long>> positions = new LinkedHashMap<>();
+    private boolean wroteSinceBeat;
+    private boolean ended;
+    private ScheduledFuture<?> beat;
+
+    /** @param patterns the stream's endpoint parameters, in URL order */
+    SseWire(Channel channel, ChannelHandlerContext frames, List<String> patterns, Duration heartbeat) {
+        this.channel = channel;
+        this.frames = frames;
+        this.heartbeat = heartbeat;
+        patterns.forEach(p -> positions.put(p, new LinkedHashMap<>()));
+    }
+
+    /**
+     * Writes the 200 response's head (with {@code extra}, the CORS headers) and the retry hint, and starts the
+     * heartbeat.
+     */
+    void start(HttpHeaders extra) {
+        StringBuilder head = new StringBuilder(HEAD);
+        // Values came through Netty's header parser or from configuration, so they hold no CR or LF.
+        extra.forEach(h -> head.append(h.getKey()).append(": ").append(h.getValue()).append("\r\n"));
+        head.append("\r\n");
+        frames.write(Unpooled.copiedBuffer(head, StandardCharsets.US_ASCII), frames.voidPromise());
+        chunk("retry: " + RETRY_MILLIS + "\n\n");
+        frames.flush();
+        long millis = heartbeat.toMillis();
+        beat = channel.eventLoop().scheduleAtFixedRate(this::beat, millis, millis, TimeUnit.MILLISECONDS);
+    }
+
+    /** A comment when the stream was quiet for a whole period, so that idle timeouts of proxies keep it open. */
+    private void beat() {
+        if (!wroteSinceBeat && !ended && channel.isWritable()) {
+            chunk(": heartbeat\n\n");
+            frames.flush();
+        }
+        wroteSinceBeat = false;
+    }
+
+    @Override
+    public String transport() {
+        return "sse";
+    }
+
+    @Override
+    public void subscribed(String pattern, List<ClientRequest.Position> recover, List<ClientRequest.Position> now) {
+        LinkedHashMap<String, Long> at = positions.get(pattern);
+        if (at == null) {
+            return;
+        }
+        at.clear();
+        // Where the node is for partitions the client did not name (live from there on), where the client is for those
+        // it did (recovered messages and gaps move it on from there).
+        now.forEach(p -> at.put(p.epoch(), p.seq()));
+        recover.forEach(p -> at.put(p.epoch(), p.seq()));
+    }
+
+    @Override
+    public void message(EncodedMessage message, ByteBuf frame, boolean delta, String pattern) {
+        advance(message, pattern);
+        String event = delta ? "event: delta\n" : message.notice() ? "event: gap\n" : "";
+        String head = "id: " + EventIds.encode(new ArrayList<>(positions.values())) + "\n" + event + "data: ";
+        int start = frame.readerIndex();
+        int length = frame.getByte(start + 1) & 0x7f;
+        int header = length < 126 ? 2 : length == 126 ? 4 : 10;
+        ByteBuf json = frame.retainedSlice(start + header, frame.readableBytes() - header);
+        writeChunk(head, json);
+    }
+
+    private void advance(EncodedMessage message, String pattern) {
+        String epoch = message.epoch();
+        if (epoch == null) {
+            return;
+        }
+        long seq = message.notice() ? message.gapTo() : message.seq();
+        for (Map.Entry<String, LinkedHashMap<String, Long>> e : positions.entrySet()) {
+            if (pattern == null ? EndpointTable.matches(e.getKey(), message.endpoint()) : e.getKey().equals(pattern)) {
+                if (message.notice() && seq < 0) {
+                    // The epoch itself is gone: nothing of it can be recovered, so it is no longer part of the position.
+                    e.getValue().remove(epoch);
+                }
+                else {
+                    e.getValue().merge(epoch, seq, Math::max);
+                }
+            }
+        }
+    }
+
+    @Override
+    public void control(byte[] json) {
+        if (ended) {
+            return;
+        }
+        writeChunk("event: " + type(json) + "\ndata: ", Unpooled.wrappedBuffer(json));
+        frames.flush();
+    }
+
+    @Override
+    public void flush() {
+        frames.flush();
+    }
+
+    @Override
+    public ChannelFuture close(int code, String reason) {
+        ObjectNode close = JSON.createObjectNode().put("type", "close").put("code", code).put("reason", reason);
+        byte[] json;
+        try {
+            json = JSON.writeValueAsBytes(close);
+        }
+        catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
+        writeChunk("event: close\ndata: ", Unpooled.wrappedBuffer(json));
+        ended = true;
+        stop();
+        return frames.writeAndFlush(Unpooled.wrappedBuffer(LAST_CHUNK));
+    }
+
+    /** The connection is gone: no more heartbeats. */
+    void stop() {
+        if (beat != null) {
+            beat.cancel(false);
+            beat = null;
+        }
+    }
+
+    private void writeChunk(String head, ByteBuf data) {
+        byte[] headBytes = head.getBytes(StandardCharsets.UTF_8);
+        int size = headBytes.length + data.readableBytes() + 2;
+        ByteBuf prefix = channel.alloc().buffer(headBytes.length + 10);
+        prefix.writeCharSequence(Integer.toHexString(size), StandardCharsets.US_ASCII);
+        prefix.writeByte('\r').writeByte('\n').writeBytes(headBytes);
+        frames.write(prefix, frames.voidPromise());
+        frames.write(data, frames.voidPromise());
+        frames.write(EVENT_END.duplicate(), frames.voidPromise());
+        wroteSinceBeat = true;
+    }
+
+    private void chunk(String event) {
+        byte[] bytes = event.getBytes(StandardCharsets.UTF_8);
+        ByteBuf buf = channel.alloc().buffer(bytes.length + 12);
+        buf.writeCharSequence(Integer.toHexString(bytes.length), StandardCharsets.US_ASCII);
+        buf.writeByte('\r').writeByte('\n').writeBytes(bytes).writeByte('\r').writeByte('\n');
+        frames.write(buf, frames.voidPromise());
+    }
+
+    /** The event name of a reply: its {@code type}, which every reply has first ({@code {"type":"..."}}). */
+    private static String type(byte[] json) {
+        String prefix = "{\"type\":\"";
+        String start = new String(json, 0, Math.min(json.length, 40), StandardCharsets.UTF_8);
+        if (start.startsWith(prefix)) {
+            int end = start.indexOf('"', prefix.length());
+            if (end > 0) {
+                return start.substring(prefix.length(), end);
+            }
+        }
+        return "message";
+    }
+}
