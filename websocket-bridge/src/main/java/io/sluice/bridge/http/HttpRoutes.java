@@ -10,7 +10,6 @@ import java.util.Base64;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.concurrent.CompletionException;
 import java.util.function.Consumer;
 
 import com.fasterxml.jackson.core.StreamReadConstraints;
@@ -36,7 +35,6 @@ import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.QueryStringDecoder;
 import io.netty.util.ReferenceCountUtil;
-import io.sluice.bridge.auth.AuthenticationException;
 import io.sluice.bridge.auth.Principal;
 import io.sluice.bridge.config.HttpConfig;
 import io.sluice.bridge.protocol.ClientRequest;
@@ -45,6 +43,7 @@ import io.sluice.bridge.protocol.PayloadFormat;
 import io.sluice.bridge.protocol.RequestRefusedException;
 import io.sluice.bridge.protocol.ServerMessages;
 import io.sluice.bridge.session.Publishes;
+import io.sluice.bridge.session.Session;
 import io.sluice.bridge.session.SessionServices;
 import io.sluice.flow.Closing;
 import io.sluice.flow.WritabilityGate;
@@ -380,29 +379,25 @@ public final class HttpRoutes extends ChannelInboundHandlerAdapter {
             then.accept(validatedPrincipal);
             return;
         }
-        services.authenticator().authenticate(token).whenComplete((principal, error) -> ctx.executor().execute(() -> {
+        // The WebSocket connect's validation (Session.validate): the same refusals, metrics and rate-limited logs.
+        Session.validate(services, token, ctx.channel()).thenAccept(verdict -> ctx.executor().execute(() -> {
             if (closing || !ctx.channel().isActive()) {
                 return;
             }
-            Throwable cause = error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
-            if (cause instanceof AuthenticationException e && e.busy()) {
-                services.metrics().refused("token_validation_busy");
+            if (verdict.busy()) {
                 answer(slot, error(slot, HttpResponseStatus.SERVICE_UNAVAILABLE, ErrorCodes.BUSY,
                         "the node is busy validating tokens; retry after a backoff", Answers.DEFAULT_RETRY_MILLIS));
                 return;
             }
-            if (cause != null || expired(principal)) {
-                services.metrics().authFailed();
-                // Only the authenticator's own messages are meant for clients; anything else may carry internals.
-                String reason = cause == null ? "token expired" : cause instanceof AuthenticationException ? cause.getMessage() : "authentication failed";
-                FullHttpResponse response = error(slot, HttpResponseStatus.UNAUTHORIZED, ErrorCodes.INVALID_TOKEN, reason, -1);
+            if (verdict.refused() != null) {
+                FullHttpResponse response = error(slot, HttpResponseStatus.UNAUTHORIZED, ErrorCodes.INVALID_TOKEN, verdict.refused(), -1);
                 response.headers().set(HttpHeaderNames.WWW_AUTHENTICATE, "Bearer error=\"invalid_token\"");
                 answer(slot, response);
                 return;
             }
             validatedToken = token;
-            validatedPrincipal = principal;
-            then.accept(principal);
+            validatedPrincipal = verdict.principal();
+            then.accept(verdict.principal());
         }));
     }
 

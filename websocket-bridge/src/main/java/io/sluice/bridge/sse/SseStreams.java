@@ -193,6 +193,10 @@ public final class SseStreams implements StreamStarter {
         FullHttpResponse response = Answers.error(HttpVersion.HTTP_1_1, status, e.code(), e.getMessage(),
                 retry ? Math.max(1000, e.retryAfterMillis()) : e.retryAfterMillis());
         response.headers().add(cors).set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
+        if (status == HttpResponseStatus.UNAUTHORIZED) {
+            // Only a token that was read and refused gets here (none at all is StreamRoute's 401), as on the other routes.
+            response.headers().set(HttpHeaderNames.WWW_AUTHENTICATE, "Bearer error=\"invalid_token\"");
+        }
         Closing.closeOnceDone(ctx.channel(), ctx.writeAndFlush(response), Closing.DEFAULT_GRACE);
     }
 }

@@ -101,7 +101,9 @@ class SseHostileTest {
             Answer noToken = get(port, endpoint, null, null);
             refused(noToken, 401, "invalid_token", "Authorization: Bearer");
             assertThat(noToken.headers().get("www-authenticate")).containsExactly("Bearer");
-            refused(get(port, endpoint, "not-a-token", null), 401, "invalid_token", "invalid token");
+            Answer badToken = get(port, endpoint, "not-a-token", null);
+            refused(badToken, 401, "invalid_token", "invalid token");
+            assertThat(badToken.headers().get("www-authenticate")).containsExactly("Bearer error=\"invalid_token\"");
 
             Answer inUrl = get(port, endpoint + "&access_token=SECRET-IN-URL", null, null);
             refused(inUrl, 400, "malformed", "tokens in URLs end up in logs");
