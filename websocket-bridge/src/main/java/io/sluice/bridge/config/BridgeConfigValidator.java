@@ -229,6 +229,7 @@ final class BridgeConfigValidator {
             problems.add("connections.connectionsPerSecondPerIp: must be greater than 0");
         }
         atLeast(c.connectionBurstPerIp(), 1, "connections.connectionBurstPerIp");
+        atLeast(c.maxConnectionsPerSubject(), 0, "connections.maxConnectionsPerSubject");
         for (int i = 0; i < c.trustedProxies().size(); i++) {
             try {
                 AddressBlock.parse(String.valueOf(c.trustedProxies().get(i)));

@@ -25,11 +25,13 @@ import com.fasterxml.jackson.annotation.JsonProperty;
  *                               them are exempt from the per-address limits at accept time (they carry many clients)
  * @param allowedOrigins         when not empty, a WebSocket upgrade carrying an {@code Origin} not in this list is
  *                               refused with 403
+ * @param maxConnectionsPerSubject authenticated sessions (WebSocket or SSE) one token subject may hold on this node;
+ *                               0: no limit (the default, since one token is often shared by many devices)
  */
 public record ConnectionsConfig(Duration handshakeTimeout, int maxRequestLineBytes, int maxHeaderBytes,
                                 int maxConnections, int maxConnectionsPerIp, int maxHandshakes, int maxHandshakesPerIp,
                                 double connectionsPerSecondPerIp, int connectionBurstPerIp,
-                                List<String> trustedProxies, List<String> allowedOrigins) {
+                                List<String> trustedProxies, List<String> allowedOrigins, int maxConnectionsPerSubject) {
 
     public static final Duration DEFAULT_HANDSHAKE_TIMEOUT = Duration.ofSeconds(10);
     public static final int DEFAULT_MAX_REQUEST_LINE_BYTES = 4096;
@@ -50,7 +52,7 @@ public record ConnectionsConfig(Duration handshakeTimeout, int maxRequestLineByt
     public static ConnectionsConfig defaults() {
         return new ConnectionsConfig(null, DEFAULT_MAX_REQUEST_LINE_BYTES, DEFAULT_MAX_HEADER_BYTES, DEFAULT_MAX_CONNECTIONS,
                 DEFAULT_MAX_CONNECTIONS_PER_IP, DEFAULT_MAX_HANDSHAKES, DEFAULT_MAX_HANDSHAKES_PER_IP,
-                DEFAULT_CONNECTIONS_PER_SECOND_PER_IP, DEFAULT_CONNECTION_BURST_PER_IP, null, null);
+                DEFAULT_CONNECTIONS_PER_SECOND_PER_IP, DEFAULT_CONNECTION_BURST_PER_IP, null, null, 0);
     }
 
     /** The trusted proxies, parsed; call only on a validated configuration. */
@@ -69,7 +71,8 @@ public record ConnectionsConfig(Duration handshakeTimeout, int maxRequestLineByt
                                       @JsonProperty("connectionsPerSecondPerIp") Double connectionsPerSecondPerIp,
                                       @JsonProperty("connectionBurstPerIp") Integer connectionBurstPerIp,
                                       @JsonProperty("trustedProxies") List<String> trustedProxies,
-                                      @JsonProperty("allowedOrigins") List<String> allowedOrigins) {
+                                      @JsonProperty("allowedOrigins") List<String> allowedOrigins,
+                                      @JsonProperty("maxConnectionsPerSubject") Integer maxConnectionsPerSubject) {
         return new ConnectionsConfig(handshakeTimeout,
                 maxRequestLineBytes == null ? DEFAULT_MAX_REQUEST_LINE_BYTES : maxRequestLineBytes,
                 maxHeaderBytes == null ? DEFAULT_MAX_HEADER_BYTES : maxHeaderBytes,
@@ -79,6 +82,6 @@ public record ConnectionsConfig(Duration handshakeTimeout, int maxRequestLineByt
                 maxHandshakesPerIp == null ? DEFAULT_MAX_HANDSHAKES_PER_IP : maxHandshakesPerIp,
                 connectionsPerSecondPerIp == null ? DEFAULT_CONNECTIONS_PER_SECOND_PER_IP : connectionsPerSecondPerIp,
                 connectionBurstPerIp == null ? DEFAULT_CONNECTION_BURST_PER_IP : connectionBurstPerIp,
-                trustedProxies, allowedOrigins);
+                trustedProxies, allowedOrigins, maxConnectionsPerSubject == null ? 0 : maxConnectionsPerSubject);
     }
 }

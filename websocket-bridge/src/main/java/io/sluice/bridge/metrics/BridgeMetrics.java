@@ -95,7 +95,7 @@ public final class BridgeMetrics {
     /** The {@code reason}s of {@link #refused}: which limit refused a request. */
     public static final List<String> REFUSALS = List.of(
             "recovery_node_busy", "recovery_connection_busy", "refresh_in_flight", "subscribe_rate", "publishes_in_flight",
-            "token_validation_busy", "reader_starting");
+            "token_validation_busy", "reader_starting", "subject_connections");
 
     /** A record's key or value its topic's format could not decode (docs/bridge-formats.md#decode-failures). */
     public void decodeFailed(String topic, String part, String reason) {

@@ -30,6 +30,8 @@ public final class ErrorCodes {
     public static final String BUSY = "busy";
     /** The connection subscribes faster than {@code requests.subscribesPerSecond}; retry after {@code retryAfterMs}. */
     public static final String RATE_LIMITED = "rate_limited";
+    /** An SSE stream refused because its token's subject holds {@code connections.maxConnectionsPerSubject} already. */
+    public static final String TOO_MANY_CONNECTIONS = "too_many_connections";
 
     private ErrorCodes() {
     }

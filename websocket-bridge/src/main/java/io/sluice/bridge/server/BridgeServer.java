@@ -48,6 +48,7 @@ import io.sluice.bridge.recovery.KafkaRecovery;
 import io.sluice.bridge.session.ReaderStartup;
 import io.sluice.bridge.session.Session;
 import io.sluice.bridge.session.SessionServices;
+import io.sluice.bridge.session.SubjectConnections;
 import io.sluice.bridge.sse.SseStreams;
 import io.sluice.bridge.http.Origins;
 import io.sluice.bridge.subscription.EndpointTable;
@@ -151,7 +152,8 @@ public final class BridgeServer implements AutoCloseable {
         this.publisher = new Publisher(config.kafka(), node);
         SessionServices services = new SessionServices(node, hub, authenticator, publisher,
                 new KafkaRecovery(logReader, PooledByteBufAllocator.DEFAULT, metrics, formats), metrics, config.auth(), config.outbound(),
-                config.server().maxSubscriptionsPerConnection(), config.requests(), config.recovery(), readerStartup(), config.filters(), formats);
+                config.server().maxSubscriptionsPerConnection(), config.requests(), config.recovery(), readerStartup(), config.filters(), formats,
+                new SubjectConnections(config.connections().maxConnectionsPerSubject()));
         // The proxy's TLS material loading (PEM or key store, passwords, protocols): one home for both listeners.
         SslContext tls = config.server().tls() == null ? null : SslContexts.forServer(config.server().tls(), "server.tls");
         this.transport = Transport.forConfig(config.server().transport(), "server.transport");

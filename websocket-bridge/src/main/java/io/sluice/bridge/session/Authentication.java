@@ -28,6 +28,8 @@ final class Authentication {
 
     /** The refusal reason ({@link io.sluice.bridge.metrics.BridgeMetrics#REFUSALS}) of a validation the node was too busy for. */
     private static final String BUSY = "token_validation_busy";
+    /** The refusal reason of a session over {@code connections.maxConnectionsPerSubject}. */
+    private static final String SUBJECT_CONNECTIONS = "subject_connections";
 
     private final Session session;
     private final SessionServices services;
@@ -38,6 +40,8 @@ final class Authentication {
     private ScheduledFuture<?> connectDeadline;
     private ScheduledFuture<?> expiry;
     private ScheduledFuture<?> warning;
+    // The subject whose place in SubjectConnections this session holds, or null.
+    private String heldSubject;
 
     Authentication(Session session, SessionServices services, EventLoop loop, Inbound inbound) {
         this.session = session;
@@ -77,6 +81,11 @@ final class Authentication {
                 session.close(CloseCodes.AUTHENTICATION_FAILED, verdict.refused());
                 return;
             }
+            if (!admit(verdict.principal())) {
+                // As a busy node: not the token's fault, another of the subject's sessions may end meanwhile.
+                session.close(CloseCodes.TRY_AGAIN_LATER, tooManyForSubject());
+                return;
+            }
             connectDeadline.cancel(false);
             inbound.connected();
             accept(verdict.principal());
@@ -102,6 +111,27 @@ final class Authentication {
             }
             return new TokenVerdict(p, false, null);
         }).toCompletableFuture();
+    }
+
+    /**
+     * Takes the session's place among its subject's ({@code connections.maxConnectionsPerSubject}), given back when
+     * the session ends; false, counted and logged as refusal {@code subject_connections}, when the subject holds all.
+     */
+    boolean admit(Principal p) {
+        if (heldSubject != null) {
+            return true;
+        }
+        if (!services.subjects().acquire(p.subject())) {
+            Refusals.refused(services, SUBJECT_CONNECTIONS, session.channel().remoteAddress());
+            return false;
+        }
+        heldSubject = p.subject();
+        return true;
+    }
+
+    String tooManyForSubject() {
+        return "too many connections for this token's subject on this node (connections.maxConnectionsPerSubject "
+                + services.subjects().max() + ")";
     }
 
     /** A principal to check a stream's subscriptions against before the stream starts; no timer runs yet. */
@@ -171,7 +201,16 @@ final class Authentication {
     }
 
     /** Stops every timer; the session is closing. */
-    void cancel() {
+    /** The session ends: its timers stop and its subject's place is given back. */
+    void end() {
+        cancel();
+        if (heldSubject != null) {
+            services.subjects().release(heldSubject);
+            heldSubject = null;
+        }
+    }
+
+    private void cancel() {
         for (ScheduledFuture<?> timer : new ScheduledFuture<?>[] {connectDeadline, expiry, warning}) {
             if (timer != null) {
                 timer.cancel(false);

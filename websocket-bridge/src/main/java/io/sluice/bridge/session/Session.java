@@ -157,6 +157,14 @@ public final class Session extends Outlet {
     }
 
     /**
+     * Takes the stream's place among its subject's sessions ({@code connections.maxConnectionsPerSubject}) before it
+     * starts; when false, the stream is refused with {@code message}.
+     */
+    public String admit(Principal principal) {
+        return authentication.admit(principal) ? null : authentication.tooManyForSubject();
+    }
+
+    /**
      * Opens a session whose token was validated before (an SSE stream): {@code connected} is sent at once and the
      * token's expiry timers run as after a WebSocket connect.
      */
@@ -729,7 +737,7 @@ public final class Session extends Outlet {
             waitingForReader = null;
         }
         cancelSlowDeadline();
-        authentication.cancel();
+        authentication.end();
         for (Subscription s : new ArrayList<>(subscriptions.values())) {
             unsubscribe(s);
         }

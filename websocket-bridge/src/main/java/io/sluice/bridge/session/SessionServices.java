@@ -21,10 +21,11 @@ import io.sluice.bridge.subscription.Hub;
  * @param readerStartup    when subscribes can be answered
  * @param filters          bounds on subscription filters and field lists
  * @param formats          the topics' record formats, for publish
+ * @param subjects         sessions held per token subject ({@code connections.maxConnectionsPerSubject})
  */
 public record SessionServices(String nodeName, Hub hub, Authenticator authenticator, Publisher publisher,
                               KafkaRecovery kafkaRecovery, BridgeMetrics metrics, AuthConfig auth,
                               OutboundConfig outbound, int maxSubscriptions, RequestLimitsConfig requests,
                               RecoveryConfig recovery, ReaderStartup readerStartup, FilterLimits filters,
-                              Formats formats) {
+                              Formats formats, SubjectConnections subjects) {
 }

@@ -157,6 +157,12 @@ public final class SseStreams implements StreamStarter {
                 return;
             }
         }
+        String overSubjectLimit = session.admit(principal);
+        if (overSubjectLimit != null) {
+            // Nothing was taken: the session never opened.
+            refuse(ctx, cors, new RequestRefusedException(ErrorCodes.TOO_MANY_CONNECTIONS, overSubjectLimit, null, READER_STARTING_RETRY_MILLIS));
+            return;
+        }
         Runnable leave = channel.attr(StreamRoute.LEAVE_HANDSHAKE).getAndSet(null);
         if (leave != null) {
             leave.run();
@@ -186,7 +192,7 @@ public final class SseStreams implements StreamStarter {
             case ErrorCodes.UNKNOWN_ENDPOINT -> HttpResponseStatus.NOT_FOUND;
             // A stream refused for load is retried later by the client as a whole, so both say when.
             case ErrorCodes.BUSY -> HttpResponseStatus.SERVICE_UNAVAILABLE;
-            case ErrorCodes.RATE_LIMITED -> HttpResponseStatus.TOO_MANY_REQUESTS;
+            case ErrorCodes.RATE_LIMITED, ErrorCodes.TOO_MANY_CONNECTIONS -> HttpResponseStatus.TOO_MANY_REQUESTS;
             default -> HttpResponseStatus.BAD_REQUEST;
         };
         boolean retry = status == HttpResponseStatus.SERVICE_UNAVAILABLE || status == HttpResponseStatus.TOO_MANY_REQUESTS;

@@ -22,6 +22,7 @@ class ConnectionsConfigTest {
         assertThat(config.connections()).isEqualTo(ConnectionsConfig.defaults());
         assertThat(config.connections().handshakeTimeout()).isEqualTo(Duration.ofSeconds(10));
         assertThat(config.outbound().maxSlowTime()).isEqualTo(Duration.ofSeconds(60));
+        assertThat(config.connections().maxConnectionsPerSubject()).as("no limit").isZero();
     }
 
     @Test
@@ -39,6 +40,7 @@ class ConnectionsConfigTest {
                   maxHandshakesPerIp: 0
                   connectionsPerSecondPerIp: 0
                   connectionBurstPerIp: 0
+                  maxConnectionsPerSubject: -1
                   trustedProxies: [10.0.0.0/8, proxy.example, 10.0.0.0/33]
                   allowedOrigins: ["https://app.example", "https://app.example/page", "null"]
                 """;
@@ -55,6 +57,7 @@ class ConnectionsConfigTest {
                         "connections.maxHandshakesPerIp: must be at least 1",
                         "connections.connectionsPerSecondPerIp: must be greater than 0",
                         "connections.connectionBurstPerIp: must be at least 1",
+                        "connections.maxConnectionsPerSubject: must be at least 0",
                         "connections.trustedProxies[1]: 'proxy.example' is not an IP address or CIDR block (e.g. 10.0.0.0/8)",
                         "connections.trustedProxies[2]: '10.0.0.0/33': the prefix length must be between 0 and 32",
                         "connections.allowedOrigins[1]: 'https://app.example/page' is not an origin (scheme://host[:port], no path)",

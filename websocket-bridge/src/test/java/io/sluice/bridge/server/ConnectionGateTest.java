@@ -16,7 +16,7 @@ class ConnectionGateTest {
     private final AtomicLong now = new AtomicLong();
 
     private ConnectionGate gate(int perIp, double rate, int burst) {
-        return new ConnectionGate(new ConnectionsConfig(null, 4096, 8192, 100, perIp, 100, 100, rate, burst, null, null), now::get);
+        return new ConnectionGate(new ConnectionsConfig(null, 4096, 8192, 100, perIp, 100, 100, rate, burst, null, null, 0), now::get);
     }
 
     private static InetAddress ip(String literal) throws Exception {

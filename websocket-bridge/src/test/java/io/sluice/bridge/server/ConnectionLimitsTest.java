@@ -338,4 +338,45 @@ class ConnectionLimitsTest {
             assertThat(refused(bridge, "origin")).isEqualTo(2);
         }
     }
+
+    @Test
+    void oneSubjectHoldsAtMostMaxConnectionsPerSubjectAcrossWebSocketAndSseAndGetsThemBackWhenTheyEnd() throws Exception {
+        try (BridgeFixture bridge = bridge("maxConnectionsPerSubject: 2")) {
+            String ivy = token();
+            WsClient first = WsClient.connected(bridge.port(), ivy);
+            java.net.http.HttpResponse<InputStream> stream = sse(bridge, ivy);
+            assertThat(stream.statusCode()).isEqualTo(200);
+
+            // The subject's third session, by either transport, is refused; another subject is not affected.
+            try (WsClient third = WsClient.connect(bridge.port())) {
+                third.request("connect", m -> m.put("token", ivy));
+                assertThat(third.awaitClose()).isEqualTo(1013);
+                assertThat(third.closeReason()).contains("connections.maxConnectionsPerSubject 2");
+            }
+            java.net.http.HttpResponse<InputStream> thirdStream = sse(bridge, ivy);
+            assertThat(thirdStream.statusCode()).isEqualTo(429);
+            assertThat(thirdStream.headers().firstValue("Retry-After")).isPresent();
+            assertThat(new String(thirdStream.body().readAllBytes(), StandardCharsets.UTF_8))
+                    .contains("\"code\":\"too_many_connections\"").contains("maxConnectionsPerSubject");
+            WsClient.connected(bridge.port(), TestAuthenticator.token("other", topic + "/*", "")).close();
+            assertThat(bridge.metric("sluice_bridge_requests_refused_total", "reason=\"subject_connections\"")).isEqualTo(2);
+
+            // A session that ends gives its place back, whichever transport it was.
+            first.close();
+            await().untilAsserted(() -> {
+                java.net.http.HttpResponse<InputStream> again = sse(bridge, ivy);
+                again.body().close();
+                assertThat(again.statusCode()).isEqualTo(200);
+            });
+            stream.body().close();
+            await().untilAsserted(() -> WsClient.connected(bridge.port(), ivy).close());
+        }
+    }
+
+    private static java.net.http.HttpResponse<InputStream> sse(BridgeFixture bridge, String token) throws Exception {
+        return java.net.http.HttpClient.newBuilder().version(java.net.http.HttpClient.Version.HTTP_1_1).build().send(
+                java.net.http.HttpRequest.newBuilder(java.net.URI.create("http://127.0.0.1:" + bridge.port() + "/ws/sse?endpoint=/" + topic + "/k"))
+                        .header("Authorization", "Bearer " + token).GET().build(),
+                java.net.http.HttpResponse.BodyHandlers.ofInputStream());
+    }
 }
