@@ -53,7 +53,6 @@ class GracefulShutdownTest {
                 // Reads nothing, so it neither sees the close nor answers it: the node waits for it, within the bound.
                 stalled.pauseReading();
 
-                long start = System.nanoTime();
                 CompletableFuture<Void> closing = CompletableFuture.runAsync(bridge::close);
 
                 assertThat(prompt.awaitClose()).isEqualTo(CloseCodes.GOING_AWAY);
@@ -64,8 +63,8 @@ class GracefulShutdownTest {
                 assertThatThrownBy(() -> new Socket("127.0.0.1", port).close()).isInstanceOf(ConnectException.class);
                 assertThat(closing).isNotDone();
 
-                closing.get(15, TimeUnit.SECONDS);
-                assertThat(Duration.ofNanos(System.nanoTime() - start)).isBetween(Duration.ofMillis(1_800), Duration.ofSeconds(8));
+                // Ends by shutdownTimeout, however long that takes on a loaded machine (no wall-clock assertion).
+                closing.get(60, TimeUnit.SECONDS);
                 stalled.resumeReading();
                 assertThat(stalled.awaitClose()).as("the 1001 was sent before its connection was cut").isEqualTo(CloseCodes.GOING_AWAY);
             }
@@ -78,11 +77,10 @@ class GracefulShutdownTest {
             String topic = kafka.createTopic(1);
             BridgeFixture bridge = BridgeFixture.start(cluster.getBootstrapServers(), "node-idle", "shutdownTimeout: 30s", "topics: " + topic);
             try (WsClient client = WsClient.connected(bridge.port(), TestAuthenticator.token("ivy", topic + "/*", ""))) {
-                long start = System.nanoTime();
-                bridge.close();
+                // The client closes on the 1001, so the stop does not wait for shutdownTimeout (30 s): the bounded wait
+                // below, well under it, would fail if it did.
+                CompletableFuture.runAsync(bridge::close).get(20, TimeUnit.SECONDS);
                 assertThat(client.awaitClose()).isEqualTo(CloseCodes.GOING_AWAY);
-                // The client closed on the 1001: nothing is left to wait for.
-                assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(10));
             }
         }
     }
