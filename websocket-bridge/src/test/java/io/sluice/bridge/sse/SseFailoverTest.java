@@ -1,6 +1,9 @@
 package io.sluice.bridge.sse;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
+import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -12,6 +15,8 @@ import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -50,6 +55,8 @@ class SseFailoverTest {
     private static final int KILL_AFTER = 40;
     /** A browser waits the stream's {@code retry} before reconnecting; this keeps the producer ahead of the client meanwhile. */
     private static final long RECONNECT_DELAY_MILLIS = 300;
+
+    private static final Pattern NODE = Pattern.compile("\"type\":\"connected\",\"node\":\"([^\"]+)\"");
 
     @BrokerCluster(numBrokers = 1)
     static KafkaCluster cluster;
@@ -106,6 +113,12 @@ class SseFailoverTest {
                         if (stopped.isEmpty() && received.size() >= KILL_AFTER) {
                             stopped.add(node);
                             nodes.get(node).close();
+                            // Other clients connecting meanwhile: one in the live node's turn, one in the stopped node's,
+                            // which the front must skip (java.net.http would hide a refusal by retrying, so these are
+                            // plain sockets).
+                            String live = nodes.keySet().stream().filter(n -> !n.equals(node)).findFirst().orElseThrow();
+                            assertThat(nodeOfAnotherClient(front, query, token)).isEqualTo(live);
+                            assertThat(nodeOfAnotherClient(front, query, token)).as("the stopped node's turn, skipped").isEqualTo(live);
                         }
                     });
                     lastId = end.lastId();
@@ -125,6 +138,28 @@ class SseFailoverTest {
                 producer.cancel(true);
             }
             nodes.values().forEach(BridgeFixture::close);
+        }
+    }
+
+    /** The node a new stream through the front reaches, from its {@code connected} event, read off a plain socket. */
+    private static String nodeOfAnotherClient(RoundRobinRelay front, String query, String token) {
+        try (Socket other = new Socket("127.0.0.1", front.port())) {
+            other.setSoTimeout(30_000);
+            other.getOutputStream().write(("GET /ws/sse?" + query + " HTTP/1.1\r\nHost: front\r\nAuthorization: Bearer " + token + "\r\n\r\n")
+                    .getBytes(StandardCharsets.US_ASCII));
+            StringBuilder seen = new StringBuilder();
+            byte[] buffer = new byte[4096];
+            Matcher node = NODE.matcher("");
+            while (seen.length() < 16_384 && !node.reset(seen).find()) {
+                int n = other.getInputStream().read(buffer);
+                if (n < 0) {
+                    throw new AssertionError("the front closed the connection without an answer; got: " + seen);
+                }
+                seen.append(new String(buffer, 0, n, StandardCharsets.UTF_8));
+            }
+            return node.group(1);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
         }
     }
 
