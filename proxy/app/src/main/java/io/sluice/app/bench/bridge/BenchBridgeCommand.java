@@ -30,12 +30,16 @@ import io.sluice.testkit.LocalKafka;
  * {@code sluice bench bridge}: benchpub and benchsub against a bridge. By default the bench starts its own Kafka and a
  * bridge, each in a child JVM, so the bridge's CPU and memory are its own; {@code --bridge URL} measures a running one.
  */
-@Command(name = "bridge", description = {"WebSocket bridge fan-out: latency, CPU per million messages, memory per connection.",
+@Command(name = "bridge", description = {"WebSocket bridge fan-out over WebSocket or SSE: latency, CPU per million messages, memory per connection.",
         "Starts its own Kafka and bridge (each in a child JVM) unless --bridge names a running one."})
 public final class BenchBridgeCommand implements Callable<Integer> {
 
-    @Option(names = "--connections", paramLabel = "N", defaultValue = "1000", description = "WebSocket connections (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--connections", paramLabel = "N", defaultValue = "1000", description = "Subscriber connections (default: ${DEFAULT-VALUE}).")
     int connections;
+
+    @Option(names = "--transport", paramLabel = "NAME", defaultValue = "websocket",
+            description = "How subscribers read: websocket (a WebSocket each) or sse (a GET {path}/sse event stream each) (default: ${DEFAULT-VALUE}).")
+    String transport;
 
     @Option(names = "--endpoints", paramLabel = "K", defaultValue = "100",
             description = "Endpoints the connections subscribe to, evenly (default: ${DEFAULT-VALUE}).")
@@ -114,7 +118,8 @@ public final class BenchBridgeCommand implements Callable<Integer> {
     @Option(names = "--scenario", paramLabel = "NAME", description = "The point's scenario name (default: fanout-PAYLOADb).")
     String scenario;
 
-    @Option(names = "--bridge", paramLabel = "URL", description = "Measure a running bridge: ws://HOST:PORT/PATH (wss:// is not supported).")
+    @Option(names = "--bridge", paramLabel = "URL", description = "Measure a running bridge: ws://HOST:PORT/PATH (wss:// is not supported); "
+            + "with --transport sse the streams are GET http://HOST:PORT/PATH/sse.")
     URI bridge;
 
     @Option(names = "--kafka", paramLabel = "BOOTSTRAP", description = "With --bridge: the bridge's Kafka.")
@@ -143,7 +148,7 @@ public final class BenchBridgeCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         double messageRate = idle ? 0 : rate;
         BenchSettings settings = new BenchSettings(connections, endpoints, messageRate, payload, Duration.ofSeconds(messageRate == 0 ? 0 : warmup),
-                Duration.ofSeconds(duration), connectRate, perAddress, clientThreads, seed, shape(), fields, delta);
+                Duration.ofSeconds(duration), connectRate, perAddress, clientThreads, seed, shape(), fields, delta, BenchTransport.parse(transport));
         String fdProblem = FdLimit.problem(settings.connections());
         if (fdProblem != null) {
             throw new UsageException(fdProblem);
@@ -159,7 +164,9 @@ public final class BenchBridgeCommand implements Callable<Integer> {
         }
         if (outDir != null) {
             String name = scenario != null ? scenario
-                    : settings.shape().structured() ? value.toLowerCase(Locale.ROOT) + "-structured" : "fanout-" + settings.payloadBytes() + "b";
+                    : (settings.shape().structured() ? value.toLowerCase(Locale.ROOT) + "-structured" : "fanout-" + settings.payloadBytes() + "b")
+                    // SSE points are another curve: they must not be fitted together with the WebSocket ones.
+                    + (settings.transport() == BenchTransport.SSE ? "-sse" : "");
             Path file = SizingPoints.append(outDir, name, result,
                     Runtime.getRuntime().availableProcessors(), CpuSampler.cgroupCpuLimitCores());
             out.println("added this run as a point to " + file + " (for ./sluice size bridge --runs " + outDir + ")");
@@ -206,8 +213,11 @@ public final class BenchBridgeCommand implements Callable<Integer> {
         if (pin) {
             throw new UsageException("--pin goes with the bench's own bridge: pin a running bridge yourself (taskset -a -c -p CPUS PID)");
         }
-        if (!"ws".equals(bridge.getScheme()) || bridge.getPort() < 0) {
-            throw new UsageException("--bridge takes ws://HOST:PORT/PATH (wss:// is not supported by the bench)");
+        // With SSE the streams are plain HTTP under the same path; http:// says so more plainly, and either is accepted.
+        boolean plain = "ws".equals(bridge.getScheme()) || settings.transport() == BenchTransport.SSE && "http".equals(bridge.getScheme());
+        if (!plain || bridge.getPort() < 0) {
+            throw new UsageException("--bridge takes ws://HOST:PORT/PATH" + (settings.transport() == BenchTransport.SSE ? " or http://HOST:PORT/PATH" : "")
+                    + " (TLS is not supported by the bench)");
         }
         if (kafka == null || token == null) {
             throw new UsageException((kafka == null ? "--kafka" : "--token") + " is required with --bridge");

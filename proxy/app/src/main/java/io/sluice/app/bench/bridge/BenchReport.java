@@ -15,10 +15,12 @@ final class BenchReport {
 
     static void print(BenchResult r, PrintStream out) {
         out.println();
-        out.printf("== sluice bench bridge: %,.0f s measured, %d cores shared by Kafka, the bridge and the load; load average %s -> %s ==%n",
-                r.seconds(), Runtime.getRuntime().availableProcessors(), r.loadAverageStart(), r.loadAverageEnd());
+        out.printf("== sluice bench bridge over %s: %,.0f s measured, %d cores shared by Kafka, the bridge and the load; load average %s -> %s ==%n",
+                r.transport(), r.seconds(), Runtime.getRuntime().availableProcessors(), r.loadAverageStart(), r.loadAverageEnd());
         out.println("| Metric | Value |");
         out.println("|---|---|");
+        row(out, "Transport", "websocket".equals(r.transport()) ? "websocket (one WebSocket per client)"
+                : "sse (one GET {path}/sse event stream per client, HTTP/1.1 chunked)");
         row(out, "Concurrent clients", "%,d (of %,d; %,d failed to connect, %,d closed by the bridge)".formatted(
                 r.connectionsSubscribed(), r.connectionsRequested(), r.connectFailures(), r.serverCloses()));
         row(out, "Outgoing throughput", "%,.0f messages/s (expected %,.0f)".formatted(r.msgsPerSecondOut(), r.expectedMsgsPerSecondOut()));
@@ -38,8 +40,9 @@ final class BenchReport {
                 BridgeBenchmark.kb(r.rssPerConnectionBytes()), BridgeBenchmark.kb(r.heapPerConnectionBytes())));
         out.printf("%,d messages delivered (%,d without a readable stamp) from %,d produced; publisher at most %.1f ms behind its schedule%n",
                 r.messagesDelivered(), r.messagesUnstamped(), r.messagesProduced(), r.publisherMaxLagMs());
-        out.println("latency: scheduled send time in benchpub -> frame read in benchsub (same JVM clock); MB/s: WebSocket frame bytes "
-                + "received; CPU: bridge process utime+stime from /proc (kernel: stime, which on loopback includes the subscribers' TCP input); memory: (with connections - before) / connections");
+        out.println("latency: scheduled send time in benchpub -> frame or event read in benchsub (same JVM clock); MB/s: "
+                + ("websocket".equals(r.transport()) ? "WebSocket frame bytes" : "SSE body bytes (chunk framing, ids, heartbeats)")
+                + " received; CPU: bridge process utime+stime from /proc (kernel: stime, which on loopback includes the subscribers' TCP input); memory: (with connections - before) / connections");
         if (r.firstProblem() != null) {
             out.println("first problem seen: " + r.firstProblem());
         }

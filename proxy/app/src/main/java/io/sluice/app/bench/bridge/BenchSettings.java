@@ -9,7 +9,7 @@ import io.sluice.app.cli.UsageException;
 /**
  * What one {@code sluice bench bridge} run does.
  *
- * @param connections  WebSocket connections, each subscribed to one random endpoint
+ * @param connections  WebSocket connections or SSE streams, each subscribed to one random endpoint
  * @param endpoints    keys of the bench topic, one endpoint each
  * @param rate         messages/s produced per endpoint; 0 for the idle mode (connections only)
  * @param payloadBytes size of each record value
@@ -22,10 +22,11 @@ import io.sluice.app.cli.UsageException;
  * @param shape        what the records carry
  * @param fields       the field list every subscription asks for (JSON Pointers); empty: whole values
  * @param delta        whether subscriptions ask for JSON Patch deltas
+ * @param transport    WebSocket connections or SSE streams
  */
 record BenchSettings(int connections, int endpoints, double rate, int payloadBytes, Duration warmup, Duration duration,
                      int connectRate, int perAddress, int clientThreads, long seed, ValueShape shape, List<String> fields,
-                     boolean delta) {
+                     boolean delta, BenchTransport transport) {
 
     BenchSettings {
         require(connections > 0, "--connections must be at least 1");
@@ -45,7 +46,7 @@ record BenchSettings(int connections, int endpoints, double rate, int payloadByt
     BenchSettings(int connections, int endpoints, double rate, int payloadBytes, Duration warmup, Duration duration,
                   int connectRate, int perAddress, int clientThreads, long seed) {
         this(connections, endpoints, rate, payloadBytes, warmup, duration, connectRate, perAddress, clientThreads, seed,
-                ValueShape.RAW, List.of(), false);
+                ValueShape.RAW, List.of(), false, BenchTransport.WEBSOCKET);
     }
 
     boolean idle() {
@@ -74,7 +75,7 @@ record BenchSettings(int connections, int endpoints, double rate, int payloadByt
 
     @Override
     public String toString() {
-        return "%,d connections, %,d endpoints, %s msgs/s per endpoint (%,.0f msgs/s produced, %,.0f msgs/s out expected), %s, %d s warm-up + %d s"
-                .formatted(connections, endpoints, rate, endpoints * rate, connections * rate, valueDescription(), warmup.toSeconds(), duration.toSeconds());
+        return "%,d %s connections, %,d endpoints, %s msgs/s per endpoint (%,.0f msgs/s produced, %,.0f msgs/s out expected), %s, %d s warm-up + %d s"
+                .formatted(connections, transport.label(), endpoints, rate, endpoints * rate, connections * rate, valueDescription(), warmup.toSeconds(), duration.toSeconds());
     }
 }

@@ -2,6 +2,7 @@ package io.sluice.app.bench.bridge;
 
 import java.net.InetSocketAddress;
 import java.net.URI;
+import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.util.Random;
 import java.util.concurrent.Semaphore;
@@ -16,12 +17,13 @@ import org.HdrHistogram.Recorder;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.PooledByteBufAllocator;
+import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.sluice.transport.Transport;
 
 /**
- * Benchsub: opens many WebSocket connections to one bridge, each from one of several loopback source addresses
+ * Benchsub: opens many WebSocket connections or SSE streams ({@link BenchTransport}) to one bridge, each from one of several loopback source addresses
  * (127.0.0.2, 127.0.0.3, ...) and each
  * subscribed to one random endpoint, and measures the latency of every message received. The connections share one
  * or two event loops and a handful of counters; each holds only its {@link SubscriberConnection}.
@@ -41,6 +43,10 @@ final class BenchSubscribers implements AutoCloseable {
     private final BenchSettings settings;
     private final String subscribeOptions;
     private final InetSocketAddress server;
+    private final String hostPort;
+    private final String ssePath;
+    private final String token;
+    private final int maxSseLineBytes;
     private final ByteBuf upgradeRequest;
     private final ByteBuf connectFrame;
     private final EventLoopGroup group;
@@ -66,7 +72,14 @@ final class BenchSubscribers implements AutoCloseable {
         this.settings = settings;
         this.subscribeOptions = subscribeOptions(settings);
         this.server = new InetSocketAddress(url.getHost(), url.getPort());
-        this.upgradeRequest = ClientFrames.upgradeRequest(url.getHost() + ":" + url.getPort(), url.getRawPath());
+        this.hostPort = url.getHost() + ":" + url.getPort();
+        this.ssePath = url.getRawPath() + "/sse";
+        this.token = token;
+        // A message's data line is its JSON: the value (ASCII text, or base64 at worst: 4/3 of it) and its envelope.
+        // Twice --payload and 64 KiB more (structured values are ~1.2 KB) leaves room for any value the bench sends,
+        // and still bounds a stream that never ends a line.
+        this.maxSseLineBytes = (int) Math.min(Integer.MAX_VALUE / 4, 65_536L + 2L * settings.payloadBytes());
+        this.upgradeRequest = ClientFrames.upgradeRequest(hostPort, url.getRawPath());
         this.connectFrame = ClientFrames.text("{\"type\":\"connect\",\"id\":1,\"token\":\"" + token + "\"}");
         Transport transport = Transport.best();
         this.group = transport.newGroup(settings.clientThreads(), "bench-sub");
@@ -95,7 +108,8 @@ final class BenchSubscribers implements AutoCloseable {
             attempted.incrementAndGet();
             int endpoint = random.nextInt(endpoints);
             // The handler is set per connection: Bootstrap copies it into the new channel's pipeline during connect.
-            bootstrap.handler(new SubscriberConnection(this, endpoint))
+            bootstrap.handler(settings.transport() == BenchTransport.SSE ? new SseSubscriberConnection(this, endpoint, maxSseLineBytes)
+                            : new SubscriberConnection(this, endpoint))
                     .connect(server, sourceAddress(i, perAddress))
                     .addListener(f -> {
                         if (f.isSuccess()) {
@@ -135,6 +149,30 @@ final class BenchSubscribers implements AutoCloseable {
 
     ByteBuf connectFrame() {
         return connectFrame.retainedDuplicate();
+    }
+
+    /**
+     * The {@code GET {path}/sse} of a stream of {@code endpoint} with the subscription options of a WebSocket
+     * {@code subscribe} as query parameters, authenticated as a WebSocket {@code connect} is: with the bench's token,
+     * here in {@code Authorization}. Made per connection: a few hundred bytes once, not per message.
+     */
+    ByteBuf sseRequest(int endpoint) {
+        StringBuilder query = new StringBuilder("endpoint=").append(encode(BenchTopic.endpoint(topic, endpoint)));
+        if (!settings.fields().isEmpty()) {
+            query.append("&fields=").append(encode(String.join(",", settings.fields())));
+        }
+        if (settings.delta()) {
+            query.append("&delta=true");
+        }
+        String request = "GET " + ssePath + "?" + query + " HTTP/1.1\r\n"
+                + "Host: " + hostPort + "\r\n"
+                + "Authorization: Bearer " + token + "\r\n"
+                + "Accept: text/event-stream\r\n\r\n";
+        return Unpooled.copiedBuffer(request, StandardCharsets.US_ASCII);
+    }
+
+    private static String encode(String value) {
+        return URLEncoder.encode(value, StandardCharsets.UTF_8);
     }
 
     ByteBuf subscribeFrame(int endpoint) {
@@ -192,8 +230,9 @@ final class BenchSubscribers implements AutoCloseable {
         latency.recordValue(Math.max(0, (LatencyStamp.now() - stamp) / 1_000));
     }
 
-    void onFrameBytes(int frameBytes) {
-        bytes.add(frameBytes);
+    /** Bytes received: WebSocket frames (headers included), or an SSE stream's body (chunk framing, ids and heartbeats included). */
+    void onWireBytes(int received) {
+        bytes.add(received);
     }
 
     void onSubscribed() {

@@ -70,7 +70,7 @@ final class BridgeBenchmark {
                     perConnection(rssBefore, rssWith, heapBefore, heapWith, held));
             Traffic traffic = settings.idle() ? hold(subscribers) : traffic(subscribers);
             long rssEnd = rss();
-            return new BenchResult(settings.connections(), subscribers.subscribed(), subscribers.failed(), subscribers.serverCloses(),
+            return new BenchResult(settings.transport().label(), settings.connections(), subscribers.subscribed(), subscribers.failed(), subscribers.serverCloses(),
                     settings.endpoints(), settings.rate(), traffic.valueBytes, settings.valueDescription(), traffic.seconds,
                     traffic.produced, traffic.delivered, traffic.deltas, subscribers.unstamped(), settings.expectedOutRate(held),
                     traffic.delivered / traffic.seconds, traffic.bytes / traffic.seconds / 1e6,

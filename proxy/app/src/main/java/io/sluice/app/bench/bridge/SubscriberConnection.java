@@ -74,7 +74,7 @@ final class SubscriberConnection extends ByteToMessageDecoder {
                 run.onServerClose(length >= 2 ? in.getUnsignedShort(start + header) : 1005);
                 ctx.close();
             }
-            run.onFrameBytes(header + length);
+            run.onWireBytes(header + length);
             in.skipBytes(header + length);
         }
     }

@@ -88,6 +88,46 @@ class BenchBridgeCommandTest {
     }
 
     @Test
+    void tinySseRunDeliversStampedEventsAndNamesTheTransportInTheSummaryAndTheResult(@TempDir Path dir) throws Exception {
+        Path json = dir.resolve("result.json");
+        ByteArrayOutputStream captured = new ByteArrayOutputStream();
+        int exit = Main.configure(new CommandLine(new BenchBridgeCommand(new PrintStream(captured, true, StandardCharsets.UTF_8)))).execute(
+                "--transport", "sse", "--connections", "30", "--endpoints", "3", "--rate", "20", "--payload", "128",
+                "--warmup", "2", "--duration", "3", "--bridge-jvm", "-Xmx256m", "--bridge-kafka", "fetch.max.wait.ms=5", "--json", json.toString(),
+                "--out", dir.resolve("runs").toString());
+        String output = captured.toString(StandardCharsets.UTF_8);
+
+        assertThat(exit).as(output).isZero();
+        assertThat(output).contains("30 sse connections", "== sluice bench bridge over sse:", "| Transport | sse ", "| Concurrent clients | 30 ",
+                "| Outgoing throughput |", "| Bytes on the wire per message |", "| Latency 99th percentile |",
+                "| Bridge CPU per million messages delivered |", "| Bridge memory per connection |", "SSE body bytes");
+        JsonNode result = new ObjectMapper().readTree(Files.readString(json));
+        assertThat(result.get("transport").asText()).isEqualTo("sse");
+        assertThat(result.get("connectionsSubscribed").asInt()).as(output).isEqualTo(30);
+        assertThat(result.get("serverCloses").asInt()).isZero();
+        assertThat(result.get("firstProblem").isNull()).as(output).isTrue();
+        assertThat(result.get("messagesDelivered").asLong()).isPositive();
+        assertThat(result.get("messagesUnstamped").asLong()).as("every event's stamp found where the WebSocket frame's is").isZero();
+        assertThat(result.get("latencyMaxMs").asDouble()).isPositive();
+        // An SSE message is its WebSocket JSON plus the id, "data: " and chunk framing: more than the value alone.
+        assertThat(result.get("bytesPerMessage").asDouble()).isGreaterThan(128);
+        assertThat(result.get("bridgeCpuSecondsPerMillion").asDouble()).isPositive();
+        assertThat(result.get("rssPerConnectionBytes").isNumber()).isTrue();
+        assertThat(result.get("heapPerConnectionBytes").isNumber()).isTrue();
+        assertThat(BridgeResultReader.readAll(dir.resolve("runs"))).singleElement()
+                .satisfies(p -> assertThat(p.scenario()).as("SSE points are their own curve").isEqualTo("fanout-128b-sse"));
+    }
+
+    @Test
+    void anUnknownTransportIsRefusedNamingTheOption() {
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        CommandLine cli = Main.configure(new CommandLine(new BenchBridgeCommand(new PrintStream(new ByteArrayOutputStream()))));
+        cli.setErr(new java.io.PrintWriter(err, true, StandardCharsets.UTF_8));
+        assertThat(cli.execute("--transport", "foo")).isNotZero();
+        assertThat(err.toString(StandardCharsets.UTF_8)).contains("--transport takes websocket or sse, not foo");
+    }
+
+    @Test
     void fieldsAndDeltasAreRefusedWithRawValuesAndAFieldListMustKeepTheStamp() {
         for (String[] args : List.of(new String[] {"--delta"}, new String[] {"--fields", "/timestamp"},
                 new String[] {"--value", "json", "--fields", "/firstNumber"}, new String[] {"--value", "xml"})) {
