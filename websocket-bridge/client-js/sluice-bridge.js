@@ -711,11 +711,15 @@ class SseConnection {
       }, delay);
     } else if (status === 400 || status === 403 || status === 404) {
       // A subscription the server will not serve (forbidden, unknown_endpoint, invalid_filter...): retrying cannot help.
-      // The ones of this stream not yet confirmed are what changed, so they are refused; if all were confirmed before
-      // (a new token that allows less), all of them are.
+      // The ones of this stream not yet confirmed are what changed: of those, the one the server's message names (it
+      // names the endpoint it refused), else all of them. If all were confirmed before (a new token that allows less),
+      // the named one, else all.
       const all = [...stream.subscriptions.values()];
       const unconfirmed = all.filter((s) => !s.confirmed);
-      for (const subscription of unconfirmed.length > 0 ? unconfirmed : all) {
+      const candidates = unconfirmed.length > 0 ? unconfirmed : all;
+      const words = new Set(String(error.message).split(/\s+/));
+      const named = candidates.filter((s) => words.has(s.endpoint));
+      for (const subscription of candidates.length > 1 && named.length === 1 ? named : candidates) {
         this.client._refuse(subscription, new BridgeError(error.code, error.message, error.retryAfterMs));
         this.dirty.add(groupKey(subscription));
       }
