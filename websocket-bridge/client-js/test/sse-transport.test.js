@@ -2,11 +2,13 @@
 // when it falls back, the streams it opens (one per filter/fields/delta group, split at maxEndpointsPerStream), the
 // positions it resumes from (the documented id format, decoded here independently), HTTP publish and its refusals.
 // The real bridge: SseFallbackBrowserTest (Chromium) in the Maven build.
-import { test } from 'node:test';
+import { test as nodeTest } from 'node:test';
 import assert from 'node:assert/strict';
 import { BridgeError, SluiceBridge } from '../sluice-bridge.js';
 
 const encoder = new TextEncoder();
+/** Every test bounded: a client that never connects fails its test instead of hanging the run. */
+const test = (name, fn) => nodeTest(name, { timeout: 10000 }, fn);
 
 /** A fetch the test answers: every call is a request with its URL, headers, body, and for streams a way to send. */
 class ScriptedBridge {
@@ -133,7 +135,15 @@ test('after fallbackAfter failed upgrades in a row the client falls back to SSE,
     token: 't', WebSocket: FailingSocket, fetch: server.fetch, reconnect: { initialDelay: 1, maxDelay: 5, jitter: 0 },
   });
   assert.equal(bridge.transport, 'websocket');
-  const connected = await bridge.connect();
+  let connected;
+  try {
+    connected = await Promise.race([bridge.connect(), new Promise((r) => setTimeout(r, 3000))]);
+  } finally {
+    if (!connected) {
+      bridge.close(); // never fell back: fail, without leaving a client reconnecting forever
+    }
+  }
+  assert.ok(connected, 'connected (over SSE)');
   assert.equal(FailingSocket.made, 2, 'two upgrades tried (fallbackAfter 2), no more');
   assert.equal(bridge.transport, 'sse');
   assert.equal(connected.transport, 'sse');
@@ -168,12 +178,15 @@ test('once a WebSocket session worked, fallbackAfterConnected failures in a row 
     token: 't', WebSocket: OnceGoodSocket, fetch: server.fetch, fallbackAfterConnected: 4,
     reconnect: { initialDelay: 1, maxDelay: 5, jitter: 0 },
   });
-  await bridge.connect();
-  assert.equal(bridge.transport, 'websocket');
-  OnceGoodSocket.last.onclose({ code: 1001, reason: 'going away' });
-  await until(() => bridge.transport === 'sse', 'the fallback');
-  assert.equal(made, 1 + 4, 'the working session, then four failed upgrades');
-  bridge.close();
+  try {
+    await bridge.connect();
+    assert.equal(bridge.transport, 'websocket');
+    OnceGoodSocket.last.onclose({ code: 1001, reason: 'going away' });
+    await until(() => bridge.transport === 'sse', 'the fallback');
+    assert.equal(made, 1 + 4, 'the working session, then four failed upgrades');
+  } finally {
+    bridge.close();
+  }
 });
 
 test('one stream per (filter, fields, delta) group; subscribe and unsubscribe reopen the group with the positions held', async () => {
@@ -353,4 +366,23 @@ test('publish over HTTP: the Content-Type by payload kind, the same ack, the sam
   await assert.rejects(bridge.publish('/t/x', 'no'), (e) => e.code === 'disconnected');
   bridge.close();
   await assert.rejects(bridge.publish('/t/x', 'no'), (e) => e.code === 'not_connected');
+});
+
+test('overlapping subscriptions in different groups: each stream delivers to its own subscriptions only', async () => {
+  const server = new ScriptedBridge();
+  const bridge = sseClient(server);
+  const wide = [];
+  const narrow = [];
+  bridge.subscribe('/t/*', (m) => wide.push(m.seq));
+  bridge.subscribe('/t/a', (m) => narrow.push(m.payload), { fields: ['/x'] });
+  bridge.connect();
+  await until(() => server.streams().length === 2, 'two streams');
+  const [plain, projected] = server.streams();
+  plain.event({ type: 'connected', node: 'n', subject: 's', expiresAt: 0 });
+  plain.event({ type: 'message', endpoint: '/t/a', epoch: 'E-0', seq: 3, format: 'json', payload: { x: 1, y: 2 } }, '1.a');
+  projected.event({ type: 'message', endpoint: '/t/a', epoch: 'E-0', seq: 3, format: 'json', payload: { x: 1 } }, '1.b');
+  await until(() => wide.length === 1 && narrow.length === 1, 'one delivery each');
+  assert.deepEqual(narrow, [{ x: 1 }], 'the projected stream feeds the projected subscription');
+  assert.equal(bridge.stats.duplicatesDropped, 0);
+  bridge.close();
 });
