@@ -685,7 +685,9 @@ class SseConnection {
         stream.closeEvent = { code: m.code, reason: m.reason };
         break;
       case 'expiring':
-        if (stream.token === this.token) { // every stream warns; the first one renews them all
+        // Every stream of the token warns; the first warning renews them all, the others are the same news.
+        if (stream.token === this.token && this.warnedFor !== this.token) {
+          this.warnedFor = this.token;
           this.client._dispatch(m, stream.subscriptions);
         }
         break;
@@ -1081,6 +1083,7 @@ export class SluiceBridge {
         // No refresh request on a stream: every stream is reopened with the new token from the positions held.
         this.currentToken = token;
         ws.renew(token);
+
       } else if (ws === this.ws && this.state === 'connected') {
         this._send({ type: 'refresh', token }, (reply) => this._emit('refreshed', reply));
       }

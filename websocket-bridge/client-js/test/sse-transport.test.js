@@ -386,3 +386,31 @@ test('overlapping subscriptions in different groups: each stream delivers to its
   assert.equal(bridge.stats.duplicatesDropped, 0);
   bridge.close();
 });
+
+test('expiring on SSE: a new token from the provider, every stream reopened with the new token and its positions', async () => {
+  const server = new ScriptedBridge();
+  let calls = 0;
+  const bridge = sseClient(server, { token: async () => `token-${++calls}`, sse: { maxEndpointsPerStream: 1 } });
+  const refreshed = [];
+  bridge.on('refreshed', (r) => refreshed.push(r));
+  bridge.subscribe('/t/a', () => {});
+  bridge.subscribe('/t/b', () => {});
+  bridge.connect();
+  await until(() => server.streams().length === 2, 'two streams');
+  const [a, b] = server.streams();
+  a.event({ type: 'connected', node: 'n', subject: 's', expiresAt: 1 });
+  a.event({ type: 'subscribed', endpoint: '/t/a', positions: [{ epoch: 'E-0', seq: 9 }] });
+  a.event({ type: 'expiring', expiresAt: 1 });
+  b.event({ type: 'expiring', expiresAt: 1 });
+  await until(() => server.streams().length === 4, 'both reopened');
+  assert.ok(calls >= 2, 'the first connect, then the refresh');
+  const reopened = server.streams().slice(2);
+  assert.ok(reopened.every((r) => r.headers.Authorization === 'Bearer token-2'));
+  assert.deepEqual(decodeId(reopened[0].url.searchParams.get('lastEventId')), [new Map([['E-0', 9]])]);
+  assert.ok(a.aborted && b.aborted);
+  reopened[0].event({ type: 'connected', node: 'n', subject: 's', expiresAt: 2 });
+  await until(() => refreshed.length === 1, 'refreshed');
+  assert.deepEqual(refreshed, [{ type: 'refreshed', expiresAt: 2 }]);
+  assert.equal(bridge.stats.connects, 1, 'a refresh is not a reconnect');
+  bridge.close();
+});
