@@ -69,6 +69,10 @@ export type BridgeErrorCode =
   | 'too_many_groups'
   /** publish: the topic has a record format and the payload does not fit it; nothing was published. */
   | 'invalid_payload'
+  /** SSE: the event stream sent a line (or an event) longer than `sse.maxLineLength`; the stream was abandoned. */
+  | 'sse_line_too_long'
+  /** SSE: the node refused the token of a stream (HTTP 401). */
+  | 'invalid_token'
   | (string & {});
 
 /** A request the server answered with `error`, or one that could not be sent or answered. */
@@ -146,9 +150,15 @@ export interface UnsubscribedNotice {
   reason?: string;
 }
 
-/** The server's answer to `connect`. */
+/**
+ * The server's answer to `connect`. On SSE, the first stream's `connected` event; an SSE client with no subscription
+ * has no stream, so it counts as connected at once with `transport: 'sse'`, `node: ''` and the token's own (unverified)
+ * `sub` and `exp` (empty and 0 for a token that is not a JWT).
+ */
 export interface ConnectedMessage {
   type: 'connected';
+  /** Present (`'sse'`) only on a message the client made itself, see above. */
+  transport?: 'sse';
   /** The node's name. */
   node: string;
   /** The token's subject. */
@@ -238,11 +248,36 @@ export type TokenSource = string | (() => string | Promise<string>);
  */
 export type WebSocketConstructor = new (url: string) => object;
 
+/** How the client reaches the bridge: WebSocket, or Server-Sent Events read with fetch() plus HTTP POST publish. */
+export type Transport = 'websocket' | 'sse';
+
+/** A WHATWG fetch: the browser's or Node's (18 and later). SSE needs a streaming `response.body`. */
+export type FetchFunction = (input: string, init?: RequestInit) => Promise<Response>;
+
+export interface SseOptions {
+  /** Endpoints in one stream (16, the bridge's `http.maxEndpointsPerStream`); a larger group opens several streams. */
+  maxEndpointsPerStream?: number;
+  /** The longest line (and event data) read, in characters (4 Mi); longer abandons the stream (`sse_line_too_long`). */
+  maxLineLength?: number;
+}
+
 export interface SluiceBridgeOptions {
   token: TokenSource;
   reconnect?: Partial<ReconnectOptions>;
   /** Default: `globalThis.WebSocket`. */
   WebSocket?: WebSocketConstructor;
+  /**
+   * The transports to try, in order (default `['websocket', 'sse']`; `['sse']` forces SSE). One the runtime lacks
+   * (no WebSocket, no fetch) is skipped at once.
+   */
+  transports?: readonly Transport[];
+  /** WebSocket attempts ending before `connected`, in a row, after which the next transport is used (2). */
+  fallbackAfter?: number;
+  /** The same once a WebSocket session has worked in this client's life (10; `Infinity`: never). */
+  fallbackAfterConnected?: number;
+  /** Default: `globalThis.fetch`. */
+  fetch?: FetchFunction;
+  sse?: SseOptions;
 }
 
 /** Where a published record landed in Kafka. */
@@ -275,6 +310,8 @@ export class SluiceBridge {
   readonly session: ConnectedMessage | null;
   readonly stats: { readonly connects: number; readonly duplicatesDropped: number };
   readonly subscriptions: ReadonlyMap<string, Subscription>;
+  /** The transport in use (or being tried): it changes once, when the client falls back. */
+  readonly transport: Transport;
 
   /** Registers a listener; returns a function that removes it. */
   on<E extends keyof BridgeEvents>(event: E, listener: (value: BridgeEvents[E]) => void): () => void;
@@ -304,4 +341,32 @@ export class SluiceBridge {
 
   /** Closes without reconnecting; subscriptions and positions are kept for a later `connect()`. */
   close(): void;
+}
+
+/** One event of a `text/event-stream`: its `event:` name (`message` when absent), its data lines joined, the last id. */
+export interface SseEvent {
+  type: string;
+  data: string;
+  id: string;
+}
+
+export interface SseParserOptions {
+  /** The longest line, and event data, in characters (4 Mi); longer throws BridgeError `sse_line_too_long`. */
+  maxLineLength?: number;
+  /** A `retry:` field with its milliseconds. */
+  onRetry?: (ms: number) => void;
+  /** A comment line (`:` and what follows it), e.g. a heartbeat. */
+  onComment?: (text: string) => void;
+}
+
+/**
+ * The client's incremental event-stream parser (WHATWG): text in, in chunks split anywhere (CRLF, LF and CR line
+ * ends), events out. Bounded: a line over `maxLineLength` throws.
+ */
+export class SseParser {
+  constructor(onEvent: (event: SseEvent) => void, options?: SseParserOptions);
+  /** Parses the next piece of text; complete events are passed to onEvent before it returns. */
+  push(chunk: string): void;
+  /** The stream ended: an unterminated event is discarded. */
+  end(): void;
 }

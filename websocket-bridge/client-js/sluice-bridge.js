@@ -1,6 +1,8 @@
 // The client of the Sluice WebSocket bridge, for browsers and Node (a global WebSocket, or one passed in). Plain ES
 // module, no dependencies beyond json-patch.js beside it, no build step; its types are sluice-bridge.d.ts. The protocol
-// it speaks is docs/bridge-protocol.md; its API is docs/bridge-client-js.md.
+// it speaks is docs/bridge-protocol.md; its API is docs/bridge-client-js.md. Where WebSocket is unavailable or its
+// upgrade keeps failing, it falls back to Server-Sent Events read with fetch() and publishes with HTTP POST
+// (docs/bridge-http.md).
 
 import { applyPatch } from './json-patch.js';
 
@@ -10,6 +12,12 @@ const FATAL_CLOSE_CODES = new Set([1009]);
 const TOKEN_CLOSE_CODES = new Set([4001, 4002]);
 /** Error codes that refuse a request for now, not for good: the same request is sent again after a backoff. */
 const RETRYABLE_ERROR_CODES = new Set(['busy', 'rate_limited']);
+/** The transports the client speaks, in the order it tries them by default. */
+const TRANSPORTS = ['websocket', 'sse'];
+/** Longest SSE line (and event) the client reads: a record of Kafka's default 1 MiB limit, base64 in JSON, fits. */
+const DEFAULT_MAX_SSE_LINE = 4 * 1024 * 1024;
+/** An error body longer than this is not read further: the JSON error of the bridge is a few hundred bytes. */
+const MAX_ERROR_BODY = 64 * 1024;
 
 /** A request the server answered with `error`, or one that could not be sent or answered. */
 export class BridgeError extends Error {
@@ -66,6 +74,229 @@ function copyJson(value, name) {
 }
 
 /**
+ * An incremental parser of a `text/event-stream` body (the WHATWG "event stream interpretation"): text goes in as it
+ * arrives, in chunks split anywhere; complete events come out. Lines end with CRLF, LF or CR (a CR at the end of one
+ * chunk and an LF at the start of the next are one line end); `:` lines are comments; the fields are `event`, `data`
+ * (several join with LF), `id` (one containing NUL is ignored, as the standard says) and `retry` (digits only). A line,
+ * or an event's data, longer than `maxLineLength` characters throws a BridgeError (`sse_line_too_long`): the reader
+ * must not hold an endless line in memory, so the stream is abandoned.
+ */
+export class SseParser {
+  /**
+   * @param {function({type: string, data: string, id: string}): void} onEvent
+   * @param {object} [options] maxLineLength (characters, default 4 Mi), onRetry(ms), onComment(text)
+   */
+  constructor(onEvent, options = {}) {
+    this.onEvent = onEvent;
+    this.maxLineLength = options.maxLineLength || DEFAULT_MAX_SSE_LINE;
+    this.onRetry = options.onRetry;
+    this.onComment = options.onComment;
+    this.partial = '';
+    this.afterCR = false;
+    this.first = true;
+    this.lastEventId = '';
+    this._reset();
+  }
+
+  _reset() {
+    this.type = '';
+    this.data = null;
+    this.dataLength = 0;
+  }
+
+  /** Parses the next piece of text; events complete in it are passed to onEvent before it returns. */
+  push(chunk) {
+    let start = 0;
+    if (this.first && chunk.length > 0) {
+      this.first = false;
+      if (chunk.charCodeAt(0) === 0xfeff) {
+        start = 1; // a byte order mark at the very start is not part of the first line
+      }
+    }
+    if (this.afterCR && chunk.length > start) {
+      this.afterCR = false;
+      if (chunk.charCodeAt(start) === 10) {
+        start++;
+      }
+    }
+    for (let i = start; i < chunk.length; i++) {
+      const c = chunk.charCodeAt(i);
+      if (c !== 10 && c !== 13) {
+        continue;
+      }
+      const line = this.partial + chunk.slice(start, i);
+      this.partial = '';
+      this._checkLength(line.length);
+      if (c === 13) {
+        if (i + 1 < chunk.length) {
+          if (chunk.charCodeAt(i + 1) === 10) {
+            i++;
+          }
+        } else {
+          this.afterCR = true;
+        }
+      }
+      start = i + 1;
+      this._line(line);
+    }
+    this._checkLength(this.partial.length + chunk.length - start);
+    this.partial += chunk.slice(start);
+  }
+
+  /** The stream ended: an event without its blank line is discarded, as the standard says. */
+  end() {
+    this.partial = '';
+    this._reset();
+  }
+
+  _checkLength(length) {
+    if (length > this.maxLineLength) {
+      this.partial = '';
+      this._reset();
+      throw new BridgeError('sse_line_too_long', `the event stream sent a line over ${this.maxLineLength} characters`);
+    }
+  }
+
+  _line(line) {
+    if (line === '') {
+      this._dispatch();
+      return;
+    }
+    if (line.charCodeAt(0) === 58) { // ':'
+      this.onComment?.(line.slice(1));
+      return;
+    }
+    const colon = line.indexOf(':');
+    const field = colon < 0 ? line : line.slice(0, colon);
+    let value = colon < 0 ? '' : line.slice(colon + 1);
+    if (value.charCodeAt(0) === 32) {
+      value = value.slice(1);
+    }
+    switch (field) {
+      case 'event':
+        this.type = value;
+        break;
+      case 'data':
+        this.dataLength += value.length + 1;
+        this._checkLength(this.dataLength);
+        (this.data ||= []).push(value);
+        break;
+      case 'id':
+        if (!value.includes('\0')) {
+          this.lastEventId = value;
+        }
+        break;
+      case 'retry':
+        if (/^[0-9]{1,15}$/.test(value)) {
+          this.onRetry?.(Number(value));
+        }
+        break;
+      default:
+        break; // unknown fields are ignored
+    }
+  }
+
+  _dispatch() {
+    const { type, data } = this;
+    this._reset();
+    if (data === null) {
+      return; // no data: nothing to dispatch (an `id:` alone still set the last id)
+    }
+    this.onEvent({ type: type || 'message', data: data.join('\n'), id: this.lastEventId });
+  }
+}
+
+/** Unsigned LEB128 of a non-negative integer up to 2^53 (arithmetic, not 32-bit bit operations). */
+function pushVarint(bytes, n) {
+  while (n >= 128) {
+    bytes.push((n % 128) + 128);
+    n = Math.floor(n / 128);
+  }
+  bytes.push(n);
+}
+
+function base64url(bytes) {
+  return encodeBase64(Uint8Array.from(bytes)).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+}
+
+/**
+ * The stream id of docs/bridge-http.md "Ids and Last-Event-ID" for these position maps (epoch -> seq), one per
+ * endpoint of the stream in URL order: `1.` + base64url of, per endpoint, a varint count, then per position the
+ * epoch's UTF-8 length and bytes and `seq + 1`.
+ */
+function encodeEventId(positionMaps) {
+  const utf8 = new TextEncoder();
+  const bytes = [];
+  for (const positions of positionMaps) {
+    pushVarint(bytes, positions.size);
+    for (const [epoch, seq] of positions) {
+      const encoded = utf8.encode(epoch);
+      pushVarint(bytes, encoded.length);
+      for (const b of encoded) {
+        bytes.push(b);
+      }
+      pushVarint(bytes, seq + 1);
+    }
+  }
+  return `1.${base64url(bytes)}`;
+}
+
+/** At most `limit` bytes of a response body as text (an error body; the rest is not read). */
+async function readBounded(response, limit) {
+  if (!response.body) {
+    return '';
+  }
+  const reader = response.body.getReader();
+  const chunks = [];
+  let size = 0;
+  try {
+    while (size < limit) {
+      const { value, done } = await reader.read();
+      if (done) {
+        break;
+      }
+      chunks.push(value);
+      size += value.length;
+    }
+  } finally {
+    reader.cancel().catch(() => {});
+  }
+  const all = new Uint8Array(Math.min(size, limit));
+  let at = 0;
+  for (const chunk of chunks) {
+    const part = chunk.subarray(0, Math.min(chunk.length, all.length - at));
+    all.set(part, at);
+    at += part.length;
+  }
+  return new TextDecoder().decode(all);
+}
+
+/** The BridgeError an HTTP refusal stands for: the code and message of its JSON body, the Retry-After hint. */
+async function httpError(response) {
+  let code = `http_${response.status}`;
+  let message = `${response.status} ${response.statusText || ''}`.trim();
+  let retryAfterMs;
+  try {
+    const body = JSON.parse(await readBounded(response, MAX_ERROR_BODY));
+    if (body && typeof body.code === 'string') {
+      code = body.code;
+      message = typeof body.message === 'string' ? body.message : message;
+      retryAfterMs = typeof body.retryAfterMs === 'number' ? body.retryAfterMs : undefined;
+    }
+  } catch (e) {
+    // not the bridge's JSON (a proxy's page): the status says what we know
+  }
+  const retryAfter = response.headers.get('retry-after');
+  if (retryAfterMs === undefined && retryAfter !== null && /^[0-9]{1,6}$/.test(retryAfter.trim())) {
+    retryAfterMs = Number(retryAfter.trim()) * 1000;
+  }
+  if (response.status === 401 && code.startsWith('http_')) {
+    code = 'invalid_token';
+  }
+  return new BridgeError(code, message, retryAfterMs);
+}
+
+/**
  * One subscription, kept across reconnects. `positions` maps each epoch (a topic-partition's history) to the highest
  * `seq` received, which is what a resubscription recovers from.
  */
@@ -119,6 +350,7 @@ class Subscription {
 
   subscribed(reply) {
     this.retries = 0;
+    this.confirmed = true;
     // Positions of the reply are where the node stands now. Where we hold a position, the recovered messages that
     // follow the reply move it; taking the node's instead would skip them if the connection broke meanwhile.
     for (const { epoch, seq } of reply.positions || []) {
@@ -199,6 +431,312 @@ class Subscription {
   }
 }
 
+/** A JWT's claims as the token says them (not verified: the node verifies); {} for anything else. */
+function tokenClaims(token) {
+  try {
+    const part = String(token).split('.')[1].replace(/-/g, '+').replace(/_/g, '/');
+    const claims = JSON.parse(new TextDecoder().decode(Uint8Array.from(atob(part), (c) => c.charCodeAt(0))));
+    return claims && typeof claims === 'object' ? claims : {};
+  } catch (e) {
+    return {};
+  }
+}
+
+/** The key of a subscription's SSE group: subscriptions that share it can share a stream (one filter/fields/delta per URL). */
+function groupKey(subscription) {
+  return JSON.stringify([subscription.filter ?? null, subscription.fields ?? null, Boolean(subscription.options.delta),
+    Boolean(subscription.options.snapshot)]);
+}
+
+/**
+ * The SSE transport's stand-in for a WebSocket: one "connection" of the client, made of one stream per group of
+ * subscriptions (at most `maxEndpointsPerStream` endpoints each), all with the same token. Any stream the server ends
+ * or the network cuts ends the whole connection, so the client's reconnect logic (backoff, a fresh token, positions)
+ * is the WebSocket's: every stream is reopened with the positions the client tracks.
+ */
+class SseConnection {
+  constructor(client, token) {
+    this.client = client;
+    this.token = token;
+    this.opened = false;
+    this.closed = false;
+    // group key -> the streams serving it, each {endpoints, subscriptions (Map), abort, closeEvent, token, retries}
+    this.groups = new Map();
+    this.dirty = new Set();
+  }
+
+  /** Opens a stream for every group; with no subscription there is nothing to open and the client counts as connected. */
+  start() {
+    for (const subscription of this.client.subscriptions.values()) {
+      this.dirty.add(groupKey(subscription));
+    }
+    this._syncDirty();
+  }
+
+  /** A subscription of this group was added or removed: reopen its streams (once per turn of the event loop). */
+  changed(subscription) {
+    this.dirty.add(groupKey(subscription));
+    if (!this.scheduled) {
+      this.scheduled = true;
+      queueMicrotask(() => {
+        this.scheduled = false;
+        this._syncDirty();
+      });
+    }
+  }
+
+  /** A new token (refresh): every stream is reopened with it and the positions held. */
+  renew(token) {
+    this.token = token;
+    this.renewing = true;
+    for (const key of this.groups.keys()) {
+      this.dirty.add(key);
+    }
+    this._syncDirty(true);
+  }
+
+  close() {
+    this.closed = true;
+    for (const streams of this.groups.values()) {
+      streams.forEach((s) => s.abort.abort());
+    }
+    this.groups.clear();
+  }
+
+  _syncDirty(force = false) {
+    if (this.closed) {
+      return;
+    }
+    const keys = [...this.dirty];
+    this.dirty.clear();
+    for (const key of keys) {
+      this._sync(key, force);
+    }
+    if (!this.opened && this.groups.size === 0) {
+      // Nothing to read, so no node has looked at the token yet: the first stream (or publish) will. Connected meanwhile,
+      // with what the token itself says (unverified, a JWT's `sub` and `exp`) and no node; the first stream's
+      // `connected` replaces it as `session`.
+      this.opened = true;
+      const claims = tokenClaims(this.token);
+      queueMicrotask(() => this.client._onConnected({
+        type: 'connected', transport: 'sse', node: '',
+        subject: typeof claims.sub === 'string' ? claims.sub : '',
+        expiresAt: typeof claims.exp === 'number' ? claims.exp * 1000 : 0,
+      }));
+    }
+  }
+
+  _sync(key, force) {
+    const members = [...this.client.subscriptions.values()].filter((s) => groupKey(s) === key);
+    const max = this.client.maxEndpointsPerStream;
+    const wanted = [];
+    for (let i = 0; i < members.length; i += max) {
+      wanted.push(members.slice(i, i + max));
+    }
+    const current = this.groups.get(key) || [];
+    const same = !force && current.length === wanted.length && current.every((stream, i) => stream.endpoints.length === wanted[i].length
+      && stream.endpoints.every((e, j) => e === wanted[i][j].endpoint));
+    if (same) {
+      return;
+    }
+    current.forEach((s) => s.abort.abort());
+    if (wanted.length === 0) {
+      this.groups.delete(key);
+      return;
+    }
+    this.groups.set(key, wanted.map((subs) => this._open(subs)));
+  }
+
+  _open(subscriptions, retries = 0) {
+    const stream = {
+      endpoints: subscriptions.map((s) => s.endpoint),
+      subscriptions: new Map(subscriptions.map((s) => [s.endpoint, s])),
+      abort: new AbortController(),
+      token: this.token,
+      retries,
+      closeEvent: null,
+    };
+    this._run(stream, subscriptions);
+    return stream;
+  }
+
+  _current(stream) {
+    return !this.closed && !stream.abort.signal.aborted;
+  }
+
+  _url(subscriptions) {
+    const first = subscriptions[0];
+    const query = new URLSearchParams();
+    for (const s of subscriptions) {
+      query.append('endpoint', s.endpoint);
+    }
+    if (first.filter !== undefined) {
+      query.set('filter', JSON.stringify(first.filter));
+    }
+    if (first.fields !== undefined) {
+      query.set('fields', first.fields.join(','));
+    }
+    if (first.options.delta) {
+      query.set('delta', 'true');
+    }
+    // Resuming: the positions each subscription holds (none for a new one, or one that does not recover). The server
+    // ignores `snapshot` when resuming, so a snapshot is asked for only by a stream that starts from nothing.
+    const resuming = subscriptions.some((s) => s.options.recover !== false && s.positions.size > 0);
+    const snapshot = !resuming && Boolean(first.options.snapshot);
+    for (const s of subscriptions) {
+      s.snapshotting = snapshot;
+    }
+    if (snapshot) {
+      query.set('snapshot', 'true');
+    }
+    if (resuming) {
+      query.set('lastEventId', encodeEventId(subscriptions.map((s) => (s.options.recover === false ? new Map() : s.positions))));
+    }
+    return `${this.client.httpUrl}/sse?${query}`;
+  }
+
+  async _run(stream, subscriptions) {
+    const client = this.client;
+    let response;
+    try {
+      response = await client.fetchImpl(this._url(subscriptions), {
+        headers: { Accept: 'text/event-stream', Authorization: `Bearer ${stream.token}` },
+        credentials: 'omit', cache: 'no-store', signal: stream.abort.signal,
+      });
+    } catch (e) {
+      if (this._current(stream)) {
+        this._ended(stream, { code: 1006, reason: `the event stream could not be opened: ${e.message}` });
+      }
+      return;
+    }
+    if (!this._current(stream)) {
+      response.body?.cancel().catch(() => {});
+      return;
+    }
+    if (!response.ok) {
+      this._refused(stream, response.status, await httpError(response));
+      return;
+    }
+    const type = response.headers.get('content-type') || '';
+    if (!type.toLowerCase().startsWith('text/event-stream')) {
+      response.body?.cancel().catch(() => {});
+      this._ended(stream, { code: 1006, reason: `the answer is ${type || 'untyped'}, not an event stream` });
+      return;
+    }
+    const parser = new SseParser((event) => this._event(stream, event), {
+      maxLineLength: client.maxSseLineLength,
+      onRetry: (ms) => {
+        client.sseRetry = Math.min(ms, client.reconnect.maxDelay);
+      },
+    });
+    const reader = response.body.getReader();
+    const decoder = new TextDecoder();
+    try {
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done || !this._current(stream)) {
+          break;
+        }
+        parser.push(decoder.decode(value, { stream: true }));
+      }
+    } catch (e) {
+      reader.cancel().catch(() => {});
+      if (this._current(stream)) {
+        if (e instanceof BridgeError) {
+          client._emit('error', e);
+        }
+        this._ended(stream, { code: 1006, reason: `the event stream failed: ${e.message}` });
+      }
+      return;
+    }
+    parser.end();
+    if (this._current(stream)) {
+      this._ended(stream, stream.closeEvent || { code: 1006, reason: 'the event stream ended without a close event' });
+    }
+  }
+
+  _event(stream, event) {
+    if (!this._current(stream)) {
+      return;
+    }
+    let m;
+    try {
+      m = JSON.parse(event.data);
+    } catch (e) {
+      this.client._emit('error', new BridgeError('malformed', 'the server sent an event that is not JSON'));
+      return;
+    }
+    switch (m.type) {
+      case 'connected':
+        this.client.session = m;
+        if (!this.opened) {
+          this.opened = true;
+          this.client._onConnected(m);
+        } else if (this.renewing && stream.token === this.token) {
+          this.renewing = false;
+          this.client._emit('refreshed', { type: 'refreshed', expiresAt: m.expiresAt });
+        }
+        break;
+      case 'subscribed':
+        stream.retries = 0;
+        stream.subscriptions.get(m.endpoint)?.subscribed(m);
+        break;
+      case 'close':
+        stream.closeEvent = { code: m.code, reason: m.reason };
+        break;
+      case 'expiring':
+        // Every stream of the token warns; the first warning renews them all, the others are the same news.
+        if (stream.token === this.token && this.warnedFor !== this.token) {
+          this.warnedFor = this.token;
+          this.client._dispatch(m, stream.subscriptions);
+        }
+        break;
+      default:
+        this.client._dispatch(m, stream.subscriptions);
+    }
+  }
+
+  /** The stream was refused before it started: a status and the server's error. */
+  _refused(stream, status, error) {
+    if (status === 401) {
+      this._ended(stream, { code: 4001, reason: error.message });
+    } else if (status === 429 || (status === 503 && error.code === 'busy') || RETRYABLE_ERROR_CODES.has(error.code)) {
+      // Refused for now (rate, busy, the node's reader not started): the same stream later, after the server's hint.
+      const { initialDelay, maxDelay, factor, jitter } = this.client.reconnect;
+      const ceiling = Math.min(maxDelay, initialDelay * Math.pow(factor, stream.retries));
+      const delay = Math.max(ceiling * (1 - jitter * Math.random()), error.retryAfterMs || 0);
+      setTimeout(() => {
+        const streams = [...this.groups.values()].find((list) => list.includes(stream));
+        if (streams && this._current(stream)) {
+          streams[streams.indexOf(stream)] = this._open([...stream.subscriptions.values()], stream.retries + 1);
+        }
+      }, delay);
+    } else if (status === 400 || status === 403 || status === 404) {
+      // A subscription the server will not serve (forbidden, unknown_endpoint, invalid_filter...): retrying cannot help.
+      // The ones of this stream not yet confirmed are what changed: of those, the one the server's message names (it
+      // names the endpoint it refused), else all of them. If all were confirmed before (a new token that allows less),
+      // the named one, else all.
+      const all = [...stream.subscriptions.values()];
+      const unconfirmed = all.filter((s) => !s.confirmed);
+      const candidates = unconfirmed.length > 0 ? unconfirmed : all;
+      const words = new Set(String(error.message).split(/\s+/));
+      const named = candidates.filter((s) => words.has(s.endpoint));
+      for (const subscription of candidates.length > 1 && named.length === 1 ? named : candidates) {
+        this.client._refuse(subscription, new BridgeError(error.code, error.message, error.retryAfterMs));
+        this.dirty.add(groupKey(subscription));
+      }
+      this._syncDirty();
+    } else {
+      this._ended(stream, { code: 1011, reason: `the event stream was refused: ${error.message}` });
+    }
+  }
+
+  /** A stream ended without us closing it: the connection ends, and the client reconnects every stream. */
+  _ended(stream, closeEvent) {
+    this.client._onClose(this, closeEvent);
+  }
+}
+
 /**
  * A connection to a bridge that survives disconnects: it reconnects with exponential backoff and jitter, logs in
  * with a fresh token from the provider, and resubscribes with the last epoch/seq of each subscription so that no
@@ -212,15 +750,44 @@ export class SluiceBridge {
    *        every connect and when the server says the token is `expiring`)
    * @param {object} [options.reconnect] {initialDelay: 250, maxDelay: 10000, factor: 2, jitter: 0.5} (milliseconds)
    * @param {function} [options.WebSocket] a WebSocket implementation; default: the global one
+   * @param {string[]} [options.transports] the order to try: default ['websocket', 'sse']
+   * @param {number} [options.fallbackAfter] WebSocket attempts failing in a row before the next transport (2) ...
+   * @param {number} [options.fallbackAfterConnected] ... or this many (10) once a WebSocket session worked
+   * @param {function} [options.fetch] a fetch implementation for SSE and HTTP publish; default: the global one
+   * @param {object} [options.sse] maxEndpointsPerStream (16), maxLineLength (4 Mi characters)
    */
   constructor(url, options = {}) {
     if (options.token === undefined) {
       throw new TypeError('options.token is required: a JWT or a function returning one');
     }
     this.url = url;
+    // The same path over HTTP: ws://host/ws -> http://host/ws (and an http(s) URL works for both transports).
+    this.httpUrl = url.replace(/^ws(s?):/i, 'http$1:').replace(/\/+$/, '');
+    this.wsUrl = url.replace(/^http(s?):/i, 'ws$1:');
     this.tokenSource = options.token;
     this.reconnect = { initialDelay: 250, maxDelay: 10000, factor: 2, jitter: 0.5, ...(options.reconnect || {}) };
     this.WebSocketImpl = options.WebSocket || globalThis.WebSocket;
+    this.fetchImpl = options.fetch || (typeof globalThis.fetch === 'function' ? globalThis.fetch.bind(globalThis) : undefined);
+    this.transports = SluiceBridge._transports(options.transports);
+    this.fallbackAfter = options.fallbackAfter ?? 2;
+    this.fallbackAfterConnected = options.fallbackAfterConnected ?? 10;
+    for (const name of ['fallbackAfter', 'fallbackAfterConnected']) {
+      if (!(this[name] >= 1)) {
+        throw new TypeError(`options.${name} must be a number of attempts, at least 1 (Infinity: never)`);
+      }
+    }
+    this.maxEndpointsPerStream = options.sse?.maxEndpointsPerStream ?? 16;
+    this.maxSseLineLength = options.sse?.maxLineLength ?? DEFAULT_MAX_SSE_LINE;
+    // Skip what this runtime cannot do (no WebSocket in the page, no fetch); nothing left is a programming error.
+    this.transportIndex = 0;
+    this._skipUnavailable();
+    if (this.transportIndex >= this.transports.length) {
+      throw new TypeError(`none of the transports ${JSON.stringify(this.transports)} is available here`
+        + ' (no WebSocket: pass options.WebSocket; no fetch: pass options.fetch)');
+    }
+    this.failedUpgrades = 0;
+    this.webSocketWorked = false;
+    this.sseRetry = 0;
     this.subscriptions = new Map();
     this.pending = new Map();
     this.listeners = new Map();
@@ -230,6 +797,32 @@ export class SluiceBridge {
     this.ws = null;
     this.session = null;
     this.stats = { connects: 0, duplicatesDropped: 0 };
+  }
+
+  static _transports(transports) {
+    if (transports === undefined) {
+      return [...TRANSPORTS];
+    }
+    if (!Array.isArray(transports) || transports.length === 0 || new Set(transports).size !== transports.length
+        || transports.some((t) => !TRANSPORTS.includes(t))) {
+      throw new TypeError(`options.transports must be a non-empty list of distinct transports out of ${JSON.stringify(TRANSPORTS)}`);
+    }
+    return [...transports];
+  }
+
+  _available(transport) {
+    return transport === 'websocket' ? typeof this.WebSocketImpl === 'function' : typeof this.fetchImpl === 'function';
+  }
+
+  _skipUnavailable() {
+    while (this.transportIndex < this.transports.length && !this._available(this.transports[this.transportIndex])) {
+      this.transportIndex++;
+    }
+  }
+
+  /** The transport in use now, or about to be tried: `websocket` or `sse`. */
+  get transport() {
+    return this.transports[this.transportIndex];
   }
 
   /** Registers a listener: connected, disconnected, expiring, refreshed, error, gap, conflated, unsubscribed. */
@@ -289,7 +882,14 @@ export class SluiceBridge {
     if (this.state === 'closed') {
       return;
     }
-    const ws = new this.WebSocketImpl(this.url);
+    this.currentToken = token;
+    if (this.transport === 'sse') {
+      const connection = new SseConnection(this, token);
+      this.ws = connection;
+      connection.start();
+      return;
+    }
+    const ws = new this.WebSocketImpl(this.wsUrl);
     this.ws = ws;
     ws.onopen = () => {
       ws.opened = true;
@@ -306,14 +906,39 @@ export class SluiceBridge {
     this.session = reply;
     this.state = 'connected';
     this.awaitingConnect = false;
+    if (this.transport === 'websocket') {
+      this.ws.connected = true;
+      this.failedUpgrades = 0;
+      this.webSocketWorked = true;
+    }
     this._emit('connected', reply);
     this._connected(reply);
-    for (const subscription of this.subscriptions.values()) {
-      this._join(subscription);
+    if (this.ws instanceof SseConnection) {
+      this.ws.start(); // subscriptions made while connecting; streams already open for the others are kept
+    } else {
+      for (const subscription of this.subscriptions.values()) {
+        this._join(subscription);
+      }
     }
   }
 
+  /** Refuses a subscription for good: removed, `ready` rejected, and said on the error event. */
+  _refuse(subscription, error) {
+    if (this.subscriptions.get(subscription.endpoint) === subscription) {
+      this.subscriptions.delete(subscription.endpoint);
+    }
+    subscription.active = false;
+    error.endpoint = subscription.endpoint;
+    subscription._reject(error);
+    // After a reconnect nobody awaits `ready` any more: say it on the error event too.
+    this._emit('error', error);
+  }
+
   _join(subscription) {
+    if (this.ws instanceof SseConnection) {
+      this.ws.changed(subscription); // its group's stream is reopened with it
+      return;
+    }
     this._send(subscription.request(), (reply) => subscription.subscribed(reply), (error) => {
       if (error.code === 'disconnected') {
         return; // the next connect subscribes again
@@ -322,12 +947,7 @@ export class SluiceBridge {
         this._retryJoin(subscription, error);
         return;
       }
-      this.subscriptions.delete(subscription.endpoint);
-      subscription.active = false;
-      error.endpoint = subscription.endpoint;
-      subscription._reject(error);
-      // After a reconnect nobody awaits `ready` any more: say it on the error event too.
-      this._emit('error', error);
+      this._refuse(subscription, error);
     });
   }
 
@@ -380,10 +1000,18 @@ export class SluiceBridge {
       }
       return;
     }
+    this._dispatch(m, this.subscriptions);
+  }
+
+  /**
+   * A message of the server that answers no request, from either transport: `candidates` are the subscriptions it may
+   * be for (all of them on WebSocket; those of its stream on SSE, where each stream delivers a record once).
+   */
+  _dispatch(m, candidates) {
     switch (m.type) {
       case 'message':
       case 'delta':
-        this._route(m, (s) => s.deliver(m));
+        this._route(m, (s) => s.deliver(m), candidates);
         break;
       case 'gap': {
         // A recovery gap names the subscription's endpoint (a prefix's `/.../*` itself); an `undecodable` one names the
@@ -391,14 +1019,14 @@ export class SluiceBridge {
         let fresh = true;
         this._route(m, (s) => {
           fresh = s.gap(m);
-        });
+        }, candidates);
         if (fresh) {
           this._emit('gap', m);
         }
         break;
       }
       case 'conflated':
-        this._route(m, (s) => s.options.onConflated?.(m));
+        this._route(m, (s) => s.options.onConflated?.(m), candidates);
         this._emit('conflated', m);
         break;
       case 'expiring':
@@ -423,14 +1051,17 @@ export class SluiceBridge {
   }
 
   /** A message goes to the subscription of its exact endpoint, else to the longest prefix subscription covering it. */
-  _route(m, deliver) {
-    const exact = this.subscriptions.get(m.endpoint);
-    if (exact) {
+  _route(m, deliver, candidates = this.subscriptions) {
+    const exact = candidates.get(m.endpoint);
+    if (exact && exact.active) {
       deliver(exact);
       return;
     }
     let best = null;
-    for (const s of this.subscriptions.values()) {
+    for (const s of candidates.values()) {
+      if (!s.active) {
+        continue;
+      }
       if (s.endpoint.endsWith('/*') && m.endpoint.startsWith(s.endpoint.slice(0, -1))
           && (!best || s.endpoint.length > best.endpoint.length)) {
         best = s;
@@ -448,7 +1079,12 @@ export class SluiceBridge {
     const ws = this.ws;
     try {
       const token = await this.tokenSource();
-      if (ws === this.ws && this.state === 'connected') {
+      if (ws === this.ws && this.state === 'connected' && ws instanceof SseConnection) {
+        // No refresh request on a stream: every stream is reopened with the new token from the positions held.
+        this.currentToken = token;
+        ws.renew(token);
+
+      } else if (ws === this.ws && this.state === 'connected') {
         this._send({ type: 'refresh', token }, (reply) => this._emit('refreshed', reply));
       }
     } catch (e) {
@@ -461,6 +1097,12 @@ export class SluiceBridge {
       return;
     }
     this.ws = null;
+    if (ws instanceof SseConnection) {
+      ws.close();
+    } else if (!ws.connected && !TOKEN_CLOSE_CODES.has(event.code) && !FATAL_CLOSE_CODES.has(event.code)
+        && this.state !== 'closed') {
+      this._failedUpgrade();
+    }
     for (const { onError } of this.pending.values()) {
       // A publish in flight may or may not have reached Kafka; the caller decides whether to send it again.
       onError(new BridgeError('disconnected', `connection closed (${event.code}) before the reply`));
@@ -489,14 +1131,31 @@ export class SluiceBridge {
     this._scheduleReconnect();
   }
 
+  /**
+   * A WebSocket attempt ended before `connected` (the upgrade failed, or the connection was cut before the reply).
+   * After `fallbackAfter` in a row (`fallbackAfterConnected` once a WebSocket session worked in this client's life) the
+   * next transport of the list is used, for the rest of the client's life.
+   */
+  _failedUpgrade() {
+    this.failedUpgrades++;
+    const limit = this.webSocketWorked ? this.fallbackAfterConnected : this.fallbackAfter;
+    if (this.failedUpgrades >= limit && this.transportIndex + 1 < this.transports.length) {
+      this.transportIndex++;
+      this._skipUnavailable();
+      this.failedUpgrades = 0;
+      this.attempt = 0;
+    }
+  }
+
   _scheduleReconnect() {
     if (this.state === 'closed') {
       return;
     }
     const { initialDelay, maxDelay, factor, jitter } = this.reconnect;
     const ceiling = Math.min(maxDelay, initialDelay * Math.pow(factor, this.attempt));
-    // Jitter spreads the reconnects of many clients after a node goes away, so they do not arrive as one wave.
-    const delay = ceiling * (1 - jitter * Math.random());
+    // Jitter spreads the reconnects of many clients after a node goes away, so they do not arrive as one wave. On SSE
+    // never sooner than the stream's `retry:`.
+    const delay = Math.max(ceiling * (1 - jitter * Math.random()), this.transport === 'sse' ? this.sseRetry : 0);
     this.attempt++;
     this.reconnectTimer = setTimeout(() => {
       this.reconnectTimer = null;
@@ -544,6 +1203,11 @@ export class SluiceBridge {
     if (this.state !== 'connected') {
       return Promise.resolve();
     }
+    if (this.ws instanceof SseConnection) {
+      // Its group's stream is reopened without it; nothing more of it is delivered from now on.
+      this.ws.changed(subscription);
+      return Promise.resolve();
+    }
     return new Promise((resolve, reject) => this._send({ type: 'unsubscribe', endpoint }, () => resolve(), reject));
   }
 
@@ -556,10 +1220,13 @@ export class SluiceBridge {
     if (this.state !== 'connected') {
       return Promise.reject(new BridgeError('not_connected', 'not connected'));
     }
-    const request = { type: 'publish', endpoint };
     if (payload instanceof ArrayBuffer) {
       payload = new Uint8Array(payload);
     }
+    if (this.ws instanceof SseConnection) {
+      return this._publishOverHttp(endpoint, payload, options);
+    }
+    const request = { type: 'publish', endpoint };
     if (payload instanceof Uint8Array) {
       request.format = 'base64';
       request.payload = encodeBase64(payload);
@@ -571,6 +1238,46 @@ export class SluiceBridge {
     }
     return new Promise((resolve, reject) => this._send(request,
       (ack) => resolve({ endpoint: ack.endpoint, epoch: ack.epoch, seq: ack.seq }), reject));
+  }
+
+  /**
+   * A publish as `POST {path}/publish?endpoint=E` (docs/bridge-http.md "Publishing"): the Content-Type says what the
+   * body is, as `format` does on WebSocket. The answer is the same ack, or the same BridgeError with the server's code.
+   */
+  async _publishOverHttp(endpoint, payload, options) {
+    const headers = { Authorization: `Bearer ${this.currentToken}` };
+    let body;
+    if (payload instanceof Uint8Array) {
+      headers['Content-Type'] = 'application/octet-stream';
+      body = payload;
+    } else if (payload === null || payload === undefined) {
+      body = undefined; // a tombstone: no body and no Content-Type
+    } else if (typeof payload === 'string' && options.format !== 'json') {
+      headers['Content-Type'] = 'text/plain; charset=utf-8';
+      body = payload;
+    } else {
+      headers['Content-Type'] = 'application/json';
+      body = JSON.stringify(payload);
+    }
+    let response;
+    try {
+      response = await this.fetchImpl(`${this.httpUrl}/publish?${new URLSearchParams({ endpoint })}`, {
+        method: 'POST', headers, body, credentials: 'omit', cache: 'no-store',
+      });
+    } catch (e) {
+      // The request may or may not have reached the node: as a WebSocket publish cut by a disconnect.
+      throw new BridgeError('disconnected', `the publish could not be completed: ${e.message}`);
+    }
+    if (!response.ok) {
+      throw await httpError(response);
+    }
+    let ack;
+    try {
+      ack = JSON.parse(await readBounded(response, MAX_ERROR_BODY));
+    } catch (e) {
+      throw new BridgeError('malformed', 'the publish answer is not JSON');
+    }
+    return { endpoint: ack.endpoint, epoch: ack.epoch, seq: ack.seq };
   }
 
   /**
@@ -586,7 +1293,9 @@ export class SluiceBridge {
     if (ws) {
       // Settle everything now rather than when the close handshake ends, so a connect() right after starts clean.
       this._onClose(ws, { code: 1000, reason: 'client closed' });
-      ws.close(1000, 'client closed');
+      if (!(ws instanceof SseConnection)) {
+        ws.close(1000, 'client closed');
+      }
     }
   }
 }

@@ -52,4 +52,5 @@ for (const [declarations, module] of [['sluice-bridge.d.ts', 'sluice-bridge.js']
 test('the class methods are found at all (a check that finds none would pass anything)', () => {
   assert.deepEqual(declared('sluice-bridge.d.ts').get('SluiceBridge').sort(),
     ['close', 'connect', 'on', 'publish', 'subscribe', 'unsubscribe']);
+  assert.deepEqual(declared('sluice-bridge.d.ts').get('SseParser').sort(), ['end', 'push']);
 });

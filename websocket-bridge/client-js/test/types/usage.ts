@@ -3,7 +3,7 @@
 // as "Unused '@ts-expect-error' directive" when a misuse is no longer caught.
 import {
   BridgeError, decodePayload, SluiceBridge, type BridgeErrorCode, type BridgeMessage, type ConnectedMessage, type Filter,
-  type GapNotice, type JsonPointer, type PublishAck, type Subscription,
+  type GapNotice, type JsonPointer, type PublishAck, type Subscription, SseParser, type SseEvent, type Transport,
 } from '../../sluice-bridge.js';
 import { applyPatch, JsonPatchError, jsonEqual, parsePointer, type JsonValue } from '../../json-patch.js';
 
@@ -189,4 +189,25 @@ export async function misusesTheCompilerCatches(bridge: SluiceBridge): Promise<v
   applyPatch({}, [{ op: 'merge', path: '/a', value: 1 }]);
   // @ts-expect-error: positions are read-only to callers
   bridge.subscribe('/b', () => {}).positions.set('e', 1);
+}
+
+export function theTransports(): void {
+  const sse = new SluiceBridge('https://bridge.example/ws', {
+    token: 'jwt', transports: ['sse'], fetch: globalThis.fetch, sse: { maxEndpointsPerStream: 8, maxLineLength: 1 << 20 },
+  });
+  const either = new SluiceBridge('wss://bridge.example/ws', {
+    token: 'jwt', transports: ['websocket', 'sse'], fallbackAfter: 3, fallbackAfterConnected: Infinity,
+  });
+  const now: Transport = either.transport;
+  const events: SseEvent[] = [];
+  const parser = new SseParser((e) => events.push(e), { maxLineLength: 1024, onRetry: (ms: number) => void ms.toFixed() });
+  parser.push('data: x\n\n');
+  parser.end();
+  // @ts-expect-error: a transport the client does not know
+  new SluiceBridge('wss://bridge.example/ws', { token: 'jwt', transports: ['long-polling'] });
+  // @ts-expect-error: transports is a list
+  new SluiceBridge('wss://bridge.example/ws', { token: 'jwt', transports: 'sse' });
+  // @ts-expect-error: the transport in use is read-only
+  either.transport = 'sse';
+  void [sse, now];
 }
