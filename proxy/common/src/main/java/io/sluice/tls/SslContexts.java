@@ -14,6 +14,7 @@ import javax.net.ssl.SSLParameters;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import io.netty.handler.ssl.ApplicationProtocolConfig;
 import io.netty.handler.ssl.ClientAuth;
 import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslContextBuilder;
@@ -48,6 +49,15 @@ public final class SslContexts {
      * @param path where the section sits in the configuration, e.g. {@code virtualClusters[0].gateways[0].tls}
      */
     public static SslContext forServer(TlsServerConfig cfg, String path) {
+        return forServer(cfg, path, List.of());
+    }
+
+    /**
+     * A server context that also offers {@code protocols} by ALPN, most preferred first (e.g. {@code h2},
+     * {@code http/1.1}); a client offering none of them, or no ALPN at all, gets the handshake without a protocol
+     * (the caller's default). An empty list: no ALPN, as {@link #forServer(TlsServerConfig, String)}.
+     */
+    public static SslContext forServer(TlsServerConfig cfg, String path, List<String> protocols) {
         if (cfg.key() == null) {
             throw new ConfigException(path + ".key: is required: a gateway needs a certificate to offer TLS");
         }
@@ -57,6 +67,11 @@ public final class SslContexts {
         }
         builder.clientAuth(clientAuth(cfg.clientAuth()));
         restrict(builder, cfg.protocols(), cfg.cipherSuites(), path);
+        if (!protocols.isEmpty()) {
+            builder.applicationProtocolConfig(new ApplicationProtocolConfig(ApplicationProtocolConfig.Protocol.ALPN,
+                    ApplicationProtocolConfig.SelectorFailureBehavior.NO_ADVERTISE,
+                    ApplicationProtocolConfig.SelectedListenerFailureBehavior.ACCEPT, protocols));
+        }
         return build(builder, path);
     }
 

@@ -20,15 +20,25 @@ import com.fasterxml.jackson.annotation.JsonProperty;
  *                              applies, so the smaller of the two is the effective limit
  * @param cookieSecure          the session cookie is {@code Secure}; false only for plain-http development, where
  *                              browsers drop Secure cookies (localhost excepted)
+ * @param http2                 offer HTTP/2: ALPN {@code h2} on the TLS listener, h2c by prior knowledge without TLS;
+ *                              false: HTTP/1.1 only
+ * @param maxConcurrentStreams  HTTP/2 streams one connection may have open at once (SETTINGS_MAX_CONCURRENT_STREAMS);
+ *                              more are refused (RST_STREAM REFUSED_STREAM). Also bounds its event streams
  */
-public record HttpConfig(boolean enabled, Duration heartbeat, int maxEndpointsPerStream, int maxLastEventIdBytes, boolean cookieSecure) {
+public record HttpConfig(boolean enabled, Duration heartbeat, int maxEndpointsPerStream, int maxLastEventIdBytes, boolean cookieSecure,
+                         boolean http2, int maxConcurrentStreams) {
 
     public static final Duration DEFAULT_HEARTBEAT = Duration.ofSeconds(15);
     public static final int DEFAULT_MAX_ENDPOINTS_PER_STREAM = 16;
     public static final int DEFAULT_MAX_LAST_EVENT_ID_BYTES = 4096;
+    public static final int DEFAULT_MAX_CONCURRENT_STREAMS = 100;
 
     public HttpConfig {
         heartbeat = heartbeat == null ? DEFAULT_HEARTBEAT : heartbeat;
+    }
+
+    public HttpConfig(boolean enabled, Duration heartbeat, int maxEndpointsPerStream, int maxLastEventIdBytes, boolean cookieSecure) {
+        this(enabled, heartbeat, maxEndpointsPerStream, maxLastEventIdBytes, cookieSecure, true, DEFAULT_MAX_CONCURRENT_STREAMS);
     }
 
     public static HttpConfig defaults() {
@@ -40,11 +50,15 @@ public record HttpConfig(boolean enabled, Duration heartbeat, int maxEndpointsPe
                                @JsonProperty("heartbeat") Duration heartbeat,
                                @JsonProperty("maxEndpointsPerStream") Integer maxEndpointsPerStream,
                                @JsonProperty("maxLastEventIdBytes") Integer maxLastEventIdBytes,
-                               @JsonProperty("cookieSecure") Boolean cookieSecure) {
+                               @JsonProperty("cookieSecure") Boolean cookieSecure,
+                               @JsonProperty("http2") Boolean http2,
+                               @JsonProperty("maxConcurrentStreams") Integer maxConcurrentStreams) {
         return new HttpConfig(enabled == null || enabled, heartbeat,
                 maxEndpointsPerStream == null ? DEFAULT_MAX_ENDPOINTS_PER_STREAM : maxEndpointsPerStream,
                 maxLastEventIdBytes == null ? DEFAULT_MAX_LAST_EVENT_ID_BYTES : maxLastEventIdBytes,
-                cookieSecure == null || cookieSecure);
+                cookieSecure == null || cookieSecure,
+                http2 == null || http2,
+                maxConcurrentStreams == null ? DEFAULT_MAX_CONCURRENT_STREAMS : maxConcurrentStreams);
     }
 
     /** Problems, each naming its field under {@code http.}. */
@@ -57,6 +71,9 @@ public record HttpConfig(boolean enabled, Duration heartbeat, int maxEndpointsPe
         }
         if (maxLastEventIdBytes < 64 || maxLastEventIdBytes > 65_536) {
             problems.add("http.maxLastEventIdBytes: must be 64..65536");
+        }
+        if (maxConcurrentStreams < 1 || maxConcurrentStreams > 1000) {
+            problems.add("http.maxConcurrentStreams: must be 1..1000");
         }
     }
 }

@@ -9,6 +9,7 @@ import org.slf4j.LoggerFactory;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelPipeline;
+import io.netty.channel.WriteBufferWaterMark;
 import io.netty.channel.group.ChannelGroup;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.handler.codec.http.HttpDecoderConfig;
@@ -18,6 +19,8 @@ import io.netty.handler.codec.http.websocketx.WebSocketDecoderConfig;
 import io.netty.handler.codec.http.websocketx.WebSocketFrameAggregator;
 import io.netty.handler.codec.http.websocketx.WebSocketServerProtocolConfig;
 import io.netty.handler.codec.http.websocketx.WebSocketServerProtocolHandler;
+import io.netty.handler.codec.http2.Http2StreamChannel;
+import io.netty.handler.codec.http2.Http2StreamFrameToHttpObjectCodec;
 import io.netty.handler.ssl.SslContext;
 import io.sluice.bridge.config.OutboundConfig;
 import io.sluice.bridge.config.AddressBlock;
@@ -26,6 +29,7 @@ import io.sluice.bridge.config.HttpConfig;
 import io.sluice.bridge.http.BodyLimit;
 import io.sluice.bridge.http.HttpCredentials;
 import io.sluice.bridge.http.HttpRoutes;
+import io.sluice.bridge.http.KeepAlive;
 import io.sluice.bridge.http.Origins;
 import io.sluice.bridge.http.StreamRoute;
 import io.sluice.bridge.http.StreamStarter;
@@ -46,6 +50,9 @@ import io.sluice.flow.WritabilityGate;
  * writability-gate  WritabilityGate: no socket read while the connection is above outbound.highWaterMarkBytes;
  *               unwritable for outbound.maxSlowTime without a pause: closed (any stage: HTTP, before and after connect)
  * tls           TLS (wss://), only when server.tls is set
+ * alpn / h2c-preface  with http.http2: the protocol the client chose by ALPN (h2 or http/1.1), or without TLS whether
+ *               its first bytes are the HTTP/2 preface (h2c by prior knowledge); then the HTTP/2 pipeline (below the
+ *               table) or the HTTP/1.1 one (the table), and this handler leaves
  * frames        EncodedFrames: where the session writes messages' pre-encoded frames, skipping the handlers below
  * http          HTTP/1.1 codec, only until the upgrade (then Netty swaps in the WebSocket frame codec); request line
  *               and header block bounded by connections.maxRequestLineBytes/maxHeaderBytes
@@ -71,12 +78,24 @@ import io.sluice.flow.WritabilityGate;
  * fragments     continuation frames joined into one message, under the same size limit
  * session       JSON requests to the Session; messages out are written at 'frames', as pre-encoded frames
  * </pre>
+ * An HTTP/2 connection instead has Netty's frame codec ('h2', with the node's SETTINGS and hostile-frame limits), the
+ * stream multiplexer ('h2-streams') and the idle deadline ('h2-idle', {@link Http2Connections}); each stream is a child
+ * channel with http (frames to HTTP objects), http-body, handshake, guard, http-routes, sse-route and static as above.
  */
 final class BridgeChannelInitializer extends ChannelInitializer<SocketChannel> {
 
     private static final Logger LOG = LoggerFactory.getLogger(BridgeChannelInitializer.class);
     private static final int MAX_HANDSHAKE_BYTES = 16 * 1024;
     static final String HELD = "held";
+    private static final KeepAlive NO_KEEP_ALIVE = new KeepAlive() {
+        @Override
+        public void busy() {
+        }
+
+        @Override
+        public void idle() {
+        }
+    };
 
     private final ServerConfig server;
     private final SslContext tls;
@@ -141,13 +160,33 @@ final class BridgeChannelInitializer extends ChannelInitializer<SocketChannel> {
             return;
         }
         channels.add(ch);
-        PreConnectLimit limit = new PreConnectLimit(ch, connectedDecoder, server.maxInboundMessageBytes(), metrics);
         ChannelPipeline p = ch.pipeline();
         OutboundConfig outbound = services.outbound();
         p.addLast(WritabilityGate.NAME, new WritabilityGate(outbound.maxSlowTime(), (channel, after) -> stuck(channel, after, metrics)));
+        Runnable http1 = () -> http1(ch, admission);
+        Runnable http2 = () -> Http2Connections.addTo(p, http, limits, admission, stream -> stream(stream, admission));
         if (tls != null) {
             p.addLast("tls", tls.newHandler(ch.alloc()));
+            if (http.http2()) {
+                p.addLast(Alpn.NAME, new Alpn(http2, http1));
+            }
+            else {
+                http1.run();
+            }
         }
+        else if (http.http2()) {
+            p.addLast(PriorKnowledge.NAME, new PriorKnowledge(http2, http1));
+        }
+        else {
+            http1.run();
+        }
+    }
+
+    /** The HTTP/1.1 pipeline (WebSocket upgrades included), at the end of the connection's. */
+    private void http1(SocketChannel ch, ConnectionAdmission admission) {
+        BridgeMetrics metrics = services.metrics();
+        PreConnectLimit limit = new PreConnectLimit(ch, connectedDecoder, server.maxInboundMessageBytes(), metrics);
+        ChannelPipeline p = ch.pipeline();
         EncodedFrames.addTo(p);
         p.addLast("http", new HttpServerCodec(new HttpDecoderConfig()
                 .setMaxInitialLineLength(limits.maxRequestLineBytes())
@@ -172,6 +211,34 @@ final class BridgeChannelInitializer extends ChannelInitializer<SocketChannel> {
     }
 
     /**
+     * One HTTP/2 stream: the HTTP/1.1 pipeline's HTTP routes behind Netty's frame-to-HTTP-object codec (named
+     * {@code http} as on HTTP/1.1, so that an event stream replaces it the same way). No WebSocket: it is not offered
+     * over HTTP/2 (no RFC 8441 extended CONNECT), so browsers open WebSockets on an HTTP/1.1 connection. The stream
+     * writes through its own flow-controlled channel, whose writability the session follows as it follows a socket's.
+     */
+    private void stream(Http2StreamChannel stream, ConnectionAdmission admission) {
+        OutboundConfig outbound = services.outbound();
+        stream.config().setWriteBufferWaterMark(new WriteBufferWaterMark(outbound.lowWaterMarkBytes(), outbound.highWaterMarkBytes()));
+        ChannelPipeline p = stream.pipeline();
+        p.addLast("http", new Http2StreamFrameToHttpObjectCodec(true, true));
+        if (http.enabled()) {
+            p.addLast(BodyLimit.NAME, new BodyLimit(server.path(), server.maxInboundMessageBytes()));
+        }
+        p.addLast("handshake", new HttpObjectAggregator(MAX_HANDSHAKE_BYTES));
+        p.addLast("guard", new UpgradeGuard(admission, limits, trustedProxies, services.metrics(), refusals,
+                streams != null ? StreamRoute.streamPath(server.path()) : null));
+        if (http.enabled()) {
+            // The connection's idle deadline counts open streams (Http2Connections); a stream has none of its own.
+            p.addLast(HttpRoutes.NAME, new HttpRoutes(server.path(), http, services, origins, NO_KEEP_ALIVE));
+        }
+        if (streams != null) {
+            // The connection left the handshake pool with its preface.
+            p.addLast(StreamRoute.NAME, new StreamRoute(server.path(), streams, credentials, origins, () -> { }));
+        }
+        p.addLast("static", new StaticFileHandler(content));
+    }
+
+    /**
      * The connection stayed above the high-water mark for {@code outbound.maxSlowTime} without a pause: whatever
      * stage it is in, it is not reading what it asked for. Before the upgrade it is closed at once: nothing more would
      * reach it. After it, the session's own clock started no later and closes it with 4008 (a slow but reading client
@@ -183,11 +250,21 @@ final class BridgeChannelInitializer extends ChannelInitializer<SocketChannel> {
         if (session != null && session.closesSlowClient()) {
             return;
         }
+        boolean http2 = Http2Connections.isHttp2(channel);
+        // HTTP/2: the sessions of its streams, if any, close them; the connection follows its last stream.
+        if (http2 && Http2Connections.streamsCloseSlowClients(channel)) {
+            return;
+        }
         if (channel.isActive() && !Session.closingFor(channel)) {
             metrics.slowClientTimedOut();
             LOG.info("{}: closing connection: above outbound.highWaterMarkBytes for outbound.maxSlowTime {} without draining",
                     channel.remoteAddress(), limit);
         }
-        channel.close();
+        if (http2) {
+            Http2Connections.closeNow(channel);
+        }
+        else {
+            channel.close();
+        }
     }
 }

@@ -155,7 +155,9 @@ public final class BridgeServer implements AutoCloseable {
                 config.server().maxSubscriptionsPerConnection(), config.requests(), config.recovery(), readerStartup(), config.filters(), formats,
                 new SubjectConnections(config.connections().maxConnectionsPerSubject()));
         // The proxy's TLS material loading (PEM or key store, passwords, protocols): one home for both listeners.
-        SslContext tls = config.server().tls() == null ? null : SslContexts.forServer(config.server().tls(), "server.tls");
+        // With http.http2, ALPN offers h2 before http/1.1; BridgeChannelInitializer builds the pipeline the client chose.
+        SslContext tls = config.server().tls() == null ? null : SslContexts.forServer(config.server().tls(), "server.tls",
+                config.http().http2() ? Http2Connections.ALPN_PROTOCOLS : List.of());
         this.transport = Transport.forConfig(config.server().transport(), "server.transport");
         this.group = transport.newGroup(config.server().workerThreads(), "sluice-bridge");
         ServerBootstrap bootstrap = new ServerBootstrap()

@@ -631,17 +631,24 @@ public final class Session extends Outlet {
 
     /** Bytes queued in the socket plus those the session keeps for the client. */
     private long outstanding() {
+        return queued() + conflation.bytes() + heldBytes;
+    }
+
+    /** What the transport has written that is not on the socket yet. */
+    private long queued() {
+        long queued = wire.queuedBytes();
+        if (queued >= 0) {
+            return queued;
+        }
         ChannelOutboundBuffer buffer = channel.unsafe().outboundBuffer();
-        long queued = buffer == null ? 0 : buffer.totalPendingWriteBytes();
-        return queued + conflation.bytes() + heldBytes;
+        return buffer == null ? 0 : buffer.totalPendingWriteBytes();
     }
 
     private void enforceLimit() {
         if (closing || !channel.isActive()) {
             return;
         }
-        ChannelOutboundBuffer buffer = channel.unsafe().outboundBuffer();
-        long queued = buffer == null ? 0 : buffer.totalPendingWriteBytes();
+        long queued = queued();
         if (queued + conflation.bytes() + heldBytes > services.outbound().maxBytes()) {
             services.metrics().slowClientClosed();
             LOG.info("{}: closing slow client: {} bytes queued, {} conflated, {} held exceed outbound.maxBytes {}",

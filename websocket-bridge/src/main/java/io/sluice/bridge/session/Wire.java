@@ -33,6 +33,15 @@ public interface Wire {
     void flush();
 
     /**
+     * Bytes written and not yet on the socket, counted against {@code outbound.maxBytes}; -1 when the connection's
+     * outbound buffer holds them all (WebSocket, HTTP/1.1). An HTTP/2 stream's frames wait in the connection's flow
+     * controller instead, where its channel does not see them.
+     */
+    default long queuedBytes() {
+        return -1;
+    }
+
+    /**
      * Tells the client the connection ends, with a WebSocket close code and a reason (at most 123 UTF-8 bytes), and
      * returns the write; the session closes the connection once it is done or after a grace.
      */

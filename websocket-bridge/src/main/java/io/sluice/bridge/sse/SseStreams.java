@@ -16,6 +16,7 @@ import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http.DefaultHttpHeaders;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpVersion;
+import io.netty.handler.codec.http2.Http2StreamChannel;
 import io.sluice.bridge.auth.Principal;
 import io.sluice.bridge.config.HttpConfig;
 import io.sluice.bridge.protocol.ClientRequest;
@@ -43,7 +44,10 @@ public final class SseStreams implements StreamStarter {
 
     /** The pipeline context next to the socket where pre-encoded frames are written (the server's EncodedFrames). */
     private static final String FRAMES = "frames";
-    /** The HTTP codec, replaced by {@link StreamConnection} once the stream starts. */
+    /**
+     * The HTTP codec (HTTP/1.1, or an HTTP/2 stream's frame-to-HTTP-object codec, which has the same name), replaced by
+     * {@link StreamConnection} once the stream starts.
+     */
     private static final String HTTP_CODEC = "http";
     private static final long READER_STARTING_RETRY_MILLIS = 1000;
     private static final Inbound NO_INBOUND_LIMIT = new Inbound() {
@@ -142,7 +146,9 @@ public final class SseStreams implements StreamStarter {
             return;
         }
         Principal principal = verdict.principal();
-        SseWire wire = new SseWire(channel, channel.pipeline().context(FRAMES), query.endpoints(), http.heartbeat());
+        // An HTTP/2 stream is a channel of its own, written with frames; an HTTP/1.1 connection below its codec.
+        EventOutput output = channel instanceof Http2StreamChannel ? new Http2Data(channel) : new Http1Chunks(channel.pipeline().context(FRAMES));
+        SseWire wire = new SseWire(channel, output, query.endpoints(), http.heartbeat());
         Session session = new Session(channel, wire, services, NO_INBOUND_LIMIT);
         for (ClientRequest.Subscribe s : subscribes) {
             try {

@@ -16,7 +16,6 @@ import io.netty.buffer.Unpooled;
 import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
-import io.netty.channel.ChannelHandlerContext;
 import io.netty.util.concurrent.ScheduledFuture;
 import io.sluice.bridge.protocol.ClientRequest;
 import io.sluice.bridge.protocol.EncodedMessage;
@@ -24,27 +23,21 @@ import io.sluice.bridge.session.Wire;
 import io.sluice.bridge.subscription.EndpointTable;
 
 /**
- * The SSE transport: each event is one HTTP/1.1 chunk written at the {@code frames} context, below the HTTP codec, so
- * that a message's pre-encoded WebSocket frame is reused: its JSON is a slice of the frame past the WebSocket header
+ * The SSE transport: each event is written through an {@link EventOutput} (an HTTP/1.1 chunk, or an HTTP/2 DATA frame)
+ * so that a message's pre-encoded WebSocket frame is reused: its JSON is a slice of the frame past the WebSocket header
  * (no copy), between the event's {@code id:}/{@code event:}/{@code data: } lines and its blank line. The id is the
  * stream's whole position after the event ({@link EventIds}), kept here per {@code endpoint} parameter. Event loop only.
  */
 final class SseWire implements Wire {
 
+    static final String CONTENT_TYPE = "text/event-stream; charset=utf-8";
+    static final String CACHE_CONTROL = "no-cache, no-store";
     private static final ObjectMapper JSON = new ObjectMapper();
-    private static final ByteBuf EVENT_END = Unpooled.unreleasableBuffer(
-            Unpooled.copiedBuffer("\n\n\r\n", StandardCharsets.US_ASCII)).asReadOnly();
-    private static final byte[] LAST_CHUNK = "0\r\n\r\n".getBytes(StandardCharsets.US_ASCII);
-    private static final String HEAD = "HTTP/1.1 200 OK\r\n"
-            + "Content-Type: text/event-stream; charset=utf-8\r\n"
-            + "Cache-Control: no-cache, no-store\r\n"
-            + "X-Accel-Buffering: no\r\n"
-            + "Transfer-Encoding: chunked\r\n";
     /** How long the browser waits before reconnecting, in milliseconds (the EventSource default is about 3 s). */
     static final int RETRY_MILLIS = 2000;
 
     private final Channel channel;
-    private final ChannelHandlerContext frames;
+    private final EventOutput out;
     private final Duration heartbeat;
     // Per endpoint parameter, in URL order: epoch to the last seq delivered or covered by a gap.
     private final Map<String, LinkedHashMap<String, Long>> positions = new LinkedHashMap<>();
@@ -53,9 +46,9 @@ final class SseWire implements Wire {
     private ScheduledFuture<?> beat;
 
     /** @param patterns the stream's endpoint parameters, in URL order */
-    SseWire(Channel channel, ChannelHandlerContext frames, List<String> patterns, Duration heartbeat) {
+    SseWire(Channel channel, EventOutput out, List<String> patterns, Duration heartbeat) {
         this.channel = channel;
-        this.frames = frames;
+        this.out = out;
         this.heartbeat = heartbeat;
         patterns.forEach(p -> positions.put(p, new LinkedHashMap<>()));
     }
@@ -65,13 +58,9 @@ final class SseWire implements Wire {
      * heartbeat.
      */
     void start(HttpHeaders extra) {
-        StringBuilder head = new StringBuilder(HEAD);
-        // Values came through Netty's header parser or from configuration, so they hold no CR or LF.
-        extra.forEach(h -> head.append(h.getKey()).append(": ").append(h.getValue()).append("\r\n"));
-        head.append("\r\n");
-        frames.write(Unpooled.copiedBuffer(head, StandardCharsets.US_ASCII), frames.voidPromise());
-        chunk("retry: " + RETRY_MILLIS + "\n\n");
-        frames.flush();
+        out.head(extra);
+        line("retry: " + RETRY_MILLIS);
+        out.flush();
         long millis = heartbeat.toMillis();
         beat = channel.eventLoop().scheduleAtFixedRate(this::beat, millis, millis, TimeUnit.MILLISECONDS);
     }
@@ -79,12 +68,11 @@ final class SseWire implements Wire {
     /** A comment when the stream was quiet for a whole period, so that idle timeouts of proxies keep it open. */
     private void beat() {
         if (!wroteSinceBeat && !ended && channel.isWritable()) {
-            chunk(": heartbeat\n\n");
-            frames.flush();
+            line(": heartbeat");
+            out.flush();
         }
         wroteSinceBeat = false;
     }
-
     @Override
     public String transport() {
         return "sse";
@@ -140,12 +128,17 @@ final class SseWire implements Wire {
             return;
         }
         writeChunk("event: " + type(json) + "\ndata: ", Unpooled.wrappedBuffer(json));
-        frames.flush();
+        out.flush();
     }
 
     @Override
     public void flush() {
-        frames.flush();
+        out.flush();
+    }
+
+    @Override
+    public long queuedBytes() {
+        return out.queuedBytes();
     }
 
     @Override
@@ -161,7 +154,7 @@ final class SseWire implements Wire {
         writeChunk("event: close\ndata: ", Unpooled.wrappedBuffer(json));
         ended = true;
         stop();
-        return frames.writeAndFlush(Unpooled.wrappedBuffer(LAST_CHUNK));
+        return out.end();
     }
 
     /** The connection is gone: no more heartbeats. */
@@ -173,23 +166,13 @@ final class SseWire implements Wire {
     }
 
     private void writeChunk(String head, ByteBuf data) {
-        byte[] headBytes = head.getBytes(StandardCharsets.UTF_8);
-        int size = headBytes.length + data.readableBytes() + 2;
-        ByteBuf prefix = channel.alloc().buffer(headBytes.length + 10);
-        prefix.writeCharSequence(Integer.toHexString(size), StandardCharsets.US_ASCII);
-        prefix.writeByte('\r').writeByte('\n').writeBytes(headBytes);
-        frames.write(prefix, frames.voidPromise());
-        frames.write(data, frames.voidPromise());
-        frames.write(EVENT_END.duplicate(), frames.voidPromise());
+        out.event(head.getBytes(StandardCharsets.UTF_8), data);
         wroteSinceBeat = true;
     }
 
-    private void chunk(String event) {
-        byte[] bytes = event.getBytes(StandardCharsets.UTF_8);
-        ByteBuf buf = channel.alloc().buffer(bytes.length + 12);
-        buf.writeCharSequence(Integer.toHexString(bytes.length), StandardCharsets.US_ASCII);
-        buf.writeByte('\r').writeByte('\n').writeBytes(bytes).writeByte('\r').writeByte('\n');
-        frames.write(buf, frames.voidPromise());
+    /** A whole line and the blank line after it (a comment, the retry hint). */
+    private void line(String line) {
+        out.event(line.getBytes(StandardCharsets.UTF_8), Unpooled.EMPTY_BUFFER);
     }
 
     /** The event name of a reply: its {@code type}, which every reply has first ({@code {"type":"..."}}). */
