@@ -1,9 +1,10 @@
 package io.sluice.bridge.server;
 
-import java.io.BufferedReader;
+import io.kroxylicious.testing.kafka.junit5ext.KafkaClusterExtension;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import java.io.FileInputStream;
 import java.io.InputStream;
-import java.io.InputStreamReader;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -23,19 +24,16 @@ import java.util.stream.Stream;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.TrustManagerFactory;
 
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 import io.kroxylicious.testing.kafka.api.KafkaCluster;
 import io.kroxylicious.testing.kafka.common.BrokerCluster;
-import io.kroxylicious.testing.kafka.junit5ext.KafkaClusterExtension;
-import io.netty.buffer.Unpooled;
 import io.netty.handler.codec.http2.Http2Error;
 import io.netty.handler.codec.http2.Http2Headers;
 import io.sluice.bridge.auth.TestAuthenticator;
+import io.sluice.bridge.sse.StreamLines;
 import io.sluice.tls.TestPki;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -67,23 +65,18 @@ class Http2Test {
     @TempDir
     static Path dir;
 
-    static KafkaHelper kafka;
+    @RegisterExtension
+    static final KafkaHelper kafka = KafkaHelper.perClass(() -> cluster.getBootstrapServers());
     static TestPki pki;
 
     @BeforeAll
-    static void start() throws Exception {
-        kafka = new KafkaHelper(cluster.getBootstrapServers());
+    static void pki() throws Exception {
         pki = new TestPki(dir);
-    }
-
-    @AfterAll
-    static void stop() {
-        kafka.close();
     }
 
     @Test
     void curlReadsAStreamAndPublishesOverH2cByPriorKnowledge() throws Exception {
-        assumeTrue(onPath("curl"), "curl is not installed");
+        assumeTrue(StreamLines.onPath("curl"), "curl is not installed");
         String topic = kafka.createTopic(1);
         String token = TestAuthenticator.token("hal", topic + "/*", topic + "/*");
         try (BridgeFixture bridge = BridgeFixture.start(cluster.getBootstrapServers(), "node-a", "topics: " + topic)) {
@@ -91,18 +84,18 @@ class Http2Test {
             Process stream = new ProcessBuilder("curl", "--http2-prior-knowledge", "-sNi", "--max-time", "60",
                     "-H", "Authorization: Bearer " + token, base + "/sse?endpoint=/" + topic + "/*").redirectErrorStream(true).start();
             try {
-                BlockingQueue<String> lines = lines(stream.getInputStream());
-                assertThat(next(lines, "HTTP/")).isEqualTo("HTTP/2 200");
-                assertThat(next(lines, "content-type:")).isEqualTo("content-type: text/event-stream; charset=utf-8");
-                assertThat(next(lines, "event: subscribed")).isNotNull();
+                StreamLines lines = StreamLines.of(stream.getInputStream());
+                assertThat(lines.next("HTTP/")).isEqualTo("HTTP/2 200");
+                assertThat(lines.next("content-type:")).isEqualTo("content-type: text/event-stream; charset=utf-8");
+                assertThat(lines.next("event: subscribed")).isNotNull();
                 Process publish = new ProcessBuilder("curl", "--http2-prior-knowledge", "-s", "-w", "\n%{http_version} %{http_code}",
                         "-H", "Authorization: Bearer " + token, "-H", "Content-Type: application/json", "--data", "{\"over\":\"h2c\"}",
                         base + "/publish?endpoint=/" + topic + "/k").redirectErrorStream(true).start();
                 String answer = new String(publish.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
                 assertThat(publish.waitFor(30, TimeUnit.SECONDS)).isTrue();
                 assertThat(answer).contains("\"type\":\"ack\"").endsWith("\n2 200");
-                assertThat(next(lines, "id: ")).startsWith("id: 1.");
-                assertThat(next(lines, "data: ")).contains("\"payload\":{\"over\":\"h2c\"}");
+                assertThat(lines.next("id: ")).startsWith("id: 1.");
+                assertThat(lines.next("data: ")).contains("\"payload\":{\"over\":\"h2c\"}");
             }
             finally {
                 stream.destroy();
@@ -113,7 +106,7 @@ class Http2Test {
     /** A body over server.maxInboundMessageBytes is 413 on HTTP/2 as on HTTP/1.1, and nothing is published. */
     @Test
     void aPublishTooLargeIs413OverH2c() throws Exception {
-        assumeTrue(onPath("curl"), "curl is not installed");
+        assumeTrue(StreamLines.onPath("curl"), "curl is not installed");
         String topic = kafka.createTopic(1);
         String token = TestAuthenticator.token("hal", topic + "/*", topic + "/*");
         Path big = dir.resolve("big.bin");
@@ -144,19 +137,19 @@ class Http2Test {
                     HttpResponse.BodyHandlers.ofLines());
             assertThat(first.version()).isEqualTo(HttpClient.Version.HTTP_2);
             assertThat(first.statusCode()).isEqualTo(200);
-            BlockingQueue<String> lines = lines(first.body());
-            next(lines, "event: subscribed");
+            StreamLines lines = StreamLines.of(first.body());
+            lines.next("event: subscribed");
             long one = kafka.send(topic, "k", "one");
-            String id = next(lines, "id: ").substring(4);
-            assertThat(next(lines, "data: ")).contains("\"seq\":" + one);
+            String id = lines.next("id: ").substring(4);
+            assertThat(lines.next("data: ")).contains("\"seq\":" + one);
             first.body().close();
 
             long two = kafka.send(topic, "k", "two");
             HttpResponse<Stream<String>> resumed = client.send(HttpRequest.newBuilder(uri).header("Authorization", "Bearer " + token)
                     .header("Last-Event-ID", id).build(), HttpResponse.BodyHandlers.ofLines());
             assertThat(resumed.version()).isEqualTo(HttpClient.Version.HTTP_2);
-            BlockingQueue<String> again = lines(resumed.body());
-            assertThat(next(again, "data: {\"type\":\"message\"")).contains("\"seq\":" + two).doesNotContain("\"seq\":" + one + ",");
+            StreamLines again = StreamLines.of(resumed.body());
+            assertThat(again.next("data: {\"type\":\"message\"")).contains("\"seq\":" + two).doesNotContain("\"seq\":" + one + ",");
             resumed.body().close();
         }
     }
@@ -429,57 +422,5 @@ class Http2Test {
         SSLContext context = SSLContext.getInstance("TLS");
         context.init(null, factory.getTrustManagers(), null);
         return context;
-    }
-
-    private static BlockingQueue<String> lines(InputStream in) {
-        BlockingQueue<String> lines = new LinkedBlockingQueue<>();
-        Thread reader = new Thread(() -> {
-            try (BufferedReader r = new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8))) {
-                for (String line = r.readLine(); line != null; line = r.readLine()) {
-                    lines.add(line.strip());
-                }
-            }
-            catch (Exception e) {
-                // Stopped.
-            }
-        }, "h2-lines");
-        reader.setDaemon(true);
-        reader.start();
-        return lines;
-    }
-
-    private static BlockingQueue<String> lines(Stream<String> body) {
-        BlockingQueue<String> lines = new LinkedBlockingQueue<>();
-        Thread reader = new Thread(() -> {
-            try {
-                body.forEach(lines::add);
-            }
-            catch (Exception e) {
-                // Closed.
-            }
-        }, "h2-lines");
-        reader.setDaemon(true);
-        reader.start();
-        return lines;
-    }
-
-    private static String next(BlockingQueue<String> lines, String prefix) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-        while (System.nanoTime() < deadline) {
-            String line = lines.poll(1, TimeUnit.SECONDS);
-            if (line != null && line.startsWith(prefix)) {
-                return line;
-            }
-        }
-        throw new AssertionError("no line starting with '" + prefix + "' within 30 s");
-    }
-
-    private static boolean onPath(String program) {
-        try {
-            return new ProcessBuilder(program, "--version").redirectErrorStream(true).start().waitFor(10, TimeUnit.SECONDS);
-        }
-        catch (Exception e) {
-            return false;
-        }
     }
 }

@@ -5,10 +5,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletionException;
 
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 import io.kroxylicious.testing.kafka.api.KafkaCluster;
@@ -34,18 +34,13 @@ class TlsListenerTest {
     @TempDir
     static Path dir;
 
-    static KafkaHelper kafka;
+    @RegisterExtension
+    static final KafkaHelper kafka = KafkaHelper.perClass(() -> cluster.getBootstrapServers());
     static TestPki pki;
 
     @BeforeAll
-    static void start() throws Exception {
-        kafka = new KafkaHelper(cluster.getBootstrapServers());
+    static void pki() throws Exception {
         pki = new TestPki(dir);
-    }
-
-    @AfterAll
-    static void stop() {
-        kafka.close();
     }
 
     private String tlsSection() throws Exception {

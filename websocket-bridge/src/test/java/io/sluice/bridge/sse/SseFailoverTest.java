@@ -24,10 +24,9 @@ import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.awaitility.Awaitility;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import io.kroxylicious.testing.kafka.api.KafkaCluster;
 import io.kroxylicious.testing.kafka.common.BrokerCluster;
@@ -61,17 +60,8 @@ class SseFailoverTest {
     @BrokerCluster(numBrokers = 1)
     static KafkaCluster cluster;
 
-    static KafkaHelper kafka;
-
-    @BeforeAll
-    static void helper() {
-        kafka = new KafkaHelper(cluster.getBootstrapServers());
-    }
-
-    @AfterAll
-    static void closeHelper() {
-        kafka.close();
-    }
+    @RegisterExtension
+    static final KafkaHelper kafka = KafkaHelper.perClass(() -> cluster.getBootstrapServers());
 
     /** A received message: where it is in Kafka's numbering, and which produced record it carries. */
     private record Received(String epoch, long seq, int n) {

@@ -1,25 +1,18 @@
 package io.sluice.bridge.sse;
 
-import java.io.BufferedReader;
-import java.io.InputStreamReader;
-import java.nio.charset.StandardCharsets;
+import io.kroxylicious.testing.kafka.junit5ext.KafkaClusterExtension;
+import org.junit.jupiter.api.extension.ExtendWith;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.BlockingQueue;
-import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.TimeUnit;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import io.kroxylicious.testing.kafka.api.KafkaCluster;
 import io.kroxylicious.testing.kafka.common.BrokerCluster;
-import io.kroxylicious.testing.kafka.junit5ext.KafkaClusterExtension;
 import io.sluice.bridge.auth.TestAuthenticator;
 import io.sluice.bridge.server.BridgeFixture;
 import io.sluice.bridge.server.KafkaHelper;
@@ -40,21 +33,12 @@ class SseForeignClientsTest {
     @BrokerCluster(numBrokers = 1)
     static KafkaCluster cluster;
 
-    static KafkaHelper kafka;
-
-    @BeforeAll
-    static void helper() {
-        kafka = new KafkaHelper(cluster.getBootstrapServers());
-    }
-
-    @AfterAll
-    static void closeHelper() {
-        kafka.close();
-    }
+    @RegisterExtension
+    static final KafkaHelper kafka = KafkaHelper.perClass(() -> cluster.getBootstrapServers());
 
     @Test
     void curlReadsTheStreamWithABearerHeaderAndResumesWithLastEventId() throws Exception {
-        assumeTrue(onPath("curl"), "curl is not installed");
+        assumeTrue(StreamLines.onPath("curl"), "curl is not installed");
         String topic = kafka.createTopic(1);
         String token = TestAuthenticator.token("cat", topic + "/*", "");
         try (BridgeFixture bridge = BridgeFixture.start(cluster.getBootstrapServers(), "node-a", "topics: " + topic)) {
@@ -62,11 +46,11 @@ class SseForeignClientsTest {
             String id;
             Process curl = curl(url, token, null);
             try {
-                BlockingQueue<String> lines = lines(curl);
-                assertThat(next(lines, "event: subscribed")).isNotNull();
+                StreamLines lines = StreamLines.of(curl.getInputStream());
+                assertThat(lines.next("event: subscribed")).isNotNull();
                 long first = kafka.send(topic, "k", "one");
-                id = next(lines, "id: ").substring(4);
-                assertThat(next(lines, "data: ")).contains("\"seq\":" + first).contains("\"payload\":\"one\"");
+                id = lines.next("id: ").substring(4);
+                assertThat(lines.next("data: ")).contains("\"seq\":" + first).contains("\"payload\":\"one\"");
             }
             finally {
                 curl.destroy();
@@ -74,9 +58,9 @@ class SseForeignClientsTest {
             long second = kafka.send(topic, "k", "two");
             Process resumed = curl(url, token, id);
             try {
-                BlockingQueue<String> lines = lines(resumed);
-                assertThat(next(lines, "id: ")).isNotNull();
-                assertThat(next(lines, "data: ")).contains("\"seq\":" + second).contains("\"payload\":\"two\"");
+                StreamLines lines = StreamLines.of(resumed.getInputStream());
+                assertThat(lines.next("id: ")).isNotNull();
+                assertThat(lines.next("data: ")).contains("\"seq\":" + second).contains("\"payload\":\"two\"");
             }
             finally {
                 resumed.destroy();
@@ -134,43 +118,5 @@ class SseForeignClientsTest {
         }
         command.add(url);
         return new ProcessBuilder(command).redirectErrorStream(true).start();
-    }
-
-    private static BlockingQueue<String> lines(Process process) {
-        BlockingQueue<String> lines = new LinkedBlockingQueue<>();
-        Thread reader = new Thread(() -> {
-            try (BufferedReader in = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
-                for (String line = in.readLine(); line != null; line = in.readLine()) {
-                    lines.add(line);
-                }
-            }
-            catch (Exception e) {
-                // The process was stopped.
-            }
-        }, "curl-output");
-        reader.setDaemon(true);
-        reader.start();
-        return lines;
-    }
-
-    /** The next line starting with {@code prefix}, skipping others; fails after 30 s. */
-    private static String next(BlockingQueue<String> lines, String prefix) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-        while (System.nanoTime() < deadline) {
-            String line = lines.poll(1, TimeUnit.SECONDS);
-            if (line != null && line.startsWith(prefix)) {
-                return line;
-            }
-        }
-        throw new AssertionError("no line starting with '" + prefix + "' within 30 s");
-    }
-
-    private static boolean onPath(String program) {
-        try {
-            return new ProcessBuilder(program, "--version").redirectErrorStream(true).start().waitFor(10, TimeUnit.SECONDS);
-        }
-        catch (Exception e) {
-            return false;
-        }
     }
 }

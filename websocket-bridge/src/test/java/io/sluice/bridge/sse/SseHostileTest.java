@@ -21,10 +21,9 @@ import java.util.Map;
 import java.util.Random;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import io.kroxylicious.testing.kafka.api.KafkaCluster;
 import io.kroxylicious.testing.kafka.common.BrokerCluster;
@@ -49,17 +48,8 @@ class SseHostileTest {
     @BrokerCluster(numBrokers = 1)
     static KafkaCluster cluster;
 
-    static KafkaHelper kafka;
-
-    @BeforeAll
-    static void helper() {
-        kafka = new KafkaHelper(cluster.getBootstrapServers());
-    }
-
-    @AfterAll
-    static void closeHelper() {
-        kafka.close();
-    }
+    @RegisterExtension
+    static final KafkaHelper kafka = KafkaHelper.perClass(() -> cluster.getBootstrapServers());
 
     private record Answer(int status, Map<String, List<String>> headers, JsonNode body, String raw) {
     }

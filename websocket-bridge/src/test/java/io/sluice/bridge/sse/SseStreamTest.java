@@ -7,10 +7,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import io.kroxylicious.testing.kafka.api.KafkaCluster;
 import io.kroxylicious.testing.kafka.common.BrokerCluster;
@@ -36,17 +35,8 @@ class SseStreamTest {
     @BrokerCluster(numBrokers = 1)
     static KafkaCluster cluster;
 
-    static KafkaHelper kafka;
-
-    @BeforeAll
-    static void helper() {
-        kafka = new KafkaHelper(cluster.getBootstrapServers());
-    }
-
-    @AfterAll
-    static void closeHelper() {
-        kafka.close();
-    }
+    @RegisterExtension
+    static final KafkaHelper kafka = KafkaHelper.perClass(() -> cluster.getBootstrapServers());
 
     private static BridgeFixture node(String name, String sections) {
         return BridgeFixture.start(cluster.getBootstrapServers(), name, sections);
