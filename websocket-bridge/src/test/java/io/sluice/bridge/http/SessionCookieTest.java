@@ -17,6 +17,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import io.kroxylicious.testing.kafka.api.KafkaCluster;
 import io.kroxylicious.testing.kafka.common.BrokerCluster;
@@ -43,7 +44,8 @@ class SessionCookieTest {
     @BrokerCluster(numBrokers = 1)
     static KafkaCluster cluster;
 
-    static KafkaHelper kafka;
+    @RegisterExtension
+    static final KafkaHelper kafka = KafkaHelper.perClass(() -> cluster.getBootstrapServers());
     static JwksServer jwks;
     static final TestIssuer ISSUER = TestIssuer.rsa();
     static final HttpClient HTTP = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
@@ -53,14 +55,12 @@ class SessionCookieTest {
 
     @BeforeAll
     static void start() throws Exception {
-        kafka = new KafkaHelper(cluster.getBootstrapServers());
         jwks = new JwksServer(ISSUER.jwks());
     }
 
     @AfterAll
     static void stop() {
         jwks.close();
-        kafka.close();
     }
 
     @BeforeEach

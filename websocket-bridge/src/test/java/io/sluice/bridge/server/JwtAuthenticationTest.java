@@ -12,6 +12,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import io.kroxylicious.testing.kafka.api.KafkaCluster;
 import io.kroxylicious.testing.kafka.common.BrokerCluster;
@@ -33,7 +34,8 @@ class JwtAuthenticationTest {
     @BrokerCluster(numBrokers = 1)
     static KafkaCluster cluster;
 
-    static KafkaHelper kafka;
+    @RegisterExtension
+    static final KafkaHelper kafka = KafkaHelper.perClass(() -> cluster.getBootstrapServers());
     static JwksServer jwks;
     static final TestIssuer ISSUER = TestIssuer.rsa();
 
@@ -42,14 +44,12 @@ class JwtAuthenticationTest {
 
     @BeforeAll
     static void start() throws Exception {
-        kafka = new KafkaHelper(cluster.getBootstrapServers());
         jwks = new JwksServer(ISSUER.jwks());
     }
 
     @AfterAll
     static void stop() {
         jwks.close();
-        kafka.close();
     }
 
     @BeforeEach

@@ -10,6 +10,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import io.kroxylicious.testing.kafka.api.KafkaCluster;
 import io.kroxylicious.testing.kafka.common.BrokerCluster;
@@ -33,19 +34,18 @@ class RowFilterTokensTest {
     @BrokerCluster(numBrokers = 1)
     static KafkaCluster cluster;
 
-    static KafkaHelper kafka;
+    @RegisterExtension
+    static final KafkaHelper kafka = KafkaHelper.perClass(() -> cluster.getBootstrapServers());
     static JwksServer jwks;
 
     @BeforeAll
     static void start() throws Exception {
-        kafka = new KafkaHelper(cluster.getBootstrapServers());
         jwks = new JwksServer(ISSUER.jwks());
     }
 
     @AfterAll
     static void stop() {
         jwks.close();
-        kafka.close();
     }
 
     private BridgeFixture bridge(String topic, String node) {
