@@ -10,6 +10,7 @@ import picocli.CommandLine.Spec;
 
 import io.sluice.app.bench.bridge.BenchBridgeCommand;
 import io.sluice.app.bench.idle.BenchIdleCommand;
+import io.sluice.app.bench.scenario.BenchScenarioCommand;
 import io.sluice.app.demo.DemoCommand;
 import io.sluice.build.BuildInfo;
 
@@ -38,8 +39,8 @@ public final class SluiceCommand implements Callable<Integer> {
     }
 
     /** {@code sluice bench}: only a group; one of its benchmarks must be named. */
-    @Command(name = "bench", description = "Benchmarks: proxy against the broker, encryption against passthrough, the bridge's fan-out, an idle proxy.",
-            subcommands = {BenchProxyCommand.class, BenchEncryptionCommand.class, BenchBridgeCommand.class, BenchIdleCommand.class})
+    @Command(name = "bench", description = "Benchmarks: proxy against the broker, encryption against passthrough, the bridge's fan-out, an idle proxy, the seeds' scenarios.",
+            subcommands = {BenchProxyCommand.class, BenchEncryptionCommand.class, BenchBridgeCommand.class, BenchIdleCommand.class, BenchScenarioCommand.class})
     static final class Bench implements Callable<Integer> {
 
         @Spec

@@ -3,28 +3,21 @@ package io.sluice.app.bench.bridge;
 import java.io.PrintStream;
 import java.net.URI;
 import java.nio.file.Path;
-import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.OptionalLong;
 import java.util.concurrent.Callable;
-import java.util.concurrent.ExecutionException;
-
-import org.apache.kafka.common.errors.TopicExistsException;
 
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 import io.sluice.bench.CpuSampler;
 import io.sluice.bench.RunEnvironment;
-import io.sluice.bench.Topics;
 import io.sluice.app.cli.UsageException;
-import io.sluice.testkit.LocalKafka;
 
 /**
  * {@code sluice bench bridge}: benchpub and benchsub against a bridge. By default the bench starts its own Kafka and a
@@ -183,30 +176,11 @@ public final class BenchBridgeCommand implements Callable<Integer> {
     }
 
     private BenchResult againstOwnBridge(BenchSettings settings) throws Exception {
-        CpuPinning pinning = pin ? CpuPinning.forThisMachine() : null;
         if (kafka != null || token != null || bridgePid != null) {
             throw new UsageException((kafka != null ? "--kafka" : token != null ? "--token" : "--bridge-pid") + " goes with --bridge (a running bridge)");
         }
-        // A fresh secret per run: the child bridge accepts nothing else.
-        byte[] secret = new byte[24];
-        new SecureRandom().nextBytes(secret);
-        String benchToken = "bench-" + HexFormat.of().formatHex(secret);
-        try (LocalKafka local = LocalKafka.start(LocalKafka.Options.defaults())) {
-            createTopic(local.bootstrapServers(), topic, partitions);
-            try (LocalBridge child = LocalBridge.start(local.bootstrapServers(), topic, settings.shape(), benchToken, bridgeThreads, bridgeTransport, bridgeKafka,
-                    List.of(bridgeJvm.trim().split("\\s+")))) {
-                out.printf("Kafka pid %d at %s; bridge pid %d at %s (bench-only token authenticator); bridge CPU and RSS from /proc/%d%n",
-                        local.pid(), local.bootstrapServers(), child.pid(), child.url(), child.pid());
-                if (pinning != null) {
-                    pinning.pinBridge(child.pid(), out);
-                    pinning.pinOther(local.pid(), "Kafka broker", out);
-                    pinning.pinOther(ProcessHandle.current().pid(), "load generator (this process)", out);
-                }
-                var target = new BridgeBenchmark.Target(local.bootstrapServers(), topic, URI.create(child.url()), benchToken, child,
-                        OptionalLong.of(child.pid()));
-                return new BridgeBenchmark(settings, target, out).run();
-            }
-        }
+        return new OwnBridge(topic, partitions, bridgeThreads, bridgeTransport, bridgeKafka, List.of(bridgeJvm.trim().split("\\s+")), pin)
+                .run(settings, out);
     }
 
     private BenchResult againstRunningBridge(BenchSettings settings) throws Exception {
@@ -222,20 +196,10 @@ public final class BenchBridgeCommand implements Callable<Integer> {
         if (kafka == null || token == null) {
             throw new UsageException((kafka == null ? "--kafka" : "--token") + " is required with --bridge");
         }
-        createTopic(kafka, topic, partitions);
+        OwnBridge.createTopic(kafka, topic, partitions);
         OptionalLong pid = bridgePid != null ? OptionalLong.of(bridgePid) : OptionalLong.empty();
         out.printf("bridge at %s reading %s from %s; %s%n", bridge, topic, kafka,
                 pid.isPresent() ? "CPU and RSS from /proc/" + pid.getAsLong() : "no --bridge-pid: no CPU or memory figures");
         return new BridgeBenchmark(settings, new BridgeBenchmark.Target(kafka, topic, bridge, token, null, pid), out).run();
-    }
-
-    private static void createTopic(String bootstrap, String topic, int partitions) throws Exception {
-        try {
-            Topics.create(bootstrap, topic, partitions);
-        } catch (ExecutionException e) {
-            if (!(e.getCause() instanceof TopicExistsException)) {
-                throw e;
-            }
-        }
     }
 }

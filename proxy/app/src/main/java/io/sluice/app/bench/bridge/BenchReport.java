@@ -8,12 +8,12 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 
 /** The summary of a run in the table format of Kafkorama's published benchmark, plus the bridge's own costs. */
-final class BenchReport {
+public final class BenchReport {
 
     private BenchReport() {
     }
 
-    static void print(BenchResult r, PrintStream out) {
+    public static void print(BenchResult r, PrintStream out) {
         out.println();
         out.printf("== sluice bench bridge over %s: %,.0f s measured, %d cores shared by Kafka, the bridge and the load; load average %s -> %s ==%n",
                 r.transport(), r.seconds(), Runtime.getRuntime().availableProcessors(), r.loadAverageStart(), r.loadAverageEnd());

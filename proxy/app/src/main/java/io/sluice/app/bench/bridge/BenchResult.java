@@ -19,7 +19,7 @@ package io.sluice.app.bench.bridge;
  * @param rssPerConnectionBytes (bridge RSS with the connections open - before) / connections
  * @param heapPerConnectionBytes (bridge heap used after a full GC with the connections open - before) / connections
  */
-record BenchResult(String transport, int connectionsRequested, int connectionsSubscribed, int connectFailures, int serverCloses,
+public record BenchResult(String transport, int connectionsRequested, int connectionsSubscribed, int connectFailures, int serverCloses,
                    int endpoints, double ratePerEndpoint, int payloadBytes, String values, double seconds,
                    long messagesProduced, long messagesDelivered, long deltasDelivered, long messagesUnstamped, double expectedMsgsPerSecondOut,
                    double msgsPerSecondOut, double mbPerSecondOut, double bytesPerMessage,

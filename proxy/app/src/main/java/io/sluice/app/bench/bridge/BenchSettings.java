@@ -24,11 +24,11 @@ import io.sluice.app.cli.UsageException;
  * @param delta        whether subscriptions ask for JSON Patch deltas
  * @param transport    WebSocket connections or SSE streams
  */
-record BenchSettings(int connections, int endpoints, double rate, int payloadBytes, Duration warmup, Duration duration,
+public record BenchSettings(int connections, int endpoints, double rate, int payloadBytes, Duration warmup, Duration duration,
                      int connectRate, int perAddress, int clientThreads, long seed, ValueShape shape, List<String> fields,
                      boolean delta, BenchTransport transport) {
 
-    BenchSettings {
+    public BenchSettings {
         require(connections > 0, "--connections must be at least 1");
         require(endpoints > 0, "--endpoints must be at least 1");
         require(rate >= 0 && Double.isFinite(rate), "--rate must be 0 (idle) or more");
@@ -43,7 +43,7 @@ record BenchSettings(int connections, int endpoints, double rate, int payloadByt
     }
 
     /** Settings of the plain fan-out: raw values, whole, no deltas. */
-    BenchSettings(int connections, int endpoints, double rate, int payloadBytes, Duration warmup, Duration duration,
+    public BenchSettings(int connections, int endpoints, double rate, int payloadBytes, Duration warmup, Duration duration,
                   int connectRate, int perAddress, int clientThreads, long seed) {
         this(connections, endpoints, rate, payloadBytes, warmup, duration, connectRate, perAddress, clientThreads, seed,
                 ValueShape.RAW, List.of(), false, BenchTransport.WEBSOCKET);

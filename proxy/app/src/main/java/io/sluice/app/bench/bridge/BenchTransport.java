@@ -5,7 +5,7 @@ import java.util.Locale;
 import io.sluice.app.cli.UsageException;
 
 /** How the bench's subscribers talk to the bridge: a WebSocket each, or a Server-Sent Events stream each ({@code GET {path}/sse}). */
-enum BenchTransport {
+public enum BenchTransport {
     WEBSOCKET,
     SSE;
 

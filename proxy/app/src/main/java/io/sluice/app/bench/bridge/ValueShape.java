@@ -5,7 +5,7 @@ package io.sluice.app.bench.bridge;
  * scenarios). {@code json} and {@code avro}: the JSON document of Lightstreamer's scenario 3 ({@link StructuredValues}),
  * as JSON text or as bare Avro binary that the bridge decodes with a local schema.
  */
-enum ValueShape {
+public enum ValueShape {
     RAW, JSON, AVRO;
 
     boolean structured() {

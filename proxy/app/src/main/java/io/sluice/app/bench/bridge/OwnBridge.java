@@ -1,0 +1,80 @@
+package io.sluice.app.bench.bridge;
+
+import java.io.PrintStream;
+import java.net.URI;
+import java.security.SecureRandom;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Map;
+import java.util.OptionalLong;
+import java.util.concurrent.ExecutionException;
+
+import org.apache.kafka.common.errors.TopicExistsException;
+
+import io.sluice.bench.Topics;
+import io.sluice.testkit.LocalKafka;
+
+/**
+ * The bench's own Kafka and bridge, each in a child JVM, for one {@link BenchSettings} run: what
+ * {@code sluice bench bridge} does without {@code --bridge}, and what the seeds' scenarios compose.
+ *
+ * @param topic           the topic the load goes through
+ * @param partitions      its partitions
+ * @param bridgeThreads   the bridge's server.workerThreads; 0: Netty's default
+ * @param bridgeTransport the bridge's server.transport
+ * @param bridgeKafka     extra kafka.properties of the bridge
+ * @param bridgeJvm       the bridge JVM's options
+ * @param pin             pin the bridge to the last CPU and the rest to the others
+ */
+public record OwnBridge(String topic, int partitions, int bridgeThreads, String bridgeTransport, Map<String, String> bridgeKafka,
+                        List<String> bridgeJvm, boolean pin) {
+
+    public OwnBridge {
+        bridgeKafka = Map.copyOf(bridgeKafka);
+        bridgeJvm = List.copyOf(bridgeJvm);
+    }
+
+    /** What {@code bench bridge} starts by default. */
+    public static OwnBridge defaults() {
+        return new OwnBridge("bench", 4, 0, "auto", Map.of(), List.of("-Xmx2g", "-XX:+UseParallelGC"), false);
+    }
+
+    public OwnBridge withPartitions(int count) {
+        return new OwnBridge(topic, count, bridgeThreads, bridgeTransport, bridgeKafka, bridgeJvm, pin);
+    }
+
+    /** Starts Kafka and the bridge, runs the settings against them, stops both. */
+    public BenchResult run(BenchSettings settings, PrintStream out) throws Exception {
+        CpuPinning pinning = pin ? CpuPinning.forThisMachine() : null;
+        // A fresh secret per run: the child bridge accepts nothing else.
+        byte[] secret = new byte[24];
+        new SecureRandom().nextBytes(secret);
+        String benchToken = "bench-" + HexFormat.of().formatHex(secret);
+        try (LocalKafka local = LocalKafka.start(LocalKafka.Options.defaults())) {
+            createTopic(local.bootstrapServers(), topic, partitions);
+            try (LocalBridge child = LocalBridge.start(local.bootstrapServers(), topic, settings.shape(), benchToken, bridgeThreads, bridgeTransport, bridgeKafka,
+                    bridgeJvm)) {
+                out.printf("Kafka pid %d at %s; bridge pid %d at %s (bench-only token authenticator); bridge CPU and RSS from /proc/%d%n",
+                        local.pid(), local.bootstrapServers(), child.pid(), child.url(), child.pid());
+                if (pinning != null) {
+                    pinning.pinBridge(child.pid(), out);
+                    pinning.pinOther(local.pid(), "Kafka broker", out);
+                    pinning.pinOther(ProcessHandle.current().pid(), "load generator (this process)", out);
+                }
+                var target = new BridgeBenchmark.Target(local.bootstrapServers(), topic, URI.create(child.url()), benchToken, child,
+                        OptionalLong.of(child.pid()));
+                return new BridgeBenchmark(settings, target, out).run();
+            }
+        }
+    }
+
+    static void createTopic(String bootstrap, String topic, int partitions) throws Exception {
+        try {
+            Topics.create(bootstrap, topic, partitions);
+        } catch (ExecutionException e) {
+            if (!(e.getCause() instanceof TopicExistsException)) {
+                throw e;
+            }
+        }
+    }
+}

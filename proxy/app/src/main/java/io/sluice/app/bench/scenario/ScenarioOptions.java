@@ -1,0 +1,43 @@
+package io.sluice.app.bench.scenario;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/** What every scenario takes besides its own parameters: where results go, the quiet-machine gate, the docs table. */
+public final class ScenarioOptions {
+
+    @Spec(Spec.Target.MIXEE)
+    CommandSpec spec;
+
+    @Option(names = "--results", paramLabel = "DIR", defaultValue = "bench-results/scenarios",
+            description = "Where the run's result file goes, as DIR/SCENARIO/TIME.json (default: ${DEFAULT-VALUE}).")
+    Path results;
+
+    @Option(names = "--record", paramLabel = "FILE", arity = "0..1", fallbackValue = "docs/performance.md",
+            description = "Append the run's rows to the scenario's table in FILE (default FILE: docs/performance.md); "
+                    + "refused when the machine was not quiet at the start.")
+    Path record;
+
+    @Option(names = "--quiet-below", paramLabel = "LOAD", defaultValue = "1.0",
+            description = "Wait for the 1-minute load average to drop below LOAD before measuring (default: ${DEFAULT-VALUE}).")
+    double quietBelow;
+
+    @Option(names = "--quiet-wait", paramLabel = "S", defaultValue = "600",
+            description = "Wait at most S seconds for it; then the run goes ahead and is marked not quiet (default: ${DEFAULT-VALUE}).")
+    int quietWaitSeconds;
+
+    Duration quietWait() {
+        return Duration.ofSeconds(quietWaitSeconds);
+    }
+
+    /** The command as typed, for the record: {@code ./sluice bench scenario NAME ARGS}. */
+    String commandLine() {
+        List<String> args = spec.commandLine().getParseResult() == null ? List.of() : spec.commandLine().getParseResult().originalArgs();
+        return ("./sluice bench scenario " + spec.name() + " " + String.join(" ", args)).strip();
+    }
+}
