@@ -14,7 +14,7 @@ public enum BenchTransport {
         return name().toLowerCase(Locale.ROOT);
     }
 
-    static BenchTransport parse(String name) {
+    public static BenchTransport parse(String name) {
         for (BenchTransport t : values()) {
             if (t.label().equals(name)) {
                 return t;

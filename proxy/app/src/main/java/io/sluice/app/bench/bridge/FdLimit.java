@@ -9,7 +9,7 @@ import java.util.OptionalLong;
  * This process's open-file limit as the kernel enforces it (/proc/self/limits). Read here rather than from the shell's
  * {@code ulimit -n}: the JVM raises its own soft limit to the hard one at start-up, and the bridge child inherits it.
  */
-final class FdLimit {
+public final class FdLimit {
 
     /** Descriptors the bench and the bridge need besides connections: jars, Kafka clients, epoll, logs. */
     static final int HEADROOM = 1_000;
@@ -32,7 +32,7 @@ final class FdLimit {
     }
 
     /** Null when {@code connections} fit, else what to tell the user. */
-    static String problem(int connections) {
+    public static String problem(int connections) {
         OptionalLong limit = soft();
         if (limit.isEmpty() || connections + HEADROOM <= limit.getAsLong()) {
             return null;

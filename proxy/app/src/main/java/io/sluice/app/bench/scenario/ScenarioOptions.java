@@ -38,6 +38,8 @@ public final class ScenarioOptions {
     /** The command as typed, for the record: {@code ./sluice bench scenario NAME ARGS}. */
     String commandLine() {
         List<String> args = spec.commandLine().getParseResult() == null ? List.of() : spec.commandLine().getParseResult().originalArgs();
-        return ("./sluice bench scenario " + spec.name() + " " + String.join(" ", args)).strip();
+        // Run from the root command, the original arguments are the whole command line; run on its own (tests), only its options.
+        String prefix = spec.parent() != null ? "./sluice " : "./sluice bench scenario " + spec.name() + " ";
+        return (prefix + String.join(" ", args)).strip();
     }
 }
