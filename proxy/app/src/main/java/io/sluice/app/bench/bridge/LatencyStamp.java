@@ -74,6 +74,22 @@ final class LatencyStamp {
         return -1;
     }
 
+    /** The stamp at the start of a payload read as text, or -1 if it does not start with one. */
+    static long read(String payload) {
+        if (payload.length() < DIGITS) {
+            return -1;
+        }
+        long value = 0;
+        for (int i = 0; i < DIGITS; i++) {
+            int digit = payload.charAt(i) - '0';
+            if (digit < 0 || digit > 9) {
+                return -1;
+            }
+            value = value * 10 + digit;
+        }
+        return value;
+    }
+
     /** The stamp written at {@code index}, or -1 if no stamp is there. */
     static long read(ByteBuf buf, int index) {
         if (buf.writerIndex() < index + DIGITS) {

@@ -8,6 +8,7 @@ import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
@@ -37,18 +38,49 @@ final class LocalBridge implements AutoCloseable {
     private final Process process;
     private final Path dir;
     private final int managementPort;
+    private final String nodeName;
     private int port;
+    private long lastCpuNanos;
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
 
-    private LocalBridge(Process process, Path dir, int managementPort) {
+    private LocalBridge(Process process, Path dir, int managementPort, String nodeName) {
         this.process = process;
         this.dir = dir;
         this.managementPort = managementPort;
+        this.nodeName = nodeName;
     }
 
     /** Starts a bridge reading {@code topic} (every key an endpoint) and waits until {@code /readyz} says ready. */
     static LocalBridge start(String bootstrap, String topic, ValueShape shape, String token, int workerThreads, String transport, Map<String, String> kafkaProperties,
                              List<String> jvmOptions) throws IOException, InterruptedException {
+        LocalBridge bridge = launch(bootstrap, topic, shape, token, workerThreads, transport, kafkaProperties, jvmOptions, "bench-bridge");
+        bridge.awaitReady();
+        return bridge;
+    }
+
+    /**
+     * Starts {@code count} nodes on the same Kafka and topic, named {@code bench-bridge-1} ... (the {@code node} of
+     * their {@code connected} replies), each its own child JVM; the JVMs start at once and are waited for together.
+     */
+    static List<LocalBridge> startNodes(int count, String bootstrap, String topic, ValueShape shape, String token, int workerThreads, String transport,
+                                        Map<String, String> kafkaProperties, List<String> jvmOptions) throws IOException, InterruptedException {
+        List<LocalBridge> nodes = new ArrayList<>();
+        try {
+            for (int i = 1; i <= count; i++) {
+                nodes.add(launch(bootstrap, topic, shape, token, workerThreads, transport, kafkaProperties, jvmOptions, "bench-bridge-" + i));
+            }
+            for (LocalBridge node : nodes) {
+                node.awaitReady();
+            }
+            return nodes;
+        } catch (IOException | InterruptedException | RuntimeException e) {
+            nodes.forEach(LocalBridge::close);
+            throw e;
+        }
+    }
+
+    private static LocalBridge launch(String bootstrap, String topic, ValueShape shape, String token, int workerThreads, String transport,
+                                      Map<String, String> kafkaProperties, List<String> jvmOptions, String nodeName) throws IOException {
         int managementPort = FreePorts.block(1);
         Path dir = Files.createTempDirectory("sluice-bench-bridge-");
         // Avro values are decoded with the bench's schema as a local file (bare records, no registry); JSON values are
@@ -70,7 +102,7 @@ final class LocalBridge implements AutoCloseable {
                   path: %s
                   workerThreads: %d
                   transport: %s
-                  nodeName: bench-bridge
+                  nodeName: %s
                 kafka:
                   bootstrapServers: "%s"
                   properties: %s
@@ -91,40 +123,79 @@ final class LocalBridge implements AutoCloseable {
                 management:
                   bindAddress: 127.0.0.1
                   port: %d
-                """.formatted(PATH, workerThreads, transport, bootstrap, new ObjectMapper().writeValueAsString(kafkaProperties), topic, formats, managementPort));
+                """.formatted(PATH, workerThreads, transport, nodeName, bootstrap, new ObjectMapper().writeValueAsString(kafkaProperties), topic, formats, managementPort));
         Path log = dir.resolve("bridge.log");
         ProcessBuilder builder = new ProcessBuilder(JavaCommand.of(jvmOptions, BenchBridgeNode.class.getName(), List.of(config.toString(), topic)))
                 .redirectErrorStream(true)
                 .redirectOutput(log.toFile());
         builder.environment().put(BenchBridgeNode.TOKEN_ENV, token);
-        LocalBridge bridge = new LocalBridge(builder.start(), dir, managementPort);
+        LocalBridge bridge = new LocalBridge(builder.start(), dir, managementPort, nodeName);
         Runtime.getRuntime().addShutdownHook(new Thread(bridge.process::destroyForcibly, "sluice-bench-bridge-reaper"));
+        return bridge;
+    }
+
+    private void awaitReady() throws IOException, InterruptedException {
+        Path log = dir.resolve("bridge.log");
         long deadline = System.nanoTime() + START_TIMEOUT.toNanos();
         while (System.nanoTime() < deadline) {
-            if (!bridge.process.isAlive()) {
+            if (!process.isAlive()) {
                 String tail = LocalKafka.tail(log);
-                bridge.close();
-                throw new IOException("bench bridge exited with " + bridge.process.exitValue() + ":\n" + tail);
+                close();
+                throw new IOException("bench bridge exited with " + process.exitValue() + ":\n" + tail);
             }
-            var ready = bridge.get("/readyz").filter(r -> r.statusCode() == 200);
+            var ready = get("/readyz").filter(r -> r.statusCode() == 200);
             if (ready.isPresent()) {
                 Matcher listening = LISTENING.matcher(ready.get().body());
                 if (!listening.find()) {
-                    bridge.close();
+                    close();
                     throw new IOException("bench bridge ready but its port is not in /readyz: " + ready.get().body());
                 }
-                bridge.port = Integer.parseInt(listening.group(1));
-                return bridge;
+                port = Integer.parseInt(listening.group(1));
+                return;
             }
             Thread.sleep(200);
         }
         String tail = LocalKafka.tail(log);
-        bridge.close();
+        close();
         throw new IOException("bench bridge not ready within " + START_TIMEOUT.toSeconds() + " s:\n" + tail);
     }
 
     long pid() {
         return process.pid();
+    }
+
+    /** The node's name, as its {@code connected} replies give it. */
+    String nodeName() {
+        return nodeName;
+    }
+
+    int port() {
+        return port;
+    }
+
+    /** CPU (user + system) the node's process has used, from /proc; once it is gone, what it had used at the last reading. */
+    long cpuNanos() {
+        if (process.isAlive()) {
+            try {
+                lastCpuNanos = CpuSampler.processCpuNanos(pid());
+            } catch (java.io.UncheckedIOException gone) {
+                // it died between the check and the read
+            }
+        }
+        return lastCpuNanos;
+    }
+
+    /** The crash: SIGKILL, no goodbye to any client; returns once the process is gone. */
+    void kill() throws InterruptedException {
+        process.destroyForcibly().waitFor(30, TimeUnit.SECONDS);
+    }
+
+    /** A graceful stop: SIGTERM, on which the node closes its connections with 1001; returns once the process is gone. */
+    void terminate() throws InterruptedException {
+        process.destroy();
+        if (!process.waitFor(30, TimeUnit.SECONDS)) {
+            process.destroyForcibly().waitFor(5, TimeUnit.SECONDS);
+        }
     }
 
     String url() {

@@ -46,10 +46,7 @@ public record OwnBridge(String topic, int partitions, int bridgeThreads, String 
     /** Starts Kafka and the bridge, runs the settings against them, stops both. */
     public BenchResult run(BenchSettings settings, PrintStream out) throws Exception {
         CpuPinning pinning = pin ? CpuPinning.forThisMachine() : null;
-        // A fresh secret per run: the child bridge accepts nothing else.
-        byte[] secret = new byte[24];
-        new SecureRandom().nextBytes(secret);
-        String benchToken = "bench-" + HexFormat.of().formatHex(secret);
+        String benchToken = randomToken();
         try (LocalKafka local = LocalKafka.start(LocalKafka.Options.defaults())) {
             createTopic(local.bootstrapServers(), topic, partitions);
             try (LocalBridge child = LocalBridge.start(local.bootstrapServers(), topic, settings.shape(), benchToken, bridgeThreads, bridgeTransport, bridgeKafka,
@@ -66,6 +63,13 @@ public record OwnBridge(String topic, int partitions, int bridgeThreads, String 
                 return new BridgeBenchmark(settings, target, out).run();
             }
         }
+    }
+
+    /** A fresh secret per run: the bench's child bridges accept nothing else ({@link BenchOnlyAuthenticator}). */
+    static String randomToken() {
+        byte[] secret = new byte[24];
+        new SecureRandom().nextBytes(secret);
+        return "bench-" + HexFormat.of().formatHex(secret);
     }
 
     static void createTopic(String bootstrap, String topic, int partitions) throws Exception {
