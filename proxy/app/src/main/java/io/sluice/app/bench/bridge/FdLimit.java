@@ -9,15 +9,15 @@ import java.util.OptionalLong;
  * This process's open-file limit as the kernel enforces it (/proc/self/limits). Read here rather than from the shell's
  * {@code ulimit -n}: the JVM raises its own soft limit to the hard one at start-up, and the bridge child inherits it.
  */
-final class FdLimit {
+public final class FdLimit {
 
     /** Descriptors the bench and the bridge need besides connections: jars, Kafka clients, epoll, logs. */
-    static final int HEADROOM = 1_000;
+    public static final int HEADROOM = 1_000;
 
     private FdLimit() {
     }
 
-    static OptionalLong soft() {
+    public static OptionalLong soft() {
         try {
             for (String line : Files.readAllLines(Path.of("/proc/self/limits"))) {
                 if (line.startsWith("Max open files")) {
@@ -32,7 +32,7 @@ final class FdLimit {
     }
 
     /** Null when {@code connections} fit, else what to tell the user. */
-    static String problem(int connections) {
+    public static String problem(int connections) {
         OptionalLong limit = soft();
         if (limit.isEmpty() || connections + HEADROOM <= limit.getAsLong()) {
             return null;
