@@ -12,7 +12,8 @@ import io.sluice.bridge.auth.Principal;
  * For {@code sluice bench bridge} only: accepts exactly one token, a random secret the bench command makes for its run
  * and hands to its own child bridge ({@link BenchBridgeNode}), and lets it read one topic. It exists because the JWT
  * authenticator is not in this build yet (docs/bridge.md); no configuration and no other command can select it, so a
- * bridge started with {@code sluice bridge} still refuses to run without JWT.
+ * bridge started with {@code sluice bridge} still refuses to run without JWT. It may publish only to the topic's keys
+ * {@code p...} ({@link BenchTopic#PUBLISH_PREFIX}), which the bench's publishing clients write and no subscriber reads.
  */
 final class BenchOnlyAuthenticator implements Authenticator {
 
@@ -58,7 +59,7 @@ final class BenchOnlyAuthenticator implements Authenticator {
 
         @Override
         public boolean canPublish(String topic, String key) {
-            return false;
+            return this.topic.equals(topic) && key.startsWith(BenchTopic.PUBLISH_PREFIX);
         }
     }
 }

@@ -80,7 +80,7 @@ final class BenchSubscribers implements AutoCloseable {
         // and still bounds a stream that never ends a line.
         this.maxSseLineBytes = (int) Math.min(Integer.MAX_VALUE / 4, 65_536L + 2L * settings.payloadBytes());
         this.upgradeRequest = ClientFrames.upgradeRequest(hostPort, url.getRawPath());
-        this.connectFrame = ClientFrames.text("{\"type\":\"connect\",\"id\":1,\"token\":\"" + token + "\"}");
+        this.connectFrame = ClientFrames.connect(token);
         Transport transport = Transport.best();
         this.group = transport.newGroup(settings.clientThreads(), "bench-sub");
         this.bootstrap = new Bootstrap()
@@ -136,7 +136,12 @@ final class BenchSubscribers implements AutoCloseable {
      * half, and connecting slowed from thousands to ~200 a second when we tried. Hence 10,000 per address by default.
      * 127.0.0.2 for the first {@code perAddress} connections, then 127.0.0.3, ... (127.0.1.0 after 127.0.0.255). */
     static InetSocketAddress sourceAddress(int connection, int perAddress) {
-        int host = 2 + connection / perAddress;
+        return sourceAddress(connection, perAddress, 0);
+    }
+
+    /** The same, {@code skipAddresses} addresses further: another load's connections beside the subscribers'. */
+    static InetSocketAddress sourceAddress(int connection, int perAddress, int skipAddresses) {
+        int host = 2 + skipAddresses + connection / perAddress;
         if (host > 0xffff) {
             throw new IllegalArgumentException("too many source addresses for " + connection + " connections");
         }

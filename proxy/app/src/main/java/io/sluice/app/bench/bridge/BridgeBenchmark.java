@@ -33,11 +33,17 @@ final class BridgeBenchmark {
     private final BenchSettings settings;
     private final Target target;
     private final PrintStream out;
+    private final BesideTraffic beside;
 
     BridgeBenchmark(BenchSettings settings, Target target, PrintStream out) {
+        this(settings, target, out, BesideTraffic.NONE);
+    }
+
+    BridgeBenchmark(BenchSettings settings, Target target, PrintStream out, BesideTraffic beside) {
         this.settings = settings;
         this.target = target;
         this.out = out;
+        this.beside = beside;
     }
 
     BenchResult run() throws Exception {
@@ -68,6 +74,10 @@ final class BridgeBenchmark {
             int held = subscribers.subscribed();
             out.printf("bridge with %,d connections: %s; per connection: %s%n", held, memory(rssWith, heapWith),
                     perConnection(rssBefore, rssWith, heapBefore, heapWith, held));
+            if (settings.idle() && beside != BesideTraffic.NONE) {
+                throw new IllegalArgumentException("a load beside the fan-out needs the fan-out's traffic (rate above 0)");
+            }
+            beside.prepare(target, out);
             Traffic traffic = settings.idle() ? hold(subscribers) : traffic(subscribers);
             long rssEnd = rss();
             return new BenchResult(settings.transport().label(), settings.connections(), subscribers.subscribed(), subscribers.failed(), subscribers.serverCloses(),
@@ -114,6 +124,7 @@ final class BridgeBenchmark {
         long seconds = warmup + settings.duration().toSeconds();
         try (BenchPublisher publisher = new BenchPublisher(target.bootstrap(), target.topic(), settings.endpoints(), settings.rate(),
                 BenchPublisher.values(settings)).start()) {
+            beside.start();
             long start = System.nanoTime();
             long lastMessages = subscribers.messages();
             long lastBytes = subscribers.bytes();
@@ -127,6 +138,9 @@ final class BridgeBenchmark {
             long kernelFrom = kernelNanos();
             long producedFrom = 0;
             subscribers.latency().reset();
+            if (warmup == 0) {
+                beside.measureFrom();
+            }
             for (long s = 1; s <= seconds; s++) {
                 long tick = start + s * 1_000_000_000L;
                 Thread.sleep(Math.max(0, (tick - System.nanoTime()) / 1_000_000));
@@ -143,6 +157,7 @@ final class BridgeBenchmark {
                     cpuFrom = cpu;
                     kernelFrom = kernelNanos();
                     producedFrom = publisher.sent();
+                    beside.measureFrom();
                 }
                 if (measuring) {
                     total.add(interval);
@@ -151,6 +166,10 @@ final class BridgeBenchmark {
                         s, measuring ? "measure" : "warm-up", subscribers.subscribed(), messages - lastMessages, (bytes - lastBytes) / 1e6,
                         ms(interval.getMean()), ms(interval.getValueAtPercentile(99)), ms(interval.getMaxValue()),
                         target.pid().isEmpty() ? "n/a" : "%.2f cores".formatted((cpu - lastCpu) / 1e9));
+                String besideLine = beside.second(measuring);
+                if (besideLine != null) {
+                    out.println(besideLine);
+                }
                 lastMessages = messages;
                 lastBytes = bytes;
                 lastCpu = cpu;
@@ -161,6 +180,7 @@ final class BridgeBenchmark {
             long bytes = subscribers.bytes() - bytesFrom;
             double cpuSeconds = target.pid().isEmpty() ? Double.NaN : (cpuNanos() - cpuFrom) / 1e9;
             double kernelSeconds = target.pid().isEmpty() ? Double.NaN : (kernelNanos() - kernelFrom) / 1e9;
+            beside.stop();
             if (publisher.failed() > 0) {
                 out.printf("publisher: %,d sends failed%n", publisher.failed());
             }

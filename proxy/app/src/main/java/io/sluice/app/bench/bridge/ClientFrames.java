@@ -6,8 +6,8 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 
 /**
- * The few bytes a bench subscriber sends: the HTTP upgrade request and masked text frames. Written by hand because a
- * subscriber needs nothing more, and Netty's client handshaker and frame codecs would cost every one of tens of
+ * The few bytes a bench client sends: the HTTP upgrade request and masked text frames. Written by hand because a
+ * subscriber or publisher needs nothing more, and Netty's client handshaker and frame codecs would cost every one of tens of
  * thousands of connections several handlers and buffers. Frames are masked, as RFC 6455 requires of clients, with
  * the all-zero key: masking then leaves the bytes as they are, and the server only checks that the mask bit is set.
  */
@@ -28,6 +28,11 @@ final class ClientFrames {
                 + "Sec-WebSocket-Key: c2x1aWNlLWJlbmNoLWtleQ==\r\n"
                 + "Sec-WebSocket-Version: 13\r\n\r\n";
         return Unpooled.unreleasableBuffer(Unpooled.copiedBuffer(request, StandardCharsets.US_ASCII).asReadOnly());
+    }
+
+    /** The {@code connect} request presenting {@code token}, with id 1. */
+    static ByteBuf connect(String token) {
+        return text("{\"type\":\"connect\",\"id\":1,\"token\":\"" + token + "\"}");
     }
 
     /** One masked text frame holding {@code json}. */

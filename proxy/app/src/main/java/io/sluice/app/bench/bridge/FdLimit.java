@@ -12,12 +12,12 @@ import java.util.OptionalLong;
 public final class FdLimit {
 
     /** Descriptors the bench and the bridge need besides connections: jars, Kafka clients, epoll, logs. */
-    static final int HEADROOM = 1_000;
+    public static final int HEADROOM = 1_000;
 
     private FdLimit() {
     }
 
-    static OptionalLong soft() {
+    public static OptionalLong soft() {
         try {
             for (String line : Files.readAllLines(Path.of("/proc/self/limits"))) {
                 if (line.startsWith("Max open files")) {

@@ -3,6 +3,7 @@ package io.sluice.app.bench.bridge;
 import java.io.PrintStream;
 import java.net.URI;
 import java.security.SecureRandom;
+import java.time.Duration;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
@@ -45,11 +46,29 @@ public record OwnBridge(String topic, int partitions, int bridgeThreads, String 
 
     /** Starts Kafka and the bridge, runs the settings against them, stops both. */
     public BenchResult run(BenchSettings settings, PrintStream out) throws Exception {
+        return run(settings, BesideTraffic.NONE, out);
+    }
+
+    /** The same, with {@code beside} running beside the fan-out against the same bridge and in the same window. */
+    public BenchResult run(BenchSettings settings, BesideTraffic beside, PrintStream out) throws Exception {
+        return withBridge(settings.shape(), out, target -> new BridgeBenchmark(settings, target, out, beside).run());
+    }
+
+    /** Starts Kafka and the bridge, runs only publishing clients against them (warm-up, then the window), stops both. */
+    public PublishResult publish(PublishSettings settings, Duration warmup, Duration duration, PrintStream out) throws Exception {
+        return withBridge(ValueShape.RAW, out, target -> new PublishBenchmark(new PublisherLoad(settings), target, warmup, duration, out).run());
+    }
+
+    private interface Body<R> {
+        R run(BridgeBenchmark.Target target) throws Exception;
+    }
+
+    private <R> R withBridge(ValueShape shape, PrintStream out, Body<R> body) throws Exception {
         CpuPinning pinning = pin ? CpuPinning.forThisMachine() : null;
         String benchToken = randomToken();
         try (LocalKafka local = LocalKafka.start(LocalKafka.Options.defaults())) {
             createTopic(local.bootstrapServers(), topic, partitions);
-            try (LocalBridge child = LocalBridge.start(local.bootstrapServers(), topic, settings.shape(), benchToken, bridgeThreads, bridgeTransport, bridgeKafka,
+            try (LocalBridge child = LocalBridge.start(local.bootstrapServers(), topic, shape, benchToken, bridgeThreads, bridgeTransport, bridgeKafka,
                     bridgeJvm)) {
                 out.printf("Kafka pid %d at %s; bridge pid %d at %s (bench-only token authenticator); bridge CPU and RSS from /proc/%d%n",
                         local.pid(), local.bootstrapServers(), child.pid(), child.url(), child.pid());
@@ -58,9 +77,8 @@ public record OwnBridge(String topic, int partitions, int bridgeThreads, String 
                     pinning.pinOther(local.pid(), "Kafka broker", out);
                     pinning.pinOther(ProcessHandle.current().pid(), "load generator (this process)", out);
                 }
-                var target = new BridgeBenchmark.Target(local.bootstrapServers(), topic, URI.create(child.url()), benchToken, child,
-                        OptionalLong.of(child.pid()));
-                return new BridgeBenchmark(settings, target, out).run();
+                return body.run(new BridgeBenchmark.Target(local.bootstrapServers(), topic, URI.create(child.url()), benchToken, child,
+                        OptionalLong.of(child.pid())));
             }
         }
     }

@@ -19,7 +19,7 @@ import io.netty.channel.ChannelHandlerContext;
  * which reads only stamps, every message is parsed: the failover scenario checks each client's deliveries one by one,
  * and carries a few thousand clients rather than tens of thousands.
  */
-final class RecoveringConnection extends WebSocketClientDecoder {
+final class RecoveringConnection extends ClientWebSocket {
 
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final int SUBSCRIBE_ID = 2;
@@ -28,22 +28,18 @@ final class RecoveringConnection extends WebSocketClientDecoder {
     private final RecoveringClient client;
 
     RecoveringConnection(RecoveringSubscribers run, RecoveringClient client) {
+        super(run.upgradeRequest());
         this.run = run;
         this.client = client;
     }
 
     @Override
-    protected ByteBuf upgradeRequest() {
-        return run.upgradeRequest();
-    }
-
-    @Override
-    protected void upgraded(ChannelHandlerContext ctx) {
+    void onUpgraded(ChannelHandlerContext ctx) {
         ctx.writeAndFlush(run.connectFrame());
     }
 
     @Override
-    protected void text(ChannelHandlerContext ctx, ByteBuf in, int start, int length) {
+    void onText(ChannelHandlerContext ctx, ByteBuf in, int start, int length) {
         JsonNode json;
         try {
             json = JSON.readTree(new ByteBufInputStream(in.slice(start, length)));
@@ -90,12 +86,12 @@ final class RecoveringConnection extends WebSocketClientDecoder {
     }
 
     @Override
-    protected void serverClose(int code) {
+    void onServerClose(int code) {
         run.onServerClose(code);
     }
 
     @Override
-    protected void failed(String why) {
+    void onError(String why) {
         run.problem("client " + client.index() + ": " + why);
     }
 

@@ -6,52 +6,30 @@ import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
 
 /**
- * One bench subscriber connection: sends {@code connect} once upgraded, on {@code connected} subscribes to its one
- * endpoint, and from then on reads only the header of each server frame and, for {@code message}s and
- * {@code delta}s, the stamp. No JSON is parsed on the message path and frames are read in place
- * ({@link WebSocketClientDecoder}), so a message costs no allocation here.
+ * One bench subscriber connection: after the upgrade ({@link ClientWebSocket}) it sends {@code connect}, on
+ * {@code connected} subscribes to its one endpoint, and from then on reads only the header of each server frame and,
+ * for {@code message}s and {@code delta}s, the stamp. No JSON is parsed on the message path and frames are read in
+ * place, so a message costs no allocation here.
  */
-final class SubscriberConnection extends WebSocketClientDecoder {
-
-    // Every server message starts {"type":" (the bridge writes the type first); the byte after tells the kinds apart.
-    private static final int TYPE_AT = 9;
+final class SubscriberConnection extends ClientWebSocket {
 
     private final BenchSubscribers run;
     private final int endpoint;
     private boolean subscribed;
 
     SubscriberConnection(BenchSubscribers run, int endpoint) {
+        super(run.upgradeRequest());
         this.run = run;
         this.endpoint = endpoint;
     }
 
     @Override
-    protected ByteBuf upgradeRequest() {
-        return run.upgradeRequest();
-    }
-
-    @Override
-    protected void upgraded(ChannelHandlerContext ctx) {
+    void onUpgraded(ChannelHandlerContext ctx) {
         ctx.writeAndFlush(run.connectFrame());
     }
 
     @Override
-    protected void serverClose(int code) {
-        run.onServerClose(code);
-    }
-
-    @Override
-    protected void failed(String why) {
-        run.onError(why);
-    }
-
-    @Override
-    protected void wireBytes(int received) {
-        run.onWireBytes(received);
-    }
-
-    @Override
-    protected void text(ChannelHandlerContext ctx, ByteBuf in, int start, int length) {
+    void onText(ChannelHandlerContext ctx, ByteBuf in, int start, int length) {
         if (length > TYPE_AT + 1 && in.getByte(start + TYPE_AT + 1) == 'e') {
             byte kind = in.getByte(start + TYPE_AT);
             if (kind == 'm') {
@@ -73,6 +51,21 @@ final class SubscriberConnection extends WebSocketClientDecoder {
         } else {
             run.onOtherMessage(json);
         }
+    }
+
+    @Override
+    void onServerClose(int code) {
+        run.onServerClose(code);
+    }
+
+    @Override
+    void onWireBytes(int bytes) {
+        run.onWireBytes(bytes);
+    }
+
+    @Override
+    void onError(String why) {
+        run.onError(why);
     }
 
     @Override

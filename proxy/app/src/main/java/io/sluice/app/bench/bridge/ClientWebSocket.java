@@ -8,47 +8,51 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.ByteToMessageDecoder;
 
 /**
- * The client side of one bench WebSocket, as its whole pipeline: it sends the upgrade request
- * ({@link ClientFrames#upgradeRequest}), waits for 101, then splits the server's frames in place and hands each text
- * frame's bytes to the subclass without copying them. What the subscriber sends and what it reads in a frame is the
- * subclass's: the fan-out bench's {@link SubscriberConnection} reads only stamps, the failover scenario's
- * {@link RecoveringConnection} reads positions.
+ * A bench WebSocket client connection as its whole pipeline: bytes in, nothing out to later handlers. It sends the
+ * upgrade request, waits for 101, then reads server frames in place and hands each text frame's bytes to the subclass
+ * (a subscriber, a publisher) without copying or parsing them. Netty's client handshaker and frame codecs would cost
+ * every one of tens of thousands of connections several handlers and buffers; the bench needs none of what they do.
  */
-abstract class WebSocketClientDecoder extends ByteToMessageDecoder {
+abstract class ClientWebSocket extends ByteToMessageDecoder {
 
     private static final int MAX_RESPONSE_HEAD = 8192;
     private static final int OPCODE_TEXT = 1;
     private static final int OPCODE_CLOSE = 8;
+    /** Every server message starts {"type":" (the bridge writes the type first); the bytes after tell the kinds apart. */
+    static final int TYPE_AT = 9;
 
+    private final ByteBuf upgradeRequest;
     private boolean upgraded;
 
-    /** The upgrade request to send when the connection opens; written as a duplicate, so it can be shared. */
-    protected abstract ByteBuf upgradeRequest();
-
-    /** 101 arrived: the WebSocket is open. */
-    protected abstract void upgraded(ChannelHandlerContext ctx);
-
-    /** A text frame's payload: {@code length} bytes at {@code start} of {@code in}, valid only during the call. */
-    protected abstract void text(ChannelHandlerContext ctx, ByteBuf in, int start, int length);
-
-    /** The server sent a close frame with {@code code} (1005 when it carried none); the connection is closed after. */
-    protected abstract void serverClose(int code);
-
-    /** Something went wrong on this connection; it is closed after. */
-    protected abstract void failed(String why);
-
-    /** Every frame's bytes as they came, header included. */
-    protected void wireBytes(int received) {
+    /** @param upgradeRequest shared by every connection of a run; sent as a duplicate */
+    ClientWebSocket(ByteBuf upgradeRequest) {
+        this.upgradeRequest = upgradeRequest;
     }
+
+    /** The upgrade succeeded: the connection may send its first frame (a {@code connect}). */
+    abstract void onUpgraded(ChannelHandlerContext ctx);
+
+    /** A text frame's JSON, {@code length} bytes at {@code start} of {@code in}; valid only during the call. */
+    abstract void onText(ChannelHandlerContext ctx, ByteBuf in, int start, int length);
+
+    /** The server closed with {@code code} (1005: no code). */
+    abstract void onServerClose(int code);
+
+    /** Bytes of one frame, header included; counted only by the clients that report bytes on the wire. */
+    void onWireBytes(int bytes) {
+    }
+
+    /** Something went wrong; the connection is being closed. */
+    abstract void onError(String why);
 
     @Override
     public void channelActive(ChannelHandlerContext ctx) throws Exception {
-        ctx.writeAndFlush(upgradeRequest().duplicate());
+        ctx.writeAndFlush(upgradeRequest.duplicate());
         super.channelActive(ctx);
     }
 
     @Override
-    protected void decode(ChannelHandlerContext ctx, ByteBuf in, List<Object> out) {
+    protected final void decode(ChannelHandlerContext ctx, ByteBuf in, List<Object> out) {
         if (!upgraded && !upgrade(ctx, in)) {
             return;
         }
@@ -79,12 +83,12 @@ abstract class WebSocketClientDecoder extends ByteToMessageDecoder {
                 return;
             }
             if (opcode == OPCODE_TEXT) {
-                text(ctx, in, start + header, length);
+                onText(ctx, in, start + header, length);
             } else if (opcode == OPCODE_CLOSE) {
-                serverClose(length >= 2 ? in.getUnsignedShort(start + header) : 1005);
+                onServerClose(length >= 2 ? in.getUnsignedShort(start + header) : 1005);
                 ctx.close();
             }
-            wireBytes(header + length);
+            onWireBytes(header + length);
             in.skipBytes(header + length);
         }
     }
@@ -104,7 +108,7 @@ abstract class WebSocketClientDecoder extends ByteToMessageDecoder {
         }
         in.readerIndex(end + 4);
         upgraded = true;
-        upgraded(ctx);
+        onUpgraded(ctx);
         return true;
     }
 
@@ -117,8 +121,8 @@ abstract class WebSocketClientDecoder extends ByteToMessageDecoder {
         return -1;
     }
 
-    protected final void fail(ChannelHandlerContext ctx, String why) {
-        failed(why);
+    final void fail(ChannelHandlerContext ctx, String why) {
+        onError(why);
         ctx.close();
     }
 
