@@ -52,6 +52,28 @@ public final class FixedRateLoad {
             }
         }
 
+        /**
+         * {@code LINGER_MS:BATCH_BYTES} pairs, comma-separated, e.g. {@code 0:16384,5:16384,50:1048576}.
+         *
+         * @throws IllegalArgumentException naming the pair that is not one
+         */
+        public static List<Batching> parseList(String text) {
+            List<Batching> list = new ArrayList<>();
+            for (String pair : text.split(",")) {
+                String[] parts = pair.strip().split(":");
+                try {
+                    if (parts.length != 2) {
+                        throw new NumberFormatException();
+                    }
+                    list.add(new Batching(Integer.parseInt(parts[0].strip()), Integer.parseInt(parts[1].strip())));
+                } catch (IllegalArgumentException e) {
+                    throw new IllegalArgumentException("--batching takes LINGER_MS:BATCH_BYTES pairs separated by commas, e.g. 0:16384,50:1048576;"
+                            + " not '" + pair.strip() + "'");
+                }
+            }
+            return list;
+        }
+
         /** For workload names: {@code linger0-16kb}. */
         public String label() {
             return "linger" + lingerMs + "-" + (batchBytes % (1 << 20) == 0 ? batchBytes / (1 << 20) + "mb"
