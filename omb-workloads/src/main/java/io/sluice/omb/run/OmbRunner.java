@@ -78,7 +78,7 @@ public final class OmbRunner {
     private Path runOne(BenchTarget target, WorkloadFile file, String driver, LocalProxy proxy, int managementPort) throws Exception {
         Workload workload = file.workload();
         Path work = Files.createDirectories(settings.out().resolve(".omb-work").resolve(target.name()).resolve(file.name()));
-        Path driverFile = Files.writeString(work.resolve("driver.yaml"), driver);
+        Path driverFile = Files.writeString(work.resolve("driver.yaml"), DriverTemplates.withProducerConfig(driver, file.producerConfig()));
         Path workloadFile = Files.writeString(work.resolve(file.name() + ".yaml"), file.yaml());
         Path resultFile = work.resolve("result.json");
         Map<String, String> env = new HashMap<>(settings.ombEnv());

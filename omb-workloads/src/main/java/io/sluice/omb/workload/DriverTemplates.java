@@ -4,11 +4,13 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
+import java.util.LinkedHashMap;
 import java.util.Map;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import com.fasterxml.jackson.dataformat.yaml.YAMLGenerator;
 
@@ -41,6 +43,36 @@ public final class DriverTemplates {
     public static String render(String target, Map<String, String> env) {
         JsonNode tree = ConfigLoader.tree(template(target), env);
         try {
+            return YAML.writeValueAsString(tree);
+        } catch (JsonProcessingException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /**
+     * A rendered driver with {@code overrides} over its {@code producerConfig} properties: the driver's own settings
+     * stay where the workload does not vary them (acks, say), so only batching differs between batching workloads.
+     */
+    public static String withProducerConfig(String driverYaml, Map<String, String> overrides) {
+        if (overrides.isEmpty()) {
+            return driverYaml;
+        }
+        try {
+            ObjectNode tree = (ObjectNode) YAML.readTree(driverYaml);
+            Map<String, String> merged = new LinkedHashMap<>();
+            JsonNode existing = tree.get("producerConfig");
+            if (existing != null) {
+                for (String line : existing.asText().split("\n")) {
+                    int eq = line.indexOf('=');
+                    if (eq > 0 && !line.strip().startsWith("#")) {
+                        merged.put(line.substring(0, eq).strip(), line.substring(eq + 1).strip());
+                    }
+                }
+            }
+            merged.putAll(overrides);
+            StringBuilder text = new StringBuilder();
+            merged.forEach((key, value) -> text.append(key).append('=').append(value).append('\n'));
+            tree.put("producerConfig", text.toString());
             return YAML.writeValueAsString(tree);
         } catch (JsonProcessingException e) {
             throw new UncheckedIOException(e);

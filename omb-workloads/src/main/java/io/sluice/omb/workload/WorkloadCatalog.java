@@ -11,15 +11,19 @@ import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Properties;
+import java.util.TreeMap;
 import java.util.Set;
 
 /**
  * The workloads this module ships ({@code omb/workloads/*.yaml}, listed with their group in {@code INDEX}), chosen
- * by name, by group, {@code all}, or given as a path to a workload file of one's own.
+ * by name, by group, {@code all}, or given as a path to a workload file of one's own. A workload may have producer
+ * settings beside it ({@code NAME.producer.properties}), merged into the driver's when it runs.
  */
 public final class WorkloadCatalog {
 
     private static final String DIR = "/omb/workloads/";
+    static final String PRODUCER_SUFFIX = ".producer.properties";
 
     private final Map<String, String> groupByName = new LinkedHashMap<>();
 
@@ -85,7 +89,23 @@ public final class WorkloadCatalog {
     }
 
     private static WorkloadFile file(String name, String group) {
-        return new WorkloadFile(name, group, resource(name + ".yaml"));
+        return new WorkloadFile(name, group, resource(name + ".yaml"), producerConfig(name));
+    }
+
+    /** {@code NAME.producer.properties} beside the workload, if there is one: the producer settings it varies. */
+    private static Map<String, String> producerConfig(String name) {
+        try (InputStream in = WorkloadCatalog.class.getResourceAsStream(DIR + name + PRODUCER_SUFFIX)) {
+            if (in == null) {
+                return Map.of();
+            }
+            Properties properties = new Properties();
+            properties.load(new java.io.InputStreamReader(in, StandardCharsets.UTF_8));
+            Map<String, String> config = new TreeMap<>();
+            properties.stringPropertyNames().forEach(key -> config.put(key, properties.getProperty(key).strip()));
+            return config;
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
     }
 
     static String resource(String name) {

@@ -2,6 +2,7 @@ package io.sluice.omb.workload;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.util.Map;
 
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -12,9 +13,20 @@ import io.sluice.bench.results.Workload;
 /**
  * An OMB workload file: its text exactly as OMB will read it, and the fields a runner needs from it.
  *
- * @param group the catalogue group it belongs to (sweep, multitopic, ...), or "file" for one given by path
+ * @param group          the catalogue group it belongs to (sweep, multitopic, ...), or "file" for one given by path
+ * @param producerConfig producer properties over the driver's own (linger.ms, batch.size, ...), empty for most: OMB's
+ *                       workload has no place for them, so a workload that varies them carries them beside it
  */
-public record WorkloadFile(String name, String group, String yaml) {
+public record WorkloadFile(String name, String group, String yaml, Map<String, String> producerConfig) {
+
+    public WorkloadFile {
+        producerConfig = Map.copyOf(producerConfig);
+    }
+
+    /** A workload run with the driver's producer settings as they are. */
+    public WorkloadFile(String name, String group, String yaml) {
+        this(name, group, yaml, Map.of());
+    }
 
     private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory())
             .disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES);

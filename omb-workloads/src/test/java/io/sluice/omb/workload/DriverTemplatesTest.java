@@ -52,4 +52,16 @@ class DriverTemplatesTest {
                 .satisfies(e -> assertThat(((ConfigException) e).problems()).singleElement().asString()
                         .contains("commonConfig").contains("SLUICE_BOOTSTRAP is not set"));
     }
+
+    @Test
+    void aWorkloadsProducerSettingsOverrideTheDriversAndKeepTheRest() throws Exception {
+        String driver = DriverTemplates.withProducerConfig(DriverTemplates.render("passthrough", ENV),
+                java.util.Map.of("linger.ms", "50", "batch.size", "1048576"));
+
+        JsonNode tree = new ObjectMapper(new YAMLFactory()).readTree(driver);
+        assertThat(tree.get("producerConfig").asText()).isEqualTo("acks=all\nlinger.ms=50\nbatch.size=1048576\n");
+        assertThat(tree.get("name").asText()).isEqualTo("Kafka-sluice-passthrough");
+        assertThat(tree.get("consumerConfig").asText()).contains("auto.offset.reset=earliest");
+        assertThat(DriverTemplates.withProducerConfig("name: x\n", java.util.Map.of())).isEqualTo("name: x\n");
+    }
 }

@@ -37,7 +37,7 @@ class WorkloadCatalogTest {
 
     @Test
     void theIssuesScenariosAreAllThere() {
-        assertThat(catalog.groups()).containsExactly("sweep", "multitopic", "fanout", "msgsize", "backlog");
+        assertThat(catalog.groups()).containsExactly("sweep", "multitopic", "fanout", "msgsize", "backlog", "batching");
         assertThat(catalog.select("sweep")).hasSizeGreaterThanOrEqualTo(6)
                 .allSatisfy(f -> assertThat(f.workload().topics()).isEqualTo(1));
         // producerRate is the whole workload's: 10 topics at 5,000 msg/s in total, 100 topics at 500.
@@ -47,6 +47,25 @@ class WorkloadCatalogTest {
         assertThat(catalog.select("msgsize").stream().map(f -> f.workload().messageSize()).distinct())
                 .containsExactlyInAnyOrder(1024, 10_240, 102_400);
         assertThat(catalog.select("backlog")).singleElement().satisfies(f -> assertThat(f.workload().consumerBacklogSizeGB()).isPositive());
+    }
+
+    /** Batching varied at fixed byte rates, so that the cost per request and per byte can be told apart. */
+    @Test
+    void theBatchingGroupVariesRequestsAtFixedByteRates() {
+        List<WorkloadFile> batching = catalog.select("batching");
+
+        assertThat(batching).hasSizeGreaterThanOrEqualTo(6).allSatisfy(f -> {
+            assertThat(f.producerConfig()).as(f.name()).containsKeys("linger.ms", "batch.size");
+            assertThat(f.name()).as(f.name()).contains("linger" + f.producerConfig().get("linger.ms") + "-");
+        });
+        // At 20 MB/s of 1 KiB: linger.ms 0, 1, 5 and 50, so the same bytes in very different numbers of requests.
+        assertThat(batching.stream().filter(f -> f.workload().messageSize() == 1024 && f.workload().producerRate() == 19_531)
+                .map(f -> f.producerConfig().get("linger.ms"))).containsExactlyInAnyOrder("0", "5", "1", "50");
+        // More than one byte rate and message size, so bytes vary too.
+        assertThat(batching.stream().map(f -> f.workload().producerRate() * f.workload().messageSize()).distinct().count()).isGreaterThanOrEqualTo(3);
+        assertThat(batching.stream().map(f -> f.workload().messageSize()).distinct()).containsExactlyInAnyOrder(1024, 100);
+        // The other groups run with the driver's producer settings.
+        assertThat(catalog.select("sweep")).allSatisfy(f -> assertThat(f.producerConfig()).isEmpty());
     }
 
     @Test

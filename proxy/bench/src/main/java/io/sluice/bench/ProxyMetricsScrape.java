@@ -10,9 +10,23 @@ import java.util.function.Predicate;
 
 /**
  * One read of a proxy's Prometheus {@code /metrics}: the garbage-collection and heap figures a benchmark reports
- * beside the CPU. The JVM's own view of its GC is the only one there is, so it comes from the proxy rather than /proc.
+ * beside the CPU, and the requests the proxy answered ({@code sluice_requests_total}, every virtual cluster and
+ * node), Produce and Fetch apart. The JVM's own view of its GC is the only one there is, so it comes from the proxy
+ * rather than /proc; the request counts are what the sizing fits CPU to, since the proxy's work is per request.
+ *
+ * @param produceRequests Produce requests answered since the proxy started
+ * @param fetchRequests   Fetch requests answered since the proxy started
+ * @param totalRequests   requests of every API answered since the proxy started
  */
-public record ProxyMetricsScrape(long gcCollections, double gcPauseSeconds, long heapUsedBytes) {
+public record ProxyMetricsScrape(long gcCollections, double gcPauseSeconds, long heapUsedBytes,
+                                 long produceRequests, long fetchRequests, long totalRequests) {
+
+    static final String REQUESTS = "sluice_requests_total";
+
+    /** GC and heap only, no request counts: a proxy that exposes none (or a test that needs none). */
+    public ProxyMetricsScrape(long gcCollections, double gcPauseSeconds, long heapUsedBytes) {
+        this(gcCollections, gcPauseSeconds, heapUsedBytes, 0, 0, 0);
+    }
 
     private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
 
@@ -35,12 +49,16 @@ public record ProxyMetricsScrape(long gcCollections, double gcPauseSeconds, long
         return new ProxyMetricsScrape(
                 (long) sum(exposition, "jvm_gc_pause_seconds_count", labels -> true),
                 sum(exposition, "jvm_gc_pause_seconds_sum", labels -> true),
-                (long) sum(exposition, "jvm_memory_used_bytes", labels -> labels.contains("area=\"heap\"")));
+                (long) sum(exposition, "jvm_memory_used_bytes", labels -> labels.contains("area=\"heap\"")),
+                (long) sum(exposition, REQUESTS, labels -> labels.contains("api_key=\"PRODUCE\"")),
+                (long) sum(exposition, REQUESTS, labels -> labels.contains("api_key=\"FETCH\"")),
+                (long) sum(exposition, REQUESTS, labels -> true));
     }
 
-    /** The change from an earlier scrape: collections and pause time in between, heap now. */
+    /** The change from an earlier scrape: collections, pause time and requests in between, heap now. */
     public ProxyMetricsScrape since(ProxyMetricsScrape earlier) {
-        return new ProxyMetricsScrape(gcCollections - earlier.gcCollections, gcPauseSeconds - earlier.gcPauseSeconds, heapUsedBytes);
+        return new ProxyMetricsScrape(gcCollections - earlier.gcCollections, gcPauseSeconds - earlier.gcPauseSeconds, heapUsedBytes,
+                produceRequests - earlier.produceRequests, fetchRequests - earlier.fetchRequests, totalRequests - earlier.totalRequests);
     }
 
     /** Sums every series of a metric (all collectors, all memory pools) whose labels pass the filter. */

@@ -7,7 +7,8 @@ import io.sluice.bench.results.RunRecord;
 
 /**
  * Watches a proxy process through one benchmark run: its CPU and memory every second (through {@link CpuSampler},
- * from the proxy's own cgroup where it has one, else /proc) and its GC over the measured window (from /metrics).
+ * from the proxy's own cgroup where it has one, else /proc), its GC and the requests it answered over the measured
+ * window (from /metrics).
  * Start it before warm-up, mark the window when measuring begins, finish it when measuring ends.
  */
 public final class ProxyProbe implements AutoCloseable {
@@ -21,6 +22,7 @@ public final class ProxyProbe implements AutoCloseable {
     private final CpuSampler.CpuSource source;
     private final CpuSampler.Sampler sampler;
     private ProxyMetricsScrape atWindowStart = new ProxyMetricsScrape(0, 0, 0);
+    private long windowStartNanos = System.nanoTime();
 
     private ProxyProbe(long pid, int managementPort, List<String> jvmOptions, String config) {
         this.pid = pid;
@@ -41,18 +43,22 @@ public final class ProxyProbe implements AutoCloseable {
     }
 
     public void windowStarts() {
+        windowStartNanos = System.nanoTime();
         atWindowStart = ProxyMetricsScrape.read(managementPort);
     }
 
     /** Stops sampling and returns what was seen. */
     public RunRecord.Proxy finish() {
         ProxyMetricsScrape gc = ProxyMetricsScrape.read(managementPort).since(atWindowStart);
+        // Rates over the time between the two scrapes, which is the window the counts cover.
+        double seconds = (System.nanoTime() - windowStartNanos) / 1e9;
         List<RunRecord.Sample> samples = sampler.stop().stream()
                 .map(s -> new RunRecord.Sample(s.epochMillis(), s.cpuNanos(), s.rssBytes()))
                 .toList();
         Double limit = source.limitCores().isPresent() ? source.limitCores().getAsDouble() : null;
         return new RunRecord.Proxy(pid, source.description(), limit, jvmOptions, config, samples,
-                new RunRecord.Gc(gc.gcCollections(), gc.gcPauseSeconds(), gc.heapUsedBytes()));
+                new RunRecord.Gc(gc.gcCollections(), gc.gcPauseSeconds(), gc.heapUsedBytes()),
+                gc.totalRequests() > 0 ? RunRecord.Requests.over(seconds, gc.produceRequests(), gc.fetchRequests(), gc.totalRequests()) : null);
     }
 
     @Override

@@ -7,9 +7,11 @@ import java.util.Optional;
 import io.sluice.sizing.points.TrafficPoint;
 
 /**
- * Fits a scenario's healthy points. With two or more message sizes the bytes-and-records model is the one to size
- * with; with one size the per-byte model is, and the per-record model is reported beside it, the same data seen
- * per record.
+ * Fits a scenario's healthy points. Where every point counted the proxy's requests, the requests-and-bytes model is
+ * the one to size with (the proxy's cost follows requests more than bytes). Otherwise, as for result files written
+ * before requests were counted: with two or more message sizes the bytes-and-records model; with one size the
+ * per-byte model, and the per-record model beside it, the same data seen per record. The notes say which was used
+ * and why.
  */
 public final class CpuFitter {
 
@@ -27,6 +29,22 @@ public final class CpuFitter {
         if (points.size() < 3) {
             notes.add("needs at least 3 healthy runs with proxy CPU samples to fit a line and estimate its error; has " + points.size());
             return new Fits(scenario, Optional.empty(), Optional.empty(), notes);
+        }
+        long counted = points.stream().filter(p -> p.totalKRequestsPerSecond().isPresent()).count();
+        if (counted == points.size() && points.size() >= 4) {
+            try {
+                CpuFit fit = fit(scenario, CpuModel.PER_REQUEST_AND_BYTE, points);
+                notes.add("model: requests and bytes (every run counted the proxy's Produce and Fetch requests)");
+                return new Fits(scenario, Optional.of(fit), Optional.empty(), notes);
+            } catch (LeastSquares.CollinearException e) {
+                notes.add("requests and bytes could not be separated (" + e.getMessage() + "): vary batching at a fixed byte rate"
+                        + " (sluice omb --workloads batching); fitted without requests");
+            }
+        } else if (counted == points.size()) {
+            notes.add("too few runs (" + points.size() + ") to fit requests and bytes separately: it takes 4; fitted without requests");
+        } else {
+            notes.add(String.format("model: bytes only: %d of %d runs recorded no request counts (result files from before they were counted);"
+                    + " rerun to size by requests and bytes", points.size() - counted, points.size()));
         }
         if (sizes >= 2 && points.size() >= 4) {
             try {
@@ -49,7 +67,7 @@ public final class CpuFitter {
         double[] y = new double[points.size()];
         for (int i = 0; i < points.size(); i++) {
             TrafficPoint p = points.get(i);
-            rows[i] = model.row(p.totalMBps(), p.messageBytes());
+            rows[i] = model.row(p.totalMBps(), p.totalKRecordsPerSecond(), p.totalKRequestsPerSecond().orElse(Double.NaN));
             y[i] = p.cpuMillicores().orElseThrow();
         }
         return new CpuFit(scenario, model, LeastSquares.fit(model.coefficientNames(), rows, y), points);

@@ -52,11 +52,13 @@ public final class LeastSquares {
         }
         double rss = 0;
         double tss = 0;
+        double[] fittedValues = new double[n];
         for (int r = 0; r < n; r++) {
             double fitted = 0;
             for (int i = 0; i < p; i++) {
                 fitted += beta[i] * rows[r][i];
             }
+            fittedValues[r] = fitted;
             rss += (y[r] - fitted) * (y[r] - fitted);
             tss += (y[r] - mean) * (y[r] - mean);
         }
@@ -71,7 +73,7 @@ public final class LeastSquares {
             se[i] = Math.sqrt(Math.max(0, covariance[i][i]));
         }
         double r2 = tss == 0 ? 1 : 1 - rss / tss;
-        return new LinearFit(List.copyOf(names), beta, se, covariance, r2, Math.sqrt(variance), n, dof);
+        return new LinearFit(List.copyOf(names), beta, se, covariance, r2, Math.sqrt(variance), n, dof, y.clone(), fittedValues);
     }
 
     /** Gauss-Jordan with partial pivoting, scaled so that "singular" does not depend on the columns' units. */

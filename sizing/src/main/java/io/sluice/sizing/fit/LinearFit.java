@@ -10,6 +10,8 @@ import java.util.List;
  * @param covariance         of the coefficients
  * @param residualStdError   the typical distance of a point from the fit, in y's unit
  * @param degreesOfFreedom   points minus coefficients
+ * @param observed           y at each point, in the order of the rows
+ * @param fitted             the fit's value at each point
  */
 public record LinearFit(List<String> names,
                         double[] coefficients,
@@ -18,7 +20,32 @@ public record LinearFit(List<String> names,
                         double rSquared,
                         double residualStdError,
                         int points,
-                        int degreesOfFreedom) {
+                        int degreesOfFreedom,
+                        double[] observed,
+                        double[] fitted) {
+
+    /** Observed minus fitted at point {@code index}. */
+    public double residual(int index) {
+        return observed[index] - fitted[index];
+    }
+
+    /** The root of the mean squared residual: how far, typically, a point lies from the fit, in y's unit. */
+    public double rmsError() {
+        double sum = 0;
+        for (int i = 0; i < observed.length; i++) {
+            sum += residual(i) * residual(i);
+        }
+        return Math.sqrt(sum / observed.length);
+    }
+
+    /** {@link #rmsError()} as a fraction of the mean observed y. */
+    public double relativeRmsError() {
+        double mean = 0;
+        for (double y : observed) {
+            mean += y / observed.length;
+        }
+        return mean == 0 ? Double.NaN : rmsError() / Math.abs(mean);
+    }
 
     public double coefficient(int index) {
         return coefficients[index];

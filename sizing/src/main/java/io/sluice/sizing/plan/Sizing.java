@@ -41,7 +41,10 @@ public record Sizing(Path runsDir, ResultSet results, TrafficSpec traffic, boole
             return new ScenarioSizing(scenario, points, new CpuFitter.Fits(scenario, Optional.empty(), Optional.empty(), List.of()),
                     Optional.empty(), notes);
         }
-        CpuFitter.Fits fits = CpuFitter.fit(scenario, points);
+        CpuFitter.Fits fitted = CpuFitter.fit(scenario, points);
+        // A fit with requests predicts for the traffic's own requests per MB; the others ignore it.
+        CpuFitter.Fits fits = new CpuFitter.Fits(scenario, fitted.primary().map(fit -> fit.at(traffic.requestsPerMB())),
+                fitted.perRecordView(), fitted.notes());
         Optional<PodPlan> plan = Optional.empty();
         if (fits.primary().isPresent()) {
             try {

@@ -44,6 +44,6 @@ public final class PointMeasurer {
             }
         }
         return new TrafficPoint(run, run.workload().producerRate(), run.result().meanPublishRate(), run.result().meanConsumeRate(),
-                cpu, missing, rss, !reasons.isEmpty(), reasons);
+                cpu, missing, rss, !reasons.isEmpty(), reasons, run.run().flatMap(RunInfo::requests));
     }
 }

@@ -2,8 +2,10 @@ package io.sluice.sizing.points;
 
 import java.util.List;
 import java.util.Optional;
+import java.util.OptionalDouble;
 import java.util.OptionalLong;
 
+import io.sluice.bench.results.RunRecord;
 import io.sluice.sizing.results.MeasuredRun;
 
 /**
@@ -15,6 +17,7 @@ import io.sluice.sizing.results.MeasuredRun;
  * @param cpuMissing     why there is no CPU figure, when there is none
  * @param saturated      whether the run failed to carry its load (see {@link SaturationCheck})
  * @param reasons        why it counts as saturated; empty when healthy
+ * @param requests       the requests the proxy answered in the measured window; absent where the run did not count them
  */
 public record TrafficPoint(MeasuredRun run,
                            double targetProduceRate,
@@ -24,7 +27,8 @@ public record TrafficPoint(MeasuredRun run,
                            Optional<String> cpuMissing,
                            OptionalLong peakRssBytes,
                            boolean saturated,
-                           List<String> reasons) {
+                           List<String> reasons,
+                           Optional<RunRecord.Requests> requests) {
 
     public String target() {
         return run.target();
@@ -46,6 +50,15 @@ public record TrafficPoint(MeasuredRun run,
     /** Produced plus consumed, in thousands of records per second. */
     public double totalKRecordsPerSecond() {
         return (publishRate + consumeRate) / 1000;
+    }
+
+    /**
+     * Produce plus Fetch requests the proxy answered, in thousands per second: the requests that carry the traffic,
+     * and the ones a traffic's shape predicts (see {@code ProducerBatching}, {@code RequestRate}). Metadata, heartbeats
+     * and commits, a few per client per second, stay in the baseline.
+     */
+    public OptionalDouble totalKRequestsPerSecond() {
+        return requests.map(r -> OptionalDouble.of((r.producePerSecond() + r.fetchPerSecond()) / 1000)).orElse(OptionalDouble.empty());
     }
 
     /** What the workload asked for, produced plus every subscription's consumption, in MB/s. */

@@ -100,6 +100,11 @@ public final class HtmlReport {
                 + " ± is the two-sided 95 %% interval (Student's t, %d degrees of freedom).", fit.fit().points(), fit.fit().rSquared(),
                 fit.fit().residualStdError(), fit.fit().degreesOfFreedom()));
         coefficients(fit.fit(), TextSummary.units(fit));
+        if (fit.model().usesRequests()) {
+            p(String.format(Locale.ROOT, "Per MB/s and per core below are at %.1f Produce+Fetch requests per MB of traffic, the shape sized for.",
+                    fit.requestsPerMB()));
+        }
+        residuals(FitResiduals.of(fit));
         s.fits().perRecordView().ifPresent(view -> p("The same runs per record: " + Figures.estimate(new Estimate(view.fit().coefficient(1),
                 view.fit().halfWidth95(1))) + " mc per 1000 records/s (R² " + Figures.number(view.fit().rSquared(), 3) + ")."));
         Estimate perMB = fit.millicoresPerMBps(size);
@@ -120,6 +125,18 @@ public final class HtmlReport {
                 plan.replicas()));
         plan.warnings().forEach(w -> raw("<p class=\"warn\">Warning: " + Html.escape(w) + "</p>"));
         raw("<pre class=\"resources\">" + Html.escape(ResourcesYaml.of(scenario, plan, s.healthy().size() + " healthy runs, see below")) + "</pre>");
+    }
+
+    private void residuals(FitResiduals r) {
+        p(String.format(Locale.ROOT, "Error: RMS %.1f mc, %.1f %% of the mean CPU. Per run, measured − fitted:", r.rmsMillicores(), 100 * r.relativeRms()));
+        raw("<table><tr><th>run</th><th>MB/s</th><th>requests/s</th><th>measured mc</th><th>fitted mc</th><th>residual mc</th><th>relative</th></tr>");
+        for (FitResiduals.Row row : r.rows()) {
+            raw(String.format(Locale.ROOT, "<tr><td>%s</td><td>%.1f</td><td>%s</td><td>%.0f</td><td>%.0f</td><td>%+.1f</td><td>%+.1f %%</td></tr>",
+                    Html.escape(row.workload()), row.totalMBps(), row.requestsPerSecond().isPresent()
+                            ? String.format(Locale.ROOT, "%,.0f", row.requestsPerSecond().getAsDouble()) : "-",
+                    row.measured(), row.fitted(), row.residual(), 100 * row.relative()));
+        }
+        raw("</table>");
     }
 
     private void coefficients(LinearFit fit, List<String> units) {

@@ -68,6 +68,7 @@ public final class TextSummary {
         machineLoad(s);
         s.fits().notes().forEach(note -> line("  note: %s", note));
         s.fits().primary().ifPresent(fit -> fit(fit, s, sizing.traffic().messageBytes()));
+        s.fits().primary().ifPresent(this::residuals);
         healthy.stream().mapToDouble(TrafficPoint::totalMBps).max().ifPresent(max ->
                 line("  runs: healthy up to %.1f MB/s of total traffic%s", max, saturated.isEmpty() ? "; no run saturated"
                         : String.format(Locale.ROOT, "; saturated from a target of %.1f MB/s",
@@ -82,6 +83,10 @@ public final class TextSummary {
         line("  fit: %s, least squares over %d healthy runs; R² %.3f, residual %.0f mc", fit.model().formula(), fit.fit().points(),
                 fit.fit().rSquared(), fit.fit().residualStdError());
         coefficients(fit.fit(), units(fit));
+        if (fit.model().usesRequests()) {
+            line("  at %.1f Produce+Fetch requests per MB of traffic, the shape sized for; per MB/s and per core below are at that shape",
+                    fit.requestsPerMB());
+        }
         s.fits().perRecordView().ifPresent(view -> {
             line("  the same runs per record: %s mc per 1000 records/s (R² %.3f)", Figures.estimate(new Estimate(view.fit().coefficient(1),
                     view.fit().halfWidth95(1))), view.fit().rSquared());
@@ -94,6 +99,17 @@ public final class TextSummary {
         line("  => one core (1000 mc) carries %s MB/s of total traffic (baseline %s mc included)%s", Figures.estimate(perCore),
                 Figures.estimate(fit.baselineMillicores()), perCore.value() > fit.maxMeasuredMBps()
                         ? String.format(Locale.ROOT, "; extrapolated: the runs went up to %.1f MB/s", fit.maxMeasuredMBps()) : "");
+    }
+
+    /** The fit's error: overall, then run by run. */
+    private void residuals(CpuFit fit) {
+        FitResiduals r = FitResiduals.of(fit);
+        line("  error: RMS %.1f mc, %.1f %% of the mean CPU; per run (measured - fitted):", r.rmsMillicores(), 100 * r.relativeRms());
+        for (FitResiduals.Row row : r.rows()) {
+            line("    %-36s %8.1f MB/s %10s req/s  measured %6.0f mc  fitted %6.0f mc  residual %+6.1f mc (%+.1f %%)", row.workload(),
+                    row.totalMBps(), row.requestsPerSecond().isPresent() ? String.format(Locale.ROOT, "%,.0f", row.requestsPerSecond().getAsDouble()) : "-",
+                    row.measured(), row.fitted(), row.residual(), 100 * row.relative());
+        }
     }
 
     /** How busy the machine was: a load above the core count means the runs competed with something else. */

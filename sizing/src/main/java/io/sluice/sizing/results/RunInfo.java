@@ -11,6 +11,7 @@ import io.sluice.bench.results.Workload;
  * proxy's CPU and memory samples (empty for a run against the broker directly).
  *
  * @param loadAverage the machine's one-minute load average as the run ended, where recorded
+ * @param requests    the requests the proxy answered in the measured window; absent in older records
  */
 public record RunInfo(String tool,
                       String target,
@@ -23,7 +24,8 @@ public record RunInfo(String tool,
                       Optional<String> cpuSource,
                       List<String> proxyJvmOptions,
                       List<RunRecord.Sample> samples,
-                      Optional<RunRecord.Gc> gc) {
+                      Optional<RunRecord.Gc> gc,
+                      Optional<RunRecord.Requests> requests) {
 
     public boolean hasProxy() {
         return cpuSource.isPresent();

@@ -31,6 +31,7 @@ public final class RunInfoReader {
         Optional<RunRecord.Gc> gc = Optional.empty();
         Optional<String> cpuSource = Optional.empty();
         Optional<Double> limit = Optional.empty();
+        Optional<RunRecord.Requests> requests = Optional.empty();
         if (proxy.isPresent()) {
             JsonNode p = proxy.get();
             cpuSource = Optional.of(f.text(p, "proxy", "cpuSource"));
@@ -44,9 +45,18 @@ public final class RunInfoReader {
             f.optional(p, "jvmOptions").ifPresent(options -> options.forEach(o -> jvmOptions.add(o.asText())));
             gc = f.optional(p, "gc").map(g -> new RunRecord.Gc(f.whole(g, "proxy.gc", "collections"),
                     f.number(g, "proxy.gc", "pauseSeconds"), f.whole(g, "proxy.gc", "heapUsedBytes")));
+            // Counts are read and the rates recomputed from them: one source of truth if a file was edited by hand.
+            requests = f.optional(p, "requests").map(r -> {
+                double seconds = f.number(r, "proxy.requests", "seconds");
+                if (!(seconds > 0)) {
+                    throw f.fail("proxy.requests.seconds", "must be positive, not " + seconds);
+                }
+                return RunRecord.Requests.over(seconds, f.whole(r, "proxy.requests", "produce"), f.whole(r, "proxy.requests", "fetch"),
+                        f.whole(r, "proxy.requests", "total"));
+            });
         }
         return new RunInfo(f.text(root, "", "tool"), f.text(root, "", "target"),
                 WorkloadParser.parse(f.required(root, "", "workload"), f, "workload"),
-                from, to, cores, load, limit, cpuSource, jvmOptions, samples, gc);
+                from, to, cores, load, limit, cpuSource, jvmOptions, samples, gc, requests);
     }
 }

@@ -30,6 +30,20 @@ public final class SyntheticRuns {
      */
     public static Path write(Path out, String target, String workloadName, int messageBytes, double produceRate, double achieved,
                              double millicores, long rssBytes) throws IOException {
+        return write(out, target, workloadName, messageBytes, produceRate, achieved, millicores, rssBytes, null);
+    }
+
+    /** As {@link #write(Path, String, String, int, double, double, double, long)}, the proxy having answered these requests per second. */
+    public static Path writeWithRequests(Path out, String target, String workloadName, int messageBytes, double produceRate,
+                                         double millicores, double produceRequestsPerSecond, double fetchRequestsPerSecond) throws IOException {
+        // Metadata and the like come on top of Produce and Fetch; the sizing does not count them.
+        RunRecord.Requests requests = RunRecord.Requests.over(60, Math.round(produceRequestsPerSecond * 60), Math.round(fetchRequestsPerSecond * 60),
+                Math.round((produceRequestsPerSecond + fetchRequestsPerSecond) * 60) + 120);
+        return write(out, target, workloadName, messageBytes, produceRate, 1.0, millicores, 250L << 20, requests);
+    }
+
+    private static Path write(Path out, String target, String workloadName, int messageBytes, double produceRate, double achieved,
+                              double millicores, long rssBytes, RunRecord.Requests requests) throws IOException {
         int seconds = 60;
         Workload workload = new Workload(workloadName, 1, 1, messageBytes, null, 1, 1, 1, produceRate, 0, 1, 0.25);
         List<OmbResultJson.Interval> intervals = new ArrayList<>();
@@ -44,7 +58,7 @@ public final class SyntheticRuns {
         }
         RunRecord.Proxy proxy = target.equals("direct") ? null
                 : new RunRecord.Proxy(4242, "/proc/4242/stat (utime+stime)", null, List.of("-Xmx512m"), "virtualClusters: []", samples,
-                        new RunRecord.Gc(3, 0.01, 50 << 20));
+                        new RunRecord.Gc(3, 0.01, 50 << 20), requests);
         RunRecord run = new RunRecord(RunRecord.TOOL_BENCH, "test", target, workload, produceRate * messageBytes / 1e6, 15, seconds,
                 START, START + seconds * 1000L, new RunRecord.Machine(2, "test CPU", 1L << 34, "Linux", "synthetic", 1.0), proxy, Map.of("sluice", "test"));
         Histogram latency = latency(3_000);

@@ -24,7 +24,7 @@ import picocli.CommandLine.Spec;
         "With --rates: fixed-rate runs for 'sluice size' instead, each target at each produce rate."})
 public final class BenchProxyCommand implements Callable<Integer> {
 
-    private static final List<String> SWEEP_ONLY = List.of("--out", "--seconds", "--warmup-seconds", "--interval-seconds");
+    private static final List<String> SWEEP_ONLY = List.of("--out", "--seconds", "--warmup-seconds", "--interval-seconds", "--batching");
 
     @Spec
     CommandSpec spec;
@@ -48,6 +48,11 @@ public final class BenchProxyCommand implements Callable<Integer> {
 
     @Option(names = "--out", paramLabel = "DIR", description = "With --rates: where results are written (default: bench-results/yyyyMMdd-HHmmss).")
     Path out;
+
+    @Option(names = "--batching", paramLabel = "LINGER_MS:BATCH_BYTES,...", defaultValue = "1:131072",
+            description = "With --rates: the producer's linger.ms and batch.size, each pair run at every rate; e.g. 0:16384,5:16384,50:1048576"
+                    + " to size by requests and bytes (default: ${DEFAULT-VALUE}, OMB's driver).")
+    String batching;
 
     @Option(names = "--seconds", paramLabel = "S", defaultValue = "60", description = "With --rates: measured seconds per run (default: ${DEFAULT-VALUE}).")
     int seconds;

@@ -16,6 +16,7 @@ import java.util.stream.Collectors;
 import io.sluice.app.demo.DemoCommand;
 import io.sluice.bench.CpuSampler;
 import io.sluice.bench.ProxyBenchmark;
+import io.sluice.bench.sweep.FixedRateLoad;
 import io.sluice.bench.sweep.RateSweep;
 import io.sluice.bench.targets.BenchTarget;
 import io.sluice.bench.targets.TargetCredentials;
@@ -104,6 +105,15 @@ final class ProxyBench {
         return 0;
     }
 
+    /** The producer batchings to run at each rate (--batching). */
+    private List<FixedRateLoad.Batching> batchings() {
+        try {
+            return FixedRateLoad.Batching.parseList(command.batching);
+        } catch (IllegalArgumentException e) {
+            throw new UsageException(e.getMessage());
+        }
+    }
+
     /**
      * Fixed-rate runs, each target at each produce rate, written as OMB results with a run.json beside each (the
      * layout {@code sluice size} and {@code sluice omb} share).
@@ -117,7 +127,8 @@ final class ProxyBench {
             throw new UsageException(e.getMessage());
         }
         RateSweep.Settings settings = new RateSweep.Settings(produceRates, command.load.recordBytes, Duration.ofSeconds(command.warmupSeconds),
-                Duration.ofSeconds(command.seconds), Duration.ofSeconds(command.intervalSeconds), List.of(command.proxyHeap, "-XX:+UseParallelGC"));
+                Duration.ofSeconds(command.seconds), Duration.ofSeconds(command.intervalSeconds), List.of(command.proxyHeap, "-XX:+UseParallelGC"),
+                batchings());
         System.out.printf("sluice bench proxy (fixed rates): %s MB/s of %d-byte messages, %d s each after %d s warm-up, targets %s; %d cores; results in %s%n",
                 produceRates, settings.messageBytes(), settings.test().toSeconds(), settings.warmup().toSeconds(),
                 resolved.stream().map(BenchTarget::name).toList(), Runtime.getRuntime().availableProcessors(), results.toAbsolutePath());

@@ -43,6 +43,28 @@ public final class SizeCommand implements Callable<Integer> {
     @Option(names = "--message-bytes", paramLabel = "BYTES", defaultValue = "1024", description = "Typical message size (default: ${DEFAULT-VALUE}).")
     int messageBytes;
 
+    // The traffic's shape: what the proxy's CPU follows is requests (batches) as much as bytes.
+    @Option(names = "--message-rate", paramLabel = "MSG_S",
+            description = "Messages produced per second, all producers together: instead of --produce-mb-s (MB/s = rate x --message-bytes).")
+    Double messageRate;
+
+    @Option(names = "--linger-ms", paramLabel = "MS", description = "The producers' linger.ms (default: 1, the runs' own).")
+    Double lingerMs;
+
+    @Option(names = "--batch-bytes", paramLabel = "BYTES", description = "The producers' batch.size (default: 131072, the runs' own).")
+    Integer batchBytes;
+
+    @Option(names = "--producers", paramLabel = "N", description = "Producers sharing the message rate (default: 1).")
+    Integer producers;
+
+    @Option(names = "--partitions", paramLabel = "N",
+            description = "Partitions each producer writes to at once: 1 for records without keys (the sticky partitioner), else the partitions its keys reach (default: 1).")
+    Integer partitions;
+
+    @Option(names = "--requests-per-second", paramLabel = "R",
+            description = "Produce + Fetch requests per second through the proxy, if known (e.g. from sluice_requests_total): instead of the batching options.")
+    Double requestsPerSecond;
+
     @Option(names = "--headroom", paramLabel = "X", defaultValue = "1.3", description = "Factor over the fitted CPU (default: ${DEFAULT-VALUE}).")
     double headroom;
 
@@ -52,17 +74,16 @@ public final class SizeCommand implements Callable<Integer> {
     @Option(names = "--out", paramLabel = "DIR", description = "Where the report is written (default: RUNS/sizing-report).")
     Path out;
 
+    boolean given(String option) {
+        return spec.commandLine().getParseResult().hasMatchedOption(option);
+    }
+
     @Override
     public Integer call() throws Exception {
         if (runs == null) {
             throw new ParameterException(spec.commandLine(), "Missing required option: '--runs=DIR'");
         }
-        TrafficSpec traffic;
-        try {
-            traffic = new TrafficSpec(produceMbS, consumerGroups, messageBytes, headroom, podMaxMillicores);
-        } catch (IllegalArgumentException e) {
-            throw new UsageException(e.getMessage());
-        }
+        TrafficSpec traffic = TrafficShapeOptions.traffic(this);
         ResultSet results;
         try {
             results = ResultSetReader.read(runs);
@@ -80,7 +101,7 @@ public final class SizeCommand implements Callable<Integer> {
                     + " Measure first: ./sluice bench proxy --rates 5,10,20,40 --out " + runs + "   or   ./sluice omb --out " + runs);
             return 2;
         }
-        Sizing sizing = Sizing.of(runs, results, traffic, !spec.commandLine().getParseResult().hasMatchedOption("--produce-mb-s"));
+        Sizing sizing = Sizing.of(runs, results, traffic, !given("--produce-mb-s") && !given("--message-rate"));
         SizingOutput.writeProxy(sizing, runs, out != null ? out : runs.resolve("sizing-report"), System.out);
         return 0;
     }

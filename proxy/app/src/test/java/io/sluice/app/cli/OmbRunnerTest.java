@@ -115,6 +115,17 @@ class OmbRunnerTest {
     }
 
     @Test
+    void aBatchingWorkloadRunsWithItsOwnProducerSettings() throws Exception {
+        WorkloadFile workload = WorkloadCatalog.load().select("batching-1kb-20mbps-linger50-1mb").get(0);
+
+        runner(Map.of("FAKE_OMB_RESULT", realResult.toString()), new ByteArrayOutputStream())
+                .run("127.0.0.1:9092", BenchTargets.resolve(List.of("direct")), List.of(workload));
+
+        String driver = Files.readString(out.resolve(".omb-work/direct/batching-1kb-20mbps-linger50-1mb/result.json.driver"));
+        assertThat(driver).contains("linger.ms=50").contains("batch.size=1048576").contains("acks=all").doesNotContain("linger.ms=1\n");
+    }
+
+    @Test
     void aFailureOmbReportsEndsTheRunWithItsLog() {
         WorkloadFile workload = WorkloadCatalog.load().select("10topics-1partition-1kb-5k").get(0);
 

@@ -49,14 +49,42 @@ public record RunRecord(String tool,
      * @param cpuLimitCores the proxy's CPU quota, if it ran under one
      * @param samples      CPU and memory of the proxy process from the start of warm-up to the end of the run
      * @param gc           the proxy JVM's garbage collection during the measured window, from its /metrics
+     * @param requests     the requests the proxy answered during the measured window, from its /metrics; absent in
+     *                     records written before it was counted
      */
     @JsonInclude(JsonInclude.Include.NON_NULL)
     public record Proxy(long pid, String cpuSource, Double cpuLimitCores, List<String> jvmOptions, String config,
-                        List<Sample> samples, Gc gc) {
+                        List<Sample> samples, Gc gc, Requests requests) {
+
+        /** Without request counts, as records were written before they were counted. */
+        public Proxy(long pid, String cpuSource, Double cpuLimitCores, List<String> jvmOptions, String config, List<Sample> samples, Gc gc) {
+            this(pid, cpuSource, cpuLimitCores, jvmOptions, config, samples, gc, null);
+        }
     }
 
     /** @param cpuNanos cumulative CPU time of the proxy (user + system) */
     public record Sample(long epochMs, long cpuNanos, long rssBytes) {
+    }
+
+    /**
+     * Requests the proxy answered between two scrapes of its {@code sluice_requests_total}, at the start and the end
+     * of the measured window. The proxy's CPU follows these (a wake-up, a header read, a write per request) more than
+     * it follows bytes, so the sizing fits to both.
+     *
+     * @param seconds between the two scrapes: the divisor of the rates
+     * @param produce Produce requests
+     * @param fetch   Fetch requests (consumers' and followers' alike; through a proxy, consumers')
+     * @param total   requests of every API: Produce, Fetch, Metadata, heartbeats, offset commits, ...
+     */
+    public record Requests(double seconds, long produce, long fetch, long total,
+                           double producePerSecond, double fetchPerSecond, double totalPerSecond) {
+
+        public static Requests over(double seconds, long produce, long fetch, long total) {
+            if (!(seconds > 0)) {
+                throw new IllegalArgumentException("a request rate needs a window longer than zero, not " + seconds + " s");
+            }
+            return new Requests(seconds, produce, fetch, total, produce / seconds, fetch / seconds, total / seconds);
+        }
     }
 
     /** @param heapUsedBytes heap in use at the end of the window */

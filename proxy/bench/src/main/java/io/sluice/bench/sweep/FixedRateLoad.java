@@ -35,8 +35,59 @@ import io.sluice.bench.results.OmbResultJson.Interval;
  */
 public final class FixedRateLoad {
 
+    /**
+     * How the producer batches: the same bytes in more or fewer Produce requests.
+     *
+     * @param lingerMs   linger.ms
+     * @param batchBytes batch.size
+     */
+    public record Batching(int lingerMs, int batchBytes) {
+
+        /** As OMB's usual Kafka driver is configured: a short linger, large batches. */
+        public static final Batching OMB_DRIVER = new Batching(1, 131_072);
+
+        public Batching {
+            if (lingerMs < 0 || batchBytes <= 0) {
+                throw new IllegalArgumentException("linger.ms must be 0 or more and batch.size positive, not " + lingerMs + " and " + batchBytes);
+            }
+        }
+
+        /**
+         * {@code LINGER_MS:BATCH_BYTES} pairs, comma-separated, e.g. {@code 0:16384,5:16384,50:1048576}.
+         *
+         * @throws IllegalArgumentException naming the pair that is not one
+         */
+        public static List<Batching> parseList(String text) {
+            List<Batching> list = new ArrayList<>();
+            for (String pair : text.split(",")) {
+                String[] parts = pair.strip().split(":");
+                try {
+                    if (parts.length != 2) {
+                        throw new NumberFormatException();
+                    }
+                    list.add(new Batching(Integer.parseInt(parts[0].strip()), Integer.parseInt(parts[1].strip())));
+                } catch (IllegalArgumentException e) {
+                    throw new IllegalArgumentException("--batching takes LINGER_MS:BATCH_BYTES pairs separated by commas, e.g. 0:16384,50:1048576;"
+                            + " not '" + pair.strip() + "'");
+                }
+            }
+            return list;
+        }
+
+        /** For workload names: {@code linger0-16kb}. */
+        public String label() {
+            return "linger" + lingerMs + "-" + (batchBytes % (1 << 20) == 0 ? batchBytes / (1 << 20) + "mb"
+                    : batchBytes % 1024 == 0 ? batchBytes / 1024 + "kb" : batchBytes + "b");
+        }
+    }
+
     /** @param messagesPerSecond the producer's schedule */
-    public record Settings(int messageBytes, double messagesPerSecond, Duration warmup, Duration test, Duration interval) {
+    public record Settings(int messageBytes, double messagesPerSecond, Duration warmup, Duration test, Duration interval, Batching batching) {
+
+        public Settings(int messageBytes, double messagesPerSecond, Duration warmup, Duration test, Duration interval) {
+            this(messageBytes, messagesPerSecond, warmup, test, interval, Batching.OMB_DRIVER);
+        }
+
         public Settings {
             if (messageBytes < Long.BYTES) {
                 throw new IllegalArgumentException("messages need at least " + Long.BYTES + " bytes for the send timestamp");
@@ -132,10 +183,10 @@ public final class FixedRateLoad {
     private void produce(String bootstrap, String topic) {
         Map<String, Object> config = new HashMap<>();
         config.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
-        // As OMB's Kafka driver is usually configured: acks from all replicas, a short linger, large batches.
+        // As OMB's Kafka driver is usually configured: acks from all replicas; batching as asked (by default OMB's).
         config.put(ProducerConfig.ACKS_CONFIG, "all");
-        config.put(ProducerConfig.LINGER_MS_CONFIG, 1);
-        config.put(ProducerConfig.BATCH_SIZE_CONFIG, 131_072);
+        config.put(ProducerConfig.LINGER_MS_CONFIG, settings.batching().lingerMs());
+        config.put(ProducerConfig.BATCH_SIZE_CONFIG, settings.batching().batchBytes());
         // Past saturation send() blocks on a full buffer; bounded so a stop request is seen within seconds.
         config.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, 10_000);
         try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(config, new ByteArraySerializer(), new ByteArraySerializer())) {

@@ -29,9 +29,22 @@ public final class RateSweep {
 
     /**
      * @param ratesMBps produce rates in MB/s (10^6 bytes of message values per second); the consumer reads the same
+     * @param batchings the producer's batching, each run at every rate: the same bytes in more or fewer requests, so
+     *                  that the sizing can tell the proxy's cost per request from its cost per byte
      */
     public record Settings(List<Double> ratesMBps, int messageBytes, Duration warmup, Duration test, Duration interval,
-                           List<String> proxyJvmOptions) {
+                           List<String> proxyJvmOptions, List<FixedRateLoad.Batching> batchings) {
+
+        /** Batching as OMB's usual driver: linger.ms 1, batch.size 128 KiB. */
+        public Settings(List<Double> ratesMBps, int messageBytes, Duration warmup, Duration test, Duration interval, List<String> proxyJvmOptions) {
+            this(ratesMBps, messageBytes, warmup, test, interval, proxyJvmOptions, List.of(FixedRateLoad.Batching.OMB_DRIVER));
+        }
+
+        public Settings {
+            if (batchings.isEmpty()) {
+                throw new IllegalArgumentException("at least one batching to run");
+            }
+        }
     }
 
     private final Settings settings;
@@ -68,8 +81,10 @@ public final class RateSweep {
                 if (i % 2 == 1) {
                     Collections.reverse(order);
                 }
-                for (Running target : order) {
-                    written.add(runOne(target, rates.get(i)));
+                for (FixedRateLoad.Batching batching : settings.batchings()) {
+                    for (Running target : order) {
+                        written.add(runOne(target, rates.get(i), batching));
+                    }
                 }
             }
             return written;
@@ -106,12 +121,12 @@ public final class RateSweep {
                 duration, duration)).run(brokerBootstrap, target.bootstrap, "sweep-warmup-" + target.spec.name() + "-" + System.nanoTime(), () -> { });
     }
 
-    private Path runOne(Running target, double rateMBps) throws Exception {
+    private Path runOne(Running target, double rateMBps, FixedRateLoad.Batching batching) throws Exception {
         double messagesPerSecond = rateMBps * 1e6 / settings.messageBytes();
-        Workload workload = workload(rateMBps, messagesPerSecond);
+        Workload workload = workload(rateMBps, messagesPerSecond, batching);
         String topic = "sweep-" + target.spec.name() + "-" + workload.name() + "-" + System.nanoTime();
         FixedRateLoad load = new FixedRateLoad(new FixedRateLoad.Settings(settings.messageBytes(), messagesPerSecond,
-                settings.warmup(), settings.test(), settings.interval()));
+                settings.warmup(), settings.test(), settings.interval(), batching));
         ProxyProbe probe = target.proxy == null ? null : ProxyProbe.start(target.proxy.pid(), target.managementPort,
                 settings.proxyJvmOptions(), target.spec.proxyConfigTemplate());
         FixedRateLoad.Result result;
@@ -131,15 +146,18 @@ public final class RateSweep {
                 RunEnvironment.versions());
         Path file = ResultFiles.write(out, run, OmbResultJson.of(workload, "sluice-bench " + target.spec.name(), result.intervals(),
                 result.publishLatency(), result.publishDelay(), result.endToEnd()));
-        log.println(summary(target.spec.name(), rateMBps, messagesPerSecond, result, proxyUsage));
+        log.println(summary(target.spec.name() + (batching.equals(FixedRateLoad.Batching.OMB_DRIVER) ? "" : " " + batching.label()),
+                rateMBps, messagesPerSecond, result, proxyUsage));
         return file;
     }
 
-    private Workload workload(double rateMBps, double messagesPerSecond) {
+    private Workload workload(double rateMBps, double messagesPerSecond, FixedRateLoad.Batching batching) {
         int bytes = settings.messageBytes();
         String size = bytes % 1024 == 0 ? bytes / 1024 + "kb" : bytes + "b";
         String rate = rateMBps == Math.rint(rateMBps) ? Long.toString((long) rateMBps) : Double.toString(rateMBps);
-        return new Workload("1topic-1partition-" + size + "-" + rate + "mbps", 1, 1, bytes, null, 1, 1, 1,
+        // The usual batching keeps the names earlier runs have; any other is named, so the runs of one rate differ.
+        String shape = batching.equals(FixedRateLoad.Batching.OMB_DRIVER) ? "" : "-" + batching.label();
+        return new Workload("1topic-1partition-" + size + "-" + rate + "mbps" + shape, 1, 1, bytes, null, 1, 1, 1,
                 Math.round(messagesPerSecond), 0, settings.test().toSeconds() / 60.0, settings.warmup().toSeconds() / 60.0);
     }
 
@@ -157,6 +175,9 @@ public final class RateSweep {
                 RunRecord.Sample last = window.get(window.size() - 1);
                 double millicores = (last.cpuNanos() - first.cpuNanos()) / 1e6 / Math.max(1, last.epochMs() - first.epochMs()) * 1000;
                 cpu = String.format("  proxy %.0f mc, RSS %d MiB", millicores, last.rssBytes() >> 20);
+                if (proxy.requests() != null) {
+                    cpu += String.format(", %,.0f Produce + %,.0f Fetch requests/s", proxy.requests().producePerSecond(), proxy.requests().fetchPerSecond());
+                }
             }
         }
         return String.format("%-12s %6.1f MB/s target (%,.0f msg/s): published %,.0f msg/s (%.1f %%), consumed %,.0f msg/s, backlog %,d, "
