@@ -33,11 +33,12 @@ record OnePointProjection(double coresMeasured, double messagesPerSecond, List<D
         }
         double se = Double.isNaN(standardError) ? 0 : standardError;
         LinearFit cpu = new LinearFit(BridgeFit.CPU_TERMS, new double[] {0, 0, perKMessages}, new double[] {0, 0, se},
-                new double[][] {{0, 0, 0}, {0, 0, 0}, {0, 0, se * se}}, Double.NaN, Double.NaN, n, Math.max(1, n - 1));
+                new double[][] {{0, 0, 0}, {0, 0, 0}, {0, 0, se * se}}, Double.NaN, Double.NaN, n, Math.max(1, n - 1),
+                new double[0], new double[0]);
         double mib = 1 << 20;
         double perKConnections = (rssWithBytes - rssBeforeBytes) / mib / (connections / 1000.0);
         LinearFit memory = new LinearFit(BridgeFit.MEMORY_TERMS, new double[] {rssBeforeBytes / mib, perKConnections}, new double[] {0, 0},
-                new double[][] {{0, 0}, {0, 0}}, Double.NaN, Double.NaN, 2, 1);
+                new double[][] {{0, 0}, {0, 0}}, Double.NaN, Double.NaN, 2, 1, new double[0], new double[0]);
         return new BridgeFit("one fan-out run", cpu, memory, List.of());
     }
 
