@@ -28,12 +28,16 @@ class KafkoramaFanoutScenarioTest {
     @Test
     void tinyRunDeliversToEveryClientAndProjectsTheSeedsScales(@TempDir Path dir) throws Exception {
         ByteArrayOutputStream captured = new ByteArrayOutputStream();
+        // Recorded into a copy of the real docs/performance.md: its table's header must be the columns the run writes.
+        Path doc = Files.copy(Path.of("../../docs/performance.md"), dir.resolve("performance.md"));
         int exit = Main.configure(new CommandLine(new KafkoramaFanoutScenario(new PrintStream(captured, true, StandardCharsets.UTF_8)))).execute(
                 "--clients", "50", "--rate", "10", "--payload", "128", "--warmup", "2", "--duration", "3", "--bridge-jvm", "-Xmx256m",
-                "--quiet-below", "100", "--results", dir.toString());
+                "--quiet-below", "100", "--results", dir.toString(), "--record", doc.toString());
         String output = captured.toString(StandardCharsets.UTF_8);
 
         assertThat(exit).as(output).isZero();
+
+        assertThat(Files.readString(doc)).contains("| `./sluice bench scenario kafkorama-fanout ");
         assertThat(output).contains("| Metric | Value |", "| Concurrent clients | 50 (0 failed) on 4 endpoints |", "| Latency 99th percentile |",
                 "Projected to the seed's scales", "1,000,000 clients: ", "[   1s] warm-up");
         List<Path> files;

@@ -28,12 +28,16 @@ class KafkoramaPublishScenarioTest {
     @Test
     void tinyRunAcksEveryPublishFindsEachInKafkaOnceAndWritesTheResult(@TempDir Path dir) throws Exception {
         ByteArrayOutputStream captured = new ByteArrayOutputStream();
+        // Recorded into a copy of the real docs/performance.md: its table's header must be the columns the run writes.
+        Path doc = Files.copy(Path.of("../../docs/performance.md"), dir.resolve("performance.md"));
         int exit = Main.configure(new CommandLine(new KafkoramaPublishScenario(new PrintStream(captured, true, StandardCharsets.UTF_8)))).execute(
                 "--clients", "20", "--rate", "10", "--payload", "128", "--warmup", "2", "--duration", "3", "--bridge-jvm", "-Xmx256m",
-                "--quiet-below", "100", "--results", dir.toString());
+                "--quiet-below", "100", "--results", dir.toString(), "--record", doc.toString());
         String output = captured.toString(StandardCharsets.UTF_8);
 
         assertThat(exit).as(output).isZero();
+
+        assertThat(Files.readString(doc)).contains("| `./sluice bench scenario kafkorama-publish ");
         assertThat(output).contains("| Metric | Value |", "| Publish → ack latency mean / p50 / p99 / max |", "exact |", "[   1s] warm-up");
         List<Path> files;
         try (var listing = Files.list(dir.resolve(KafkoramaPublishScenario.NAME))) {

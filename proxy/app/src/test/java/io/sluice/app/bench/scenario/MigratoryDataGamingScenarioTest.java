@@ -28,12 +28,16 @@ class MigratoryDataGamingScenarioTest {
     @Test
     void tinyRunDeliversToEveryGamerAndFindsEveryAckedPublishInKafkaOnce(@TempDir Path dir) throws Exception {
         ByteArrayOutputStream captured = new ByteArrayOutputStream();
+        // Recorded into a copy of the real docs/performance.md: its table's header must be the columns the run writes.
+        Path doc = Files.copy(Path.of("../../docs/performance.md"), dir.resolve("performance.md"));
         int exit = Main.configure(new CommandLine(new MigratoryDataGamingScenario(new PrintStream(captured, true, StandardCharsets.UTF_8)))).execute(
                 "--gamers", "20", "--every", "0.1", "--payload", "256", "--warmup", "2", "--duration", "3", "--bridge-jvm", "-Xmx256m",
-                "--quiet-below", "100", "--results", dir.toString());
+                "--quiet-below", "100", "--results", dir.toString(), "--record", doc.toString());
         String output = captured.toString(StandardCharsets.UTF_8);
 
         assertThat(exit).as(output).isZero();
+
+        assertThat(Files.readString(doc)).contains("| `./sluice bench scenario migratorydata-gaming ");
         assertThat(output).contains("| Metric | Value |", "| Standard deviation for latency |", "| Publish → ack latency mean / p50 / p99 / max |",
                 "| Every acked publish in Kafka exactly once | yes", "[   1s] warm-up", "        publish ");
         List<Path> files;
