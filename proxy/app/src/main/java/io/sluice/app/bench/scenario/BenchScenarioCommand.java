@@ -15,7 +15,7 @@ import picocli.CommandLine.Spec;
 @Command(name = "scenario", description = {"The seeds' published benchmark scenarios, run here and reported beside their figures.",
         "Each waits for a quiet machine, prints progress and a summary, writes its result file and, with --record, "
                 + "appends to its table in docs/performance.md."},
-        subcommands = {KroxyliciousOmbCommand.class})
+        subcommands = {KroxyliciousOmbCommand.class, KafScaleCommand.class})
 public final class BenchScenarioCommand implements Callable<Integer> {
 
     @Spec
