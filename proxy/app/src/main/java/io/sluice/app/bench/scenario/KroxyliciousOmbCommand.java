@@ -33,8 +33,10 @@ public final class KroxyliciousOmbCommand implements Callable<Integer> {
             description = "The multi-topic workload's topics, 1 partition each; 0 leaves it out (default: ${DEFAULT-VALUE}).")
     int topics;
 
-    @Option(names = "--topic-rate", paramLabel = "MSG_PER_S", defaultValue = "1000",
-            description = "The multi-topic workload's rate per topic (default: ${DEFAULT-VALUE}; the seed: 5000).")
+    // The seed's page says 5,000 msg/s per topic but reports OMB's aggregate publish rate as 5,002 msg/s: 500 per topic
+    // is what its figures show was run. --topic-rate 5000 runs the other reading (50,000 msg/s in all).
+    @Option(names = "--topic-rate", paramLabel = "MSG_PER_S", defaultValue = "500",
+            description = "The multi-topic workload's rate per topic (default: ${DEFAULT-VALUE}, 5,000 msg/s in all, the seed's reported publish rate).")
     int topicRate;
 
     @Option(names = "--warmup-minutes", paramLabel = "M", defaultValue = "1", description = "OMB's warm-up per run (default: ${DEFAULT-VALUE}).")

@@ -29,15 +29,16 @@ class KafScaleCommandTest {
 
     @Test
     void measuresBothPathsAndRecoversExactlyFromBothRestarts() throws Exception {
+        Path doc = Files.copy(Path.of("../../docs/performance.md"), results.resolve("performance.md"));
         ByteArrayOutputStream captured = new ByteArrayOutputStream();
         int exit = Main.configure(new CommandLine(new KafScaleCommand(new PrintStream(captured, true, StandardCharsets.UTF_8))))
                 .execute("--records", "3000", "--partitions", "2", "--rate", "300", "--phase-seconds", "2", "--quiet-below", "100",
-                        "--results", results.toString());
+                        "--results", results.toString(), "--record", doc.toString());
         String output = captured.toString(StandardCharsets.UTF_8);
 
         assertThat(exit).as(output).isZero();
         List<Path> files;
-        try (Stream<Path> found = Files.list(results.resolve("kafscale"))) {
+        try (Stream<Path> found = Files.list(results.resolve("kafscale")).filter(p -> p.toString().endsWith(".json"))) {
             files = found.toList();
         }
         assertThat(files).as(output).hasSize(1);
@@ -69,6 +70,9 @@ class KafScaleCommandTest {
             }
         }
         assertThat(output).contains("== kafscale (", "proxy restart: ");
+        // The rows fit the docs table's columns: --record appended all seven under the published ones.
+        assertThat(Files.readString(doc)).contains("| proxy | proxy restart (SIGTERM, same addresses) | ");
+        assertThat(Files.readAllLines(doc).stream().filter(line -> line.contains("`./sluice bench scenario kafscale --records 3000")).count()).isEqualTo(7);
     }
 
     private static double messagesPerSecond(String cell) {

@@ -12,6 +12,9 @@ import org.junit.jupiter.api.Test;
 /** The seed's figures from a real OMB result (a run of `sluice omb` here, from ../shared/omb-results) and the table built from them. */
 class OmbFiguresTest {
 
+    @org.junit.jupiter.api.io.TempDir
+    Path results;
+
     private static Path storedResult() throws Exception {
         return Path.of(OmbFiguresTest.class.getResource("omb-10topics-1partition-1kb-5k.json").toURI());
     }
@@ -60,5 +63,20 @@ class OmbFiguresTest {
                 .containsEntry("Δ E2E avg", "+0.00 ms (+0%)")
                 .containsEntry("KMS data-key generations", "3")
                 .containsEntry("KMS decryptions", "11");
+
+        // And they fit the docs table's columns (the report puts Date, Commit and Load in front, the command behind).
+        Path doc = java.nio.file.Files.copy(Path.of("../../docs/performance.md"), results.resolve("performance.md"));
+        List<Map<String, String>> full = new java.util.ArrayList<>();
+        for (Map<String, String> row : rows) {
+            Map<String, String> cells = new java.util.LinkedHashMap<>();
+            cells.put("Date", "2026-11-27");
+            cells.put("Commit", "`abcdef0`");
+            cells.put("Load start → end", "0.1 → 0.2");
+            cells.putAll(row);
+            cells.put("Command", "`test`");
+            full.add(cells);
+        }
+        PerformanceTable.append(doc, KroxyliciousOmbCommand.NAME, full);
+        assertThat(java.nio.file.Files.readString(doc)).contains("| 2026-11-27 | `abcdef0` | 0.1 → 0.2 | " + workload + " | encryption | ");
     }
 }
