@@ -12,6 +12,7 @@ import org.HdrHistogram.Histogram;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
 
+import io.sluice.app.cli.UsageException;
 import io.sluice.bench.targets.BenchTarget;
 import io.sluice.testkit.LocalKafka;
 
@@ -34,7 +35,7 @@ final class KafScaleRun {
 
     static int run(KafScaleCommand command, PrintStream out) throws Exception {
         if (command.recordBytes < 16 || command.records < 1 || command.partitions < 1 || command.rate < 1 || command.phaseSeconds < 1) {
-            throw new io.sluice.app.cli.UsageException("--record-bytes must be at least 16, and --records, --partitions, --rate, --phase-seconds at least 1");
+            throw new UsageException("--record-bytes must be at least 16, and --records, --partitions, --rate, --phase-seconds at least 1");
         }
         ScenarioReport report = new ScenarioReport(KafScaleCommand.NAME, SEED, command.options, out);
         report.begin();

@@ -57,6 +57,11 @@ record KmsCalls(long dataKeyGenerations, long unwraps) {
         return parse(response.body());
     }
 
+    @Override
+    public String toString() {
+        return dataKeyGenerations + " data-key generations, " + unwraps + " unwraps";
+    }
+
     /** The calls made since {@code earlier}, a scrape of the same proxy. */
     KmsCalls since(KmsCalls earlier) {
         return new KmsCalls(dataKeyGenerations - earlier.dataKeyGenerations, unwraps - earlier.unwraps);
