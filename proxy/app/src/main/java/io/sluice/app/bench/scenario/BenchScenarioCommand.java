@@ -16,7 +16,8 @@ import picocli.CommandLine.Spec;
         "Each waits for a quiet machine, prints progress and a summary, writes its result file and, with --record, "
                 + "appends to its table in docs/performance.md."},
         subcommands = {KafkoramaFanoutScenario.class, KafkoramaPublishScenario.class, MigratoryDataGamingScenario.class,
-                Lightstreamer1Command.class, Lightstreamer2Command.class, BridgeFailoverScenario.class})
+                Lightstreamer1Command.class, Lightstreamer2Command.class, KroxyliciousOmbCommand.class, KafScaleCommand.class,
+                BridgeFailoverScenario.class})
 public final class BenchScenarioCommand implements Callable<Integer> {
 
     @Spec

@@ -45,6 +45,11 @@ import com.sun.net.httpserver.HttpsServer;
  * {@code {"errors":["permission denied"]}}, 400 "encryption key not found", 404 for a missing key.
  *
  * <p>Tests can make it unavailable (503 as when sealed), or stop it and start it again on the same port.
+ *
+ * <p>It is not a KMS (its keys live in this JVM's memory and die with it). It lives in the main code rather than the
+ * tests because {@code sluice bench scenario kroxylicious-omb} uses it as the proxy's Vault when no real one is given
+ * ({@code VAULT_ADDR}): the proxy's KMS calls are then real HTTP round trips to a Transit API, and each route's
+ * request count ({@link #requests}) is the KMS's own view of how many calls a benchmark made.
  */
 public final class VaultTransitStandIn implements AutoCloseable {
 
