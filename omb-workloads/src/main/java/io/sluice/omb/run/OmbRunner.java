@@ -77,7 +77,8 @@ public final class OmbRunner {
 
     private Path runOne(BenchTarget target, WorkloadFile file, String driver, LocalProxy proxy, int managementPort) throws Exception {
         Workload workload = file.workload();
-        Path work = Files.createDirectories(settings.out().resolve(".omb-work").resolve(target.name()).resolve(file.name()));
+        // Absolute: OMB runs in its own home directory, where a path relative to ours names nothing (its workload file not found).
+        Path work = Files.createDirectories(settings.out().toAbsolutePath().resolve(".omb-work").resolve(target.name()).resolve(file.name()));
         Path driverFile = Files.writeString(work.resolve("driver.yaml"), DriverTemplates.withProducerConfig(driver, file.producerConfig()));
         Path workloadFile = Files.writeString(work.resolve(file.name() + ".yaml"), file.yaml());
         Path resultFile = work.resolve("result.json");

@@ -63,8 +63,10 @@ public final class LocalProxy implements AutoCloseable {
         long deadline = System.nanoTime() + START_TIMEOUT.toNanos();
         while (System.nanoTime() < deadline) {
             if (!process.isAlive()) {
+                // The log first: closing deletes the directory it is in, and with it the reason.
+                String why = tail(log);
                 proxy.close();
-                throw new IOException("proxy exited with " + process.exitValue() + ": " + tail(log));
+                throw new IOException("proxy exited with " + process.exitValue() + ": " + why);
             }
             try {
                 HttpResponse<Void> ready = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + managementPort + "/readyz"))
@@ -78,8 +80,9 @@ public final class LocalProxy implements AutoCloseable {
             }
             Thread.sleep(200);
         }
+        String why = tail(log);
         proxy.close();
-        throw new IOException("proxy not ready within " + START_TIMEOUT.toSeconds() + " s: " + tail(log));
+        throw new IOException("proxy not ready within " + START_TIMEOUT.toSeconds() + " s: " + why);
     }
 
     public long pid() {

@@ -28,12 +28,18 @@ public final class RoundRobinRelay implements AutoCloseable {
     private final Set<Socket> open = ConcurrentHashMap.newKeySet();
     private final ServerSocket server;
 
+    /** Connections the kernel queues before they are accepted (net.core.somaxconn caps it, 4096 by default). */
+    static final int ACCEPT_BACKLOG = 4096;
+
     public RoundRobinRelay(List<InetSocketAddress> targets) throws IOException {
         if (targets.isEmpty()) {
             throw new IllegalArgumentException("a round-robin front needs at least one target");
         }
         this.targets = List.copyOf(targets);
-        this.server = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
+        // A reconnect storm is thousands of connects at once: with Java's default backlog of 50 the kernel can drop SYNs
+        // while the one accepting thread catches up, and a dropped client retries only after the initial SYN timeout
+        // (1 s): the front, not the nodes, would then set the resubscribe time being measured.
+        this.server = new ServerSocket(0, ACCEPT_BACKLOG, InetAddress.getLoopbackAddress());
         Thread acceptor = new Thread(this::accept, "round-robin-accept-" + server.getLocalPort());
         acceptor.setDaemon(true);
         acceptor.start();

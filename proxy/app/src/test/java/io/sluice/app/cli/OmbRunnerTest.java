@@ -126,6 +126,20 @@ class OmbRunnerTest {
     }
 
     @Test
+    void aRelativeResultsDirectoryStillNamesTheFilesOmbReadsFromItsOwnDirectory() throws Exception {
+        // OMB runs in its home directory; a results directory given relative to ours (the scenario's default) must
+        // reach it as absolute paths, or OMB finds no workload file and exits 1.
+        out = Path.of("").toAbsolutePath().relativize(dir.resolve("relative-results"));
+        WorkloadFile workload = WorkloadCatalog.load().select("10topics-1partition-1kb-5k").get(0);
+
+        List<Path> written = runner(Map.of("FAKE_OMB_RESULT", realResult.toString()), new ByteArrayOutputStream())
+                .run("127.0.0.1:9092", BenchTargets.resolve(List.of("direct")), List.of(workload));
+
+        assertThat(written).hasSize(1);
+        assertThat(written.get(0)).hasSameTextualContentAs(realResult);
+    }
+
+    @Test
     void aFailureOmbReportsEndsTheRunWithItsLog() {
         WorkloadFile workload = WorkloadCatalog.load().select("10topics-1partition-1kb-5k").get(0);
 

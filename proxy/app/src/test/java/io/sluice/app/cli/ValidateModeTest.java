@@ -7,6 +7,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -22,6 +23,10 @@ import io.sluice.proxy.config.ProxyConfigLoader;
 import io.sluice.proxy.config.ProxyConfig;
 import io.sluice.proxy.server.ProxyServer;
 import io.sluice.testkit.JavaCommand;
+
+import io.sluice.bench.targets.BenchTarget;
+import io.sluice.bench.targets.BenchTargets;
+import io.sluice.bench.targets.TargetCredentials;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -45,6 +50,24 @@ class ValidateModeTest {
             assertThat(run.exit).as(example + ": " + run.err).isZero();
             // Logs share standard output (an example may warn, e.g. that the in-process KMS is for demos); the verdict ends it.
             assertThat(run.out.strip().lines().reduce((a, b) -> b)).as(example).hasValue("valid");
+        }
+    }
+
+    @Test
+    void everyBuiltInBenchmarkTargetIsValidWithTheFiltersOfThisBuild() throws Exception {
+        // bench proxy, bench idle and sluice omb start these; a template the filters no longer accept would fail only there.
+        for (String name : BenchTargets.builtInNames()) {
+            BenchTarget target = BenchTargets.resolve(name);
+            if (target.direct()) {
+                continue;
+            }
+            Path config = Files.writeString(dir.resolve(name + ".yaml"), target.proxyConfigTemplate());
+            Map<String, String> env = new HashMap<>(BenchTarget.proxyEnvironment("kafka.invalid:9092", "127.0.0.1:9192", 9190));
+            // What the runners add for an authenticating target (the jwt target's verification secret).
+            env.putAll(TargetCredentials.forTarget(target).proxyEnvironment());
+            Run run = sluice(env, "proxy", "--config", config.toString(), "--validate");
+            assertThat(run.exit).as(name + ": " + run.err).isZero();
+            assertThat(run.out.strip().lines().reduce((a, b) -> b)).as(name).hasValue("valid");
         }
     }
 

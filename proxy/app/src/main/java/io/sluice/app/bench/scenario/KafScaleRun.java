@@ -30,6 +30,8 @@ final class KafScaleRun {
                     + " (cold read after a broker restart) have no counterpart; its offset recovery was listed but not published; the proxy"
                     + " restart is Sluice's own addition.");
 
+    private static final int WARMUP_RECORDS = 200_000;
+
     private KafScaleRun() {
     }
 
@@ -47,6 +49,16 @@ final class KafScaleRun {
             String run = Long.toString(System.currentTimeMillis(), 36);
             try (ScenarioProxy proxy = ScenarioProxy.start(kafka, "", Map.of())) {
                 out.printf("Kafka %s; passthrough proxy pid %d at %s%n", kafka, proxy.pid(), proxy.bootstrap());
+                // A throw-away hot path through each target first: the load generator's JIT, the broker's log and page cache and
+                // the proxy's pools warm up there. Without it the first target measured (the broker) pays for all of them and
+                // reads slower than the proxy behind it.
+                int warmupRecords = Math.min(command.records, WARMUP_RECORDS);
+                for (String target : List.of("direct", "proxy")) {
+                    String topic = "kafscale-" + run + "-warmup-" + target;
+                    createTopics(kafka, command.partitions, topic);
+                    out.printf("%s: warm-up, %,d records (not measured)%n", target, warmupRecords);
+                    new KafScaleLoad(target.equals("direct") ? kafka : proxy.bootstrap(), command.recordBytes, out).hotPath(topic, warmupRecords);
+                }
                 for (String target : List.of("direct", "proxy")) {
                     KafScaleLoad load = new KafScaleLoad(target.equals("direct") ? kafka : proxy.bootstrap(), command.recordBytes, out);
                     String topic = "kafscale-" + run + "-" + target;

@@ -3,7 +3,6 @@ package io.sluice.app.bench.scenario;
 import java.io.PrintStream;
 import java.time.Duration;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
 
@@ -15,7 +14,6 @@ import io.sluice.app.bench.bridge.BenchResult;
 import io.sluice.app.bench.bridge.BenchSettings;
 import io.sluice.app.bench.bridge.BridgeCpuSeconds;
 import io.sluice.app.bench.bridge.FdLimit;
-import io.sluice.app.bench.bridge.OwnBridge;
 import io.sluice.app.cli.UsageException;
 
 /**
@@ -41,6 +39,9 @@ public final class KafkoramaFanoutScenario implements Callable<Integer> {
     @Mixin
     ScenarioOptions options;
 
+    @Mixin
+    BridgeLoadOptions load;
+
     @Option(names = "--clients", paramLabel = "N", defaultValue = "19000", description = "Subscriber connections (default: ${DEFAULT-VALUE}).")
     int clients;
 
@@ -60,21 +61,6 @@ public final class KafkoramaFanoutScenario implements Callable<Integer> {
     @Option(names = "--duration", paramLabel = "S", defaultValue = "120", description = "Measured seconds (default: ${DEFAULT-VALUE}).")
     int duration;
 
-    @Option(names = "--connect-rate", paramLabel = "N", defaultValue = "2000", description = "New connections per second (default: ${DEFAULT-VALUE}).")
-    int connectRate;
-
-    @Option(names = "--per-address", paramLabel = "N", defaultValue = "10000", description = "Connections per loopback source address (default: ${DEFAULT-VALUE}).")
-    int perAddress;
-
-    @Option(names = "--client-threads", paramLabel = "N", defaultValue = "2", description = "Client event-loop threads (default: ${DEFAULT-VALUE}).")
-    int clientThreads;
-
-    @Option(names = "--partitions", paramLabel = "N", defaultValue = "4", description = "Partitions of the topic (default: ${DEFAULT-VALUE}).")
-    int partitions;
-
-    @Option(names = "--bridge-jvm", paramLabel = "OPTIONS", defaultValue = "-Xmx2g -XX:+UseParallelGC", description = "The bridge JVM's options (default: ${DEFAULT-VALUE}).")
-    String bridgeJvm;
-
     private final PrintStream out;
 
     public KafkoramaFanoutScenario() {
@@ -92,7 +78,7 @@ public final class KafkoramaFanoutScenario implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         BenchSettings settings = new BenchSettings(clients, endpoints > 0 ? endpoints : endpointsFor(clients), rate, payload,
-                Duration.ofSeconds(warmup), Duration.ofSeconds(duration), connectRate, perAddress, clientThreads, 1);
+                Duration.ofSeconds(warmup), Duration.ofSeconds(duration), load.connectRate, load.perAddress, load.clientThreads, 1);
         if (rate <= 0) {
             throw new UsageException("--rate must be above 0: the scenario is a fan-out");
         }
@@ -104,7 +90,7 @@ public final class KafkoramaFanoutScenario implements Callable<Integer> {
         report.begin();
         out.println("sluice bench scenario " + NAME + ": " + settings);
         BridgeCpuSeconds seconds = new BridgeCpuSeconds();
-        BenchResult r = new OwnBridge("bench", partitions, 0, "auto", Map.of(), List.of(bridgeJvm.trim().split("\\s+")), false).run(settings, seconds, out);
+        BenchResult r = load.ownBridge().run(settings, seconds, out);
         OnePointProjection projection = new OnePointProjection(r.bridgeCores(), r.msgsPerSecondOut(), seconds.cores(), r.rssBeforeBytes(),
                 r.rssWithConnectionsBytes(), r.connectionsSubscribed());
         report.row(row(r, projection));

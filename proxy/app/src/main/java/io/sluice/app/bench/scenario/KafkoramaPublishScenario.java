@@ -3,7 +3,6 @@ package io.sluice.app.bench.scenario;
 import java.io.PrintStream;
 import java.time.Duration;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
 
@@ -12,7 +11,6 @@ import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 import io.sluice.app.bench.bridge.FdLimit;
-import io.sluice.app.bench.bridge.OwnBridge;
 import io.sluice.app.bench.bridge.PublishResult;
 import io.sluice.app.bench.bridge.PublishSettings;
 import io.sluice.app.cli.UsageException;
@@ -36,6 +34,9 @@ public final class KafkoramaPublishScenario implements Callable<Integer> {
     @Mixin
     ScenarioOptions options;
 
+    @Mixin
+    BridgeLoadOptions load;
+
     @Option(names = "--clients", paramLabel = "N", defaultValue = "10000", description = "Publishing WebSocket clients (default: ${DEFAULT-VALUE}).")
     int clients;
 
@@ -51,21 +52,6 @@ public final class KafkoramaPublishScenario implements Callable<Integer> {
     @Option(names = "--duration", paramLabel = "S", defaultValue = "60", description = "Measured seconds (default: ${DEFAULT-VALUE}).")
     int duration;
 
-    @Option(names = "--connect-rate", paramLabel = "N", defaultValue = "2000", description = "New connections per second (default: ${DEFAULT-VALUE}).")
-    int connectRate;
-
-    @Option(names = "--per-address", paramLabel = "N", defaultValue = "10000", description = "Connections per loopback source address (default: ${DEFAULT-VALUE}).")
-    int perAddress;
-
-    @Option(names = "--client-threads", paramLabel = "N", defaultValue = "2", description = "Client event-loop threads (default: ${DEFAULT-VALUE}).")
-    int clientThreads;
-
-    @Option(names = "--partitions", paramLabel = "N", defaultValue = "4", description = "Partitions of the topic (default: ${DEFAULT-VALUE}).")
-    int partitions;
-
-    @Option(names = "--bridge-jvm", paramLabel = "OPTIONS", defaultValue = "-Xmx2g -XX:+UseParallelGC", description = "The bridge JVM's options (default: ${DEFAULT-VALUE}).")
-    String bridgeJvm;
-
     private final PrintStream out;
 
     public KafkoramaPublishScenario() {
@@ -78,7 +64,7 @@ public final class KafkoramaPublishScenario implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        PublishSettings settings = new PublishSettings(clients, rate, payload, connectRate, perAddress, clientThreads, 1);
+        PublishSettings settings = new PublishSettings(clients, rate, payload, load.connectRate, load.perAddress, load.clientThreads, 1);
         String fdProblem = FdLimit.problem(clients);
         if (fdProblem != null) {
             throw new UsageException(fdProblem.replace("--connections", "--clients"));
@@ -86,7 +72,7 @@ public final class KafkoramaPublishScenario implements Callable<Integer> {
         ScenarioReport report = new ScenarioReport(NAME, SEED, options, out);
         report.begin();
         out.println("sluice bench scenario " + NAME + ": " + settings + ", " + warmup + " s warm-up + " + duration + " s");
-        PublishResult r = new OwnBridge("bench", partitions, 0, "auto", Map.of(), List.of(bridgeJvm.trim().split("\\s+")), false)
+        PublishResult r = load.ownBridge()
                 .publish(settings, Duration.ofSeconds(warmup), Duration.ofSeconds(duration), out);
         report.row(row(r));
         report.detail("publish", r);

@@ -40,6 +40,9 @@ abstract class LightstreamerSweep implements Callable<Integer> {
     @Mixin
     ScenarioOptions options;
 
+    @Mixin
+    BridgeLoadOptions load;
+
     @Option(names = "--clients", paramLabel = "N,N,...", split = ",",
             description = "Client counts to sweep (default: the seed's counts that fit this machine's open-file limit).")
     List<Integer> clients;
@@ -52,13 +55,6 @@ abstract class LightstreamerSweep implements Callable<Integer> {
 
     @Option(names = "--duration", paramLabel = "S", defaultValue = "30", description = "Measured seconds per point (default: ${DEFAULT-VALUE}).")
     int duration;
-
-    @Option(names = "--connect-rate", paramLabel = "N", defaultValue = "2000", description = "New connections per second (default: ${DEFAULT-VALUE}).")
-    int connectRate;
-
-    @Option(names = "--bridge-jvm", paramLabel = "OPTIONS", defaultValue = "-Xmx2g -XX:+UseParallelGC",
-            description = "JVM options of the bridge (default: ${DEFAULT-VALUE}).")
-    String bridgeJvm;
 
     private final PrintStream out;
 
@@ -95,14 +91,14 @@ abstract class LightstreamerSweep implements Callable<Integer> {
         BenchTransport how = BenchTransport.parse(transport);
         ScenarioReport report = new ScenarioReport(name(), seed(), options, out);
         report.begin();
-        OwnBridge bridge = new OwnBridge("bench", 4, 0, "auto", Map.of(), List.of(bridgeJvm.trim().split("\\s+")), false);
+        OwnBridge bridge = load.ownBridge();
         List<BenchResult> results = new ArrayList<>();
         List<ScaleProjection.Point> points = new ArrayList<>();
         for (int i = 0; i < sweep.size(); i++) {
             int n = sweep.get(i);
             out.printf("%n--- %s point %d of %d: %,d clients ---%n", name(), i + 1, sweep.size(), n);
             BenchSettings settings = new BenchSettings(n, endpoints(), ratePerEndpoint(), PAYLOAD, Duration.ofSeconds(warmup), Duration.ofSeconds(duration),
-                    connectRate, 10_000, 2, 1, ValueShape.RAW, List.of(), false, how);
+                    load.connectRate, load.perAddress, load.clientThreads, 1, ValueShape.RAW, List.of(), false, how);
             BenchResult r = bridge.run(settings, out);
             BenchReport.print(r, out);
             results.add(r);

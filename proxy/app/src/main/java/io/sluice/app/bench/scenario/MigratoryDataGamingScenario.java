@@ -3,7 +3,6 @@ package io.sluice.app.bench.scenario;
 import java.io.PrintStream;
 import java.time.Duration;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
 
@@ -41,6 +40,9 @@ public final class MigratoryDataGamingScenario implements Callable<Integer> {
     @Mixin
     ScenarioOptions options;
 
+    @Mixin
+    BridgeLoadOptions load;
+
     @Option(names = "--gamers", paramLabel = "N", defaultValue = "9000",
             description = "Gamers: N receiving connections and N publishing ones (default: ${DEFAULT-VALUE}).")
     int gamers;
@@ -56,21 +58,6 @@ public final class MigratoryDataGamingScenario implements Callable<Integer> {
 
     @Option(names = "--duration", paramLabel = "S", defaultValue = "90", description = "Measured seconds (default: ${DEFAULT-VALUE}).")
     int duration;
-
-    @Option(names = "--connect-rate", paramLabel = "N", defaultValue = "2000", description = "New connections per second (default: ${DEFAULT-VALUE}).")
-    int connectRate;
-
-    @Option(names = "--per-address", paramLabel = "N", defaultValue = "10000", description = "Connections per loopback source address (default: ${DEFAULT-VALUE}).")
-    int perAddress;
-
-    @Option(names = "--client-threads", paramLabel = "N", defaultValue = "2", description = "Event-loop threads of each load (default: ${DEFAULT-VALUE}).")
-    int clientThreads;
-
-    @Option(names = "--partitions", paramLabel = "N", defaultValue = "4", description = "Partitions of the topic (default: ${DEFAULT-VALUE}).")
-    int partitions;
-
-    @Option(names = "--bridge-jvm", paramLabel = "OPTIONS", defaultValue = "-Xmx2g -XX:+UseParallelGC", description = "The bridge JVM's options (default: ${DEFAULT-VALUE}).")
-    String bridgeJvm;
 
     private final PrintStream out;
 
@@ -89,8 +76,8 @@ public final class MigratoryDataGamingScenario implements Callable<Integer> {
         }
         double rate = 1 / every;
         BenchSettings fanOut = new BenchSettings(gamers, gamers, rate, payload, Duration.ofSeconds(warmup), Duration.ofSeconds(duration),
-                connectRate, perAddress, clientThreads, 1);
-        PublisherLoad publishing = new PublisherLoad(new PublishSettings(gamers, rate, payload, connectRate, perAddress, clientThreads, 2));
+                load.connectRate, load.perAddress, load.clientThreads, 1);
+        PublisherLoad publishing = new PublisherLoad(new PublishSettings(gamers, rate, payload, load.connectRate, load.perAddress, load.clientThreads, 2));
         String fdProblem = FdLimit.problem(2 * gamers);
         if (fdProblem != null) {
             throw new UsageException("--gamers %,d are %,d connections: ".formatted(gamers, 2 * gamers) + fdProblem);
@@ -98,7 +85,7 @@ public final class MigratoryDataGamingScenario implements Callable<Integer> {
         ScenarioReport report = new ScenarioReport(NAME, SEED, options, out);
         report.begin();
         out.println("sluice bench scenario " + NAME + ": receiving " + fanOut + "; publishing " + publishing.settings());
-        BenchResult delivery = new OwnBridge("bench", partitions, 0, "auto", Map.of(), List.of(bridgeJvm.trim().split("\\s+")), false)
+        BenchResult delivery = load.ownBridge()
                 .run(fanOut, publishing, out);
         PublishResult publish = publishing.result();
         report.row(row(delivery, publish));

@@ -1,0 +1,37 @@
+package io.sluice.app.bench.scenario;
+
+import java.util.List;
+import java.util.Map;
+
+import picocli.CommandLine.Option;
+
+import io.sluice.app.bench.bridge.OwnBridge;
+
+/**
+ * How the bridge scenarios that start one bridge open their clients and start that bridge: the same knobs, with the
+ * same defaults, as {@code bench bridge}. (The failover scenario has its own: its nodes are several and smaller.)
+ */
+public final class BridgeLoadOptions {
+
+    @Option(names = "--connect-rate", paramLabel = "N", defaultValue = "2000", description = "New connections per second (default: ${DEFAULT-VALUE}).")
+    int connectRate;
+
+    @Option(names = "--per-address", paramLabel = "N", defaultValue = "10000",
+            description = "Connections per loopback source address (default: ${DEFAULT-VALUE}).")
+    int perAddress;
+
+    @Option(names = "--client-threads", paramLabel = "N", defaultValue = "2", description = "Client event-loop threads of each load (default: ${DEFAULT-VALUE}).")
+    int clientThreads;
+
+    @Option(names = "--partitions", paramLabel = "N", defaultValue = "4", description = "Partitions of the topic (default: ${DEFAULT-VALUE}).")
+    int partitions;
+
+    @Option(names = "--bridge-jvm", paramLabel = "OPTIONS", defaultValue = "-Xmx2g -XX:+UseParallelGC",
+            description = "The bridge JVM's options (default: ${DEFAULT-VALUE}).")
+    String bridgeJvm;
+
+    /** The bench's own Kafka and bridge, as these options say. */
+    OwnBridge ownBridge() {
+        return new OwnBridge("bench", partitions, 0, "auto", Map.of(), List.of(bridgeJvm.trim().split("\\s+")), false);
+    }
+}
