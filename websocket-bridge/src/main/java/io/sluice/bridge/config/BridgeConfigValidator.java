@@ -168,6 +168,7 @@ final class BridgeConfigValidator {
             problems.add("outbound.maxBytes: must be greater than highWaterMarkBytes (" + outbound.highWaterMarkBytes() + ")");
         }
         positive(outbound.maxSlowTime(), "outbound.maxSlowTime");
+        positive(outbound.slowCloseGrace(), "outbound.slowCloseGrace");
     }
 
     private void recovery(RecoveryConfig recovery) {

@@ -52,6 +52,9 @@ public final class KafkaReader implements AutoCloseable {
     private static final Duration STOP_TIMEOUT = Duration.ofSeconds(10);
 
     private final RateLimitedByCause failures = new RateLimitedByCause(LOG);
+    /** Guards {@link #closingClients}: close() interrupts the reader only before it starts closing its clients. */
+    private final Object interrupts = new Object();
+    private boolean closingClients;
     private final KafkaConfig config;
     private final List<String> topics;
     private final PartitionEpochs epochs;
@@ -171,7 +174,11 @@ public final class KafkaReader implements AutoCloseable {
         finally {
             // Bounded closes: with Kafka away, the defaults wait for the calls still pending (the probe's describe, up to
             // its 10 s timeout), and the node's stop would wait for them. A group-less consumer has nothing to commit.
-            Thread.interrupted();
+            // No interrupt may reach these closes (the consumer's close throws InterruptException and logs an ERROR).
+            synchronized (interrupts) {
+                closingClients = true;
+                Thread.interrupted();
+            }
             if (kafka != null) {
                 kafka.close(CloseOptions.timeout(CLOSE_TIMEOUT));
             }
@@ -254,7 +261,11 @@ public final class KafkaReader implements AutoCloseable {
             c.wakeup();
         }
         // A refresh waits on the Admin client's futures (up to 30 s while Kafka is away), which wakeup() does not end.
-        thread.interrupt();
+        synchronized (interrupts) {
+            if (!closingClients) {
+                thread.interrupt();
+            }
+        }
         try {
             thread.join(STOP_TIMEOUT.toMillis());
         }

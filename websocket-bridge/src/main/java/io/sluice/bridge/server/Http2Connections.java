@@ -112,6 +112,8 @@ final class Http2Connections {
         p.addLast("h2-streams", new Http2MultiplexHandler(new ChannelInitializer<Http2StreamChannel>() {
             @Override
             protected void initChannel(Http2StreamChannel stream) {
+                // First, so it sees every close, whichever handler starts it.
+                stream.pipeline().addFirst("h2-reset-on-close", new ResetOnClose());
                 idle.opened(stream);
                 streams.accept(stream);
             }

@@ -58,8 +58,6 @@ public final class Session extends Outlet {
     private static final Logger LOG = LoggerFactory.getLogger(Session.class);
     // Node-wide: during a Kafka outage every reconnecting client's recovery fails the same way.
     private static final RateLimitedByCause RECOVERY_FAILURES = new RateLimitedByCause(LOG);
-    // A closed slow client is given this long to read its close frame before the socket is cut.
-    private static final Duration SLOW_CLOSE_GRACE = Duration.ofSeconds(10);
     private static final AttributeKey<Boolean> CLOSING = AttributeKey.valueOf(Session.class, "closing");
     private static final int MAX_CLOSE_REASON_BYTES = 123;
 
@@ -658,7 +656,7 @@ public final class Session extends Outlet {
     }
 
     private void closeSlow(String reason) {
-        close(CloseCodes.SLOW_CLIENT, reason, SLOW_CLOSE_GRACE);
+        close(CloseCodes.SLOW_CLIENT, reason, services.outbound().slowCloseGrace());
     }
 
     private void cancelSlowDeadline() {

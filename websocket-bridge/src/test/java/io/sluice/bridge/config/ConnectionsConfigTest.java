@@ -22,6 +22,7 @@ class ConnectionsConfigTest {
         assertThat(config.connections()).isEqualTo(ConnectionsConfig.defaults());
         assertThat(config.connections().handshakeTimeout()).isEqualTo(Duration.ofSeconds(10));
         assertThat(config.outbound().maxSlowTime()).isEqualTo(Duration.ofSeconds(60));
+        assertThat(config.outbound().slowCloseGrace()).isEqualTo(Duration.ofSeconds(10));
         assertThat(config.connections().maxConnectionsPerSubject()).as("no limit").isZero();
     }
 
@@ -30,6 +31,7 @@ class ConnectionsConfigTest {
         String yaml = BASE + """
                 outbound:
                   maxSlowTime: 0s
+                  slowCloseGrace: 0s
                 connections:
                   handshakeTimeout: 0s
                   maxRequestLineBytes: 10
@@ -48,6 +50,7 @@ class ConnectionsConfigTest {
                 .isInstanceOf(ConfigException.class)
                 .satisfies(e -> assertThat(((ConfigException) e).problems()).containsExactlyInAnyOrder(
                         "outbound.maxSlowTime: must be longer than 0",
+                        "outbound.slowCloseGrace: must be longer than 0",
                         "connections.handshakeTimeout: must be longer than 0",
                         "connections.maxRequestLineBytes: must be at least 256",
                         "connections.maxHeaderBytes: must be at least 1024",

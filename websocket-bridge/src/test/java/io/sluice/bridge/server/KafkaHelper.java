@@ -117,6 +117,19 @@ public final class KafkaHelper implements AutoCloseable, BeforeAllCallback, Afte
         return send(topic, key, value.getBytes(StandardCharsets.UTF_8));
     }
 
+    /** Produces the values in order under one key, waiting once for all of them (not per record); the last offset. */
+    public long sendAll(String topic, String key, List<String> values) throws Exception {
+        List<java.util.concurrent.Future<org.apache.kafka.clients.producer.RecordMetadata>> sent = new ArrayList<>();
+        for (String value : values) {
+            sent.add(producer.send(new ProducerRecord<>(topic, key.getBytes(StandardCharsets.UTF_8), value.getBytes(StandardCharsets.UTF_8))));
+        }
+        long last = -1;
+        for (var f : sent) {
+            last = f.get().offset();
+        }
+        return last;
+    }
+
     /** Moves a partition's log start to {@code offset}, as retention would. */
     public void deleteBefore(String topic, int partition, long offset) throws Exception {
         admin.deleteRecords(Map.of(new TopicPartition(topic, partition), RecordsToDelete.beforeOffset(offset))).all().get();

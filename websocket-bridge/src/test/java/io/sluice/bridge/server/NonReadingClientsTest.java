@@ -54,7 +54,12 @@ class NonReadingClientsTest {
      * loop that first allocates. Before issue 20 these loops grew the node by several hundred MiB.
      */
     private static final long BOUND = 64L * 1024 * 1024;
-    private static final int ROUNDS = 1000;
+    /**
+     * About 6 s of writing, twice maxSlowTime plus the close's grace: long enough for the node to close every attacker
+     * while they still write, and enough offered (up to 128 MiB from the four) to break {@link #BOUND} twice over
+     * without back-pressure.
+     */
+    private static final int ROUNDS = 500;
     /** What an attacker offers the node per round at most: it writes until the node stops taking or this much went. */
     private static final int BYTES_PER_ROUND = 64 * 1024;
     private static final Duration ROUND_PAUSE = Duration.ofMillis(10);
@@ -76,6 +81,7 @@ class NonReadingClientsTest {
                         outbound:
                           maxBytes: 4194304
                           maxSlowTime: 3s
+                          slowCloseGrace: 1s
                         connections:
                           handshakeTimeout: 300s
                         """.formatted(topic));
@@ -115,9 +121,11 @@ class NonReadingClientsTest {
         String token = TestAuthenticator.token("mallory", topic + "/*", "");
         try (BridgeFixture bridge = bridge(topic); WsClient probe = WsClient.connected(bridge.port(), token)) {
             String epoch = probe.subscribe("/" + topic + "/*").get("positions").get(0).get("epoch").asText();
+            List<String> values = new ArrayList<>();
             for (int i = 0; i < 1500; i++) {
-                kafka.send(topic, key, "{\"n\": " + i + ", \"pad\": \"" + pad + "\"}");
+                values.add("{\"n\": " + i + ", \"pad\": \"" + pad + "\"}");
             }
+            kafka.sendAll(topic, key, values);
             byte[] requests = Attacker.text("{\"type\":\"connect\",\"id\":1,\"token\":\"" + token + "\"}");
             String prefix = "/" + topic + "/";
             for (int level = 0; level < 9; level++) {

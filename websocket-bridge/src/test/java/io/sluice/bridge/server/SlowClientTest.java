@@ -161,4 +161,34 @@ class SlowClientTest {
             assertThat(fast.expect("message").get("seq").asLong()).isEqualTo(live);
         }
     }
+
+    /**
+     * outbound.slowCloseGrace: a client closed with 4008 that does not read its close frame within the grace has its
+     * socket cut. The frame waits behind what was already in the socket's queue, so a client that resumes reading after
+     * the grace reads up to the cut and finds no close frame; the test above, resuming at once (within the default
+     * 10 s), reads 4008.
+     */
+    @Test
+    void aSlowClientThatDoesNotReadItsCloseWithinSlowCloseGraceIsCut() throws Exception {
+        String topic = kafka.createTopic(1);
+        String token = TestAuthenticator.token("ida", topic + "/*", "");
+        try (BridgeFixture bridge = BridgeFixture.start(cluster.getBootstrapServers(), "node-a", "socketSendBufferBytes: 8192", """
+                topics: %s
+                outbound:
+                  highWaterMarkBytes: 32768
+                  lowWaterMarkBytes: 16384
+                  maxBytes: 262144
+                  slowCloseGrace: 1s
+                """.formatted(topic));
+             WsClient slow = slowClient(bridge, token, "/" + topic + "/*")) {
+            for (int i = 0; i < 300; i++) {
+                kafka.send(topic, "key-" + i, "{\"n\": " + i + ", \"pad\": \"" + PAD + "\"}");
+            }
+            await().atMost(Duration.ofSeconds(30)).until(() -> bridge.metric("sluice_bridge_slow_client_closes_total", "reason=\"max_bytes\"") == 1);
+            Thread.sleep(4_000);
+
+            slow.resumeReading();
+            assertThat(slow.awaitClose()).as("cut after the grace, its close frame unsent").isEqualTo(-1);
+        }
+    }
 }
