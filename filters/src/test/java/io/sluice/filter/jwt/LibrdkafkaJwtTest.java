@@ -107,7 +107,7 @@ class LibrdkafkaJwtTest {
         assertThat(each(refused, "deliveries", "error")).containsExactly("TOPIC_AUTHORIZATION_FAILED");
         assertThat(refused.get("deliveries").get(0).has("local")).as("refused by the proxy, not by librdkafka").isFalse();
 
-        List<ConsumerRecord<String, String>> written = KafkaReads.fromStart(cluster.getKafkaClientConfiguration(), SCORES_WRITE, 3,
+        List<ConsumerRecord<String, String>> written = KafkaReads.all(cluster.getKafkaClientConfiguration(), SCORES_WRITE,
                 new StringDeserializer(), new StringDeserializer());
         assertThat(written).extracting(ConsumerRecord::key).containsExactly("live/team-a/1", "live/team-a/2");
     }

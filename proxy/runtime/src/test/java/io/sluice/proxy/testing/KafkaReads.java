@@ -37,6 +37,27 @@ public final class KafkaReads {
         return records;
     }
 
+    /**
+     * Every record partition 0 holds now, from its start to its end offset at the call: to show that something was not
+     * written, without waiting out a timeout for a record that never comes.
+     */
+    public static <K, V> List<ConsumerRecord<K, V>> all(Map<String, Object> clientConfig, String topic, Deserializer<K> keys,
+                                                       Deserializer<V> values) {
+        Map<String, Object> config = new HashMap<>(clientConfig);
+        config.putIfAbsent(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+        List<ConsumerRecord<K, V>> records = new ArrayList<>();
+        try (KafkaConsumer<K, V> consumer = new KafkaConsumer<>(config, keys, values)) {
+            TopicPartition partition = new TopicPartition(topic, 0);
+            consumer.assign(List.of(partition));
+            long end = consumer.endOffsets(List.of(partition), Duration.ofSeconds(30)).get(partition);
+            long deadline = System.currentTimeMillis() + 30_000;
+            while (consumer.position(partition) < end && System.currentTimeMillis() < deadline) {
+                consumer.poll(Duration.ofMillis(200)).forEach(records::add);
+            }
+        }
+        return records;
+    }
+
     /** The end offset of partition 0, asked of {@code bootstrap}. */
     public static long endOffset(String bootstrap, String topic) throws Exception {
         try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap))) {
