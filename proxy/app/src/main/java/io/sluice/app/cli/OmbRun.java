@@ -9,13 +9,13 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
+import io.sluice.app.bench.BenchKafka;
 import io.sluice.omb.run.OmbInstallation;
 import io.sluice.omb.run.OmbRunner;
 import io.sluice.omb.workload.WorkloadCatalog;
 import io.sluice.omb.workload.WorkloadFile;
 import io.sluice.bench.targets.BenchTarget;
 import io.sluice.bench.targets.BenchTargets;
-import io.sluice.testkit.LocalKafka;
 
 /**
  * What {@link OmbCommand} runs, apart from it because it uses the OMB workloads, the benchmark targets and the demo
@@ -63,14 +63,9 @@ final class OmbRun {
                 Duration.ofMinutes(command.marginMinutes), ombEnv);
         System.out.printf("sluice omb: %d workload(s) x %d target(s) with OMB at %s (%s); results in %s%n", selected.size(), resolved.size(),
                 omb.home(), omb.version(), results.toAbsolutePath());
-        String kafka = System.getenv(BenchTarget.KAFKA_BOOTSTRAP);
         List<Path> written;
-        if (kafka != null && !kafka.isBlank()) {
-            written = new OmbRunner(omb, settings, System.out).run(kafka, resolved, selected);
-        } else {
-            try (LocalKafka local = LocalKafka.start(LocalKafka.Options.defaults())) {
-                written = new OmbRunner(omb, settings, System.out).run(local.bootstrapServers(), resolved, selected);
-            }
+        try (BenchKafka kafka = BenchKafka.open(System.getenv(BenchTarget.KAFKA_BOOTSTRAP))) {
+            written = new OmbRunner(omb, settings, System.out).run(kafka.bootstrapServers(), resolved, selected);
         }
         System.out.printf("%nwrote %d OMB results (tool: openmessaging-benchmark) under %s%nnext: ./sluice size --runs %s%n", written.size(), results, results);
         return written.isEmpty() ? 1 : 0;

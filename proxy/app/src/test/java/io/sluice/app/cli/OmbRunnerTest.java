@@ -19,13 +19,13 @@ import org.junit.jupiter.api.io.TempDir;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 
+import io.sluice.app.bench.SharedKafka;
 import io.sluice.omb.run.OmbInstallation;
 import io.sluice.omb.run.OmbRunner;
 import io.sluice.omb.workload.WorkloadCatalog;
 import io.sluice.omb.workload.WorkloadFile;
 import io.sluice.bench.results.ResultLayout;
 import io.sluice.bench.targets.BenchTargets;
-import io.sluice.testkit.LocalKafka;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -97,10 +97,8 @@ class OmbRunnerTest {
     void samplesTheProxysCpuAndMemoryWhileOmbRuns() throws Exception {
         WorkloadFile workload = WorkloadCatalog.load().select("10topics-1partition-1kb-5k").get(0);
 
-        try (LocalKafka kafka = LocalKafka.start(new LocalKafka.Options(null, 0, "-Xmx384m", null, null))) {
-            runner(Map.of("FAKE_OMB_RESULT", realResult.toString()), new ByteArrayOutputStream())
-                    .run(kafka.bootstrapServers(), BenchTargets.resolve(List.of("passthrough")), List.of(workload));
-        }
+        runner(Map.of("FAKE_OMB_RESULT", realResult.toString()), new ByteArrayOutputStream())
+                .run(SharedKafka.bootstrap(), BenchTargets.resolve(List.of("passthrough")), List.of(workload));
 
         JsonNode run = new ObjectMapper().readTree(ResultLayout.run(out, "passthrough", "10topics-1partition-1kb-5k").toFile());
         JsonNode proxy = run.get("proxy");

@@ -13,6 +13,7 @@ import org.junit.jupiter.api.io.TempDir;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 
+import io.sluice.app.bench.SharedKafka;
 import io.sluice.bench.results.ResultLayout;
 import io.sluice.bench.sweep.FixedRateLoad;
 import io.sluice.bench.sweep.RateSweep;
@@ -20,7 +21,6 @@ import io.sluice.bench.targets.BenchTargets;
 import io.sluice.sizing.points.PointMeasurer;
 import io.sluice.sizing.points.TrafficPoint;
 import io.sluice.sizing.results.ResultSetReader;
-import io.sluice.testkit.LocalKafka;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -43,10 +43,8 @@ class RequestCountsTest {
                 Duration.ofSeconds(2), List.of("-Xmx256m"), List.of(eager, lingering));
         ByteArrayOutputStream log = new ByteArrayOutputStream();
 
-        try (LocalKafka kafka = LocalKafka.start(new LocalKafka.Options(null, 0, "-Xmx384m", null, null))) {
-            new RateSweep(settings, out, new PrintStream(log, true, StandardCharsets.UTF_8))
-                    .run(kafka.bootstrapServers(), BenchTargets.resolve(List.of("passthrough")));
-        }
+        new RateSweep(settings, out, new PrintStream(log, true, StandardCharsets.UTF_8))
+                .run(SharedKafka.bootstrap(), BenchTargets.resolve(List.of("passthrough")));
 
         System.out.print(log.toString(StandardCharsets.UTF_8));
         JsonNode eagerRequests = requests("1topic-1partition-1kb-0.2048mbps-linger0-16kb");

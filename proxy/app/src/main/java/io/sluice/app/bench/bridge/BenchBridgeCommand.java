@@ -115,7 +115,9 @@ public final class BenchBridgeCommand implements Callable<Integer> {
             + "with --transport sse the streams are GET http://HOST:PORT/PATH/sse.")
     URI bridge;
 
-    @Option(names = "--kafka", paramLabel = "BOOTSTRAP", description = "With --bridge: the bridge's Kafka.")
+    @Option(names = "--kafka", paramLabel = "BOOTSTRAP", defaultValue = "${env:KAFKA_BOOTSTRAP}",
+            description = "With --bridge: the bridge's Kafka (required). Without: a running Kafka for the bench's own bridge, whose topic "
+                    + "the run creates and leaves (default: $KAFKA_BOOTSTRAP when set, else a broker of the run's own).")
     String kafka;
 
     @Option(names = "--token", paramLabel = "JWT", description = "With --bridge: the token the connections present.")
@@ -176,11 +178,11 @@ public final class BenchBridgeCommand implements Callable<Integer> {
     }
 
     private BenchResult againstOwnBridge(BenchSettings settings) throws Exception {
-        if (kafka != null || token != null || bridgePid != null) {
-            throw new UsageException((kafka != null ? "--kafka" : token != null ? "--token" : "--bridge-pid") + " goes with --bridge (a running bridge)");
+        if (token != null || bridgePid != null) {
+            throw new UsageException((token != null ? "--token" : "--bridge-pid") + " goes with --bridge (a running bridge)");
         }
-        return new OwnBridge(topic, partitions, bridgeThreads, bridgeTransport, bridgeKafka, List.of(bridgeJvm.trim().split("\\s+")), pin)
-                .run(settings, out);
+        return new OwnBridge(topic, partitions, bridgeThreads, bridgeTransport, bridgeKafka, List.of(bridgeJvm.trim().split("\\s+")), pin,
+                kafka == null || kafka.isBlank() ? null : kafka.trim()).run(settings, out);
     }
 
     private BenchResult againstRunningBridge(BenchSettings settings) throws Exception {
@@ -193,8 +195,8 @@ public final class BenchBridgeCommand implements Callable<Integer> {
             throw new UsageException("--bridge takes ws://HOST:PORT/PATH" + (settings.transport() == BenchTransport.SSE ? " or http://HOST:PORT/PATH" : "")
                     + " (TLS is not supported by the bench)");
         }
-        if (kafka == null || token == null) {
-            throw new UsageException((kafka == null ? "--kafka" : "--token") + " is required with --bridge");
+        if (kafka == null || kafka.isBlank() || token == null) {
+            throw new UsageException((kafka == null || kafka.isBlank() ? "--kafka" : "--token") + " is required with --bridge");
         }
         OwnBridge.createTopic(kafka, topic, partitions);
         OptionalLong pid = bridgePid != null ? OptionalLong.of(bridgePid) : OptionalLong.empty();

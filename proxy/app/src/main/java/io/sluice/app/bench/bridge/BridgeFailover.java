@@ -11,8 +11,8 @@ import java.util.StringJoiner;
 
 import org.HdrHistogram.Histogram;
 
+import io.sluice.app.bench.BenchKafka;
 import io.sluice.app.cli.UsageException;
-import io.sluice.testkit.LocalKafka;
 import io.sluice.testkit.RoundRobinRelay;
 
 /**
@@ -26,22 +26,25 @@ import io.sluice.testkit.RoundRobinRelay;
  */
 public final class BridgeFailover {
 
-    private static final String TOPIC = "failover";
-
     private final FailoverSettings settings;
+    private final String kafka;
     private final PrintStream out;
+    /** A topic per run: the exactness check reads it back whole, so on a running Kafka no other run's records may be in it. */
+    private final String topic = "failover-" + Long.toString(System.currentTimeMillis(), 36);
 
-    public BridgeFailover(FailoverSettings settings, PrintStream out) {
+    /** @param kafka a running Kafka's bootstrap servers; null: start one for the run */
+    public BridgeFailover(FailoverSettings settings, String kafka, PrintStream out) {
         this.settings = settings;
+        this.kafka = kafka;
         this.out = out;
     }
 
     public FailoverResult run() throws Exception {
         checkFileLimit();
         String token = OwnBridge.randomToken();
-        try (LocalKafka kafka = LocalKafka.start(LocalKafka.Options.defaults())) {
-            OwnBridge.createTopic(kafka.bootstrapServers(), TOPIC, settings.partitions());
-            List<LocalBridge> nodes = LocalBridge.startNodes(settings.nodes(), kafka.bootstrapServers(), TOPIC, ValueShape.RAW, token, 0, "auto",
+        try (BenchKafka kafka = BenchKafka.open(this.kafka)) {
+            OwnBridge.createTopic(kafka.bootstrapServers(), topic, settings.partitions());
+            List<LocalBridge> nodes = LocalBridge.startNodes(settings.nodes(), kafka.bootstrapServers(), topic, ValueShape.RAW, token, 0, "auto",
                     settings.bridgeKafka(), settings.bridgeJvm());
             List<InetSocketAddress> targets = new ArrayList<>();
             for (LocalBridge node : nodes) {
@@ -49,9 +52,9 @@ public final class BridgeFailover {
                 out.printf("%s: pid %d on port %d%n", node.nodeName(), node.pid(), node.port());
             }
             try (RoundRobinRelay front = new RoundRobinRelay(targets);
-                 RecoveringSubscribers clients = new RecoveringSubscribers(new InetSocketAddress("127.0.0.1", front.port()), token, TOPIC,
+                 RecoveringSubscribers clients = new RecoveringSubscribers(new InetSocketAddress("127.0.0.1", front.port()), token, topic,
                          settings.backoff(), 10_000, settings.clientThreads(), settings.seed())) {
-                out.printf("Kafka pid %d at %s; round-robin front on port %d; %s%n", kafka.pid(), kafka.bootstrapServers(), front.port(), settings);
+                out.printf("%s; topic %s; round-robin front on port %d; %s%n", kafka.describe(), topic, front.port(), settings);
                 connect(clients);
                 return new Run(kafka.bootstrapServers(), nodes, clients).traffic();
             } finally {
@@ -119,7 +122,7 @@ public final class BridgeFailover {
             Map<String, Integer> perNodeAtStop = Map.of();
             long produced;
             long unstampedFrom = clients.unstamped();
-            try (BenchPublisher publisher = new BenchPublisher(bootstrap, TOPIC, settings.endpoints(), settings.rate(),
+            try (BenchPublisher publisher = new BenchPublisher(bootstrap, topic, settings.endpoints(), settings.rate(),
                     (key, stamp) -> LatencyStamp.payload(stamp, settings.payloadBytes())).start()) {
                 long start = System.nanoTime();
                 long lastMessages = clients.messages();
@@ -181,7 +184,7 @@ public final class BridgeFailover {
                     out.printf("publisher: %,d sends failed%n", publisher.failed());
                 }
             }
-            Map<String, TopicRecords.KeyRecords> truth = TopicRecords.read(bootstrap, TOPIC, Duration.ofSeconds(60));
+            Map<String, TopicRecords.KeyRecords> truth = TopicRecords.read(bootstrap, topic, Duration.ofSeconds(60));
             int caughtUp = drain(truth);
             return result(truth, caughtUp, produced, clients.unstamped() - unstampedFrom, stopTime, stoppedClients, perNodeAtStop,
                     cpuBefore, cpuAtStop, cpuStormEnd, before, storm, after);

@@ -13,11 +13,12 @@ import java.util.concurrent.ExecutionException;
 import org.apache.kafka.common.errors.TopicExistsException;
 
 import io.sluice.bench.Topics;
-import io.sluice.testkit.LocalKafka;
+import io.sluice.app.bench.BenchKafka;
 
 /**
- * The bench's own Kafka and bridge, each in a child JVM, for one {@link BenchSettings} run: what
- * {@code sluice bench bridge} does without {@code --bridge}, and what the seeds' scenarios compose.
+ * The bench's own bridge in a child JVM, on its own Kafka (a child JVM too) or a running one, for one
+ * {@link BenchSettings} run: what {@code sluice bench bridge} does without {@code --bridge}, and what the seeds'
+ * scenarios compose.
  *
  * @param topic           the topic the load goes through
  * @param partitions      its partitions
@@ -26,9 +27,10 @@ import io.sluice.testkit.LocalKafka;
  * @param bridgeKafka     extra kafka.properties of the bridge
  * @param bridgeJvm       the bridge JVM's options
  * @param pin             pin the bridge to the last CPU and the rest to the others
+ * @param kafka           a running Kafka's bootstrap servers; null: start one for the run ({@link BenchKafka})
  */
 public record OwnBridge(String topic, int partitions, int bridgeThreads, String bridgeTransport, Map<String, String> bridgeKafka,
-                        List<String> bridgeJvm, boolean pin) {
+                        List<String> bridgeJvm, boolean pin, String kafka) {
 
     public OwnBridge {
         bridgeKafka = Map.copyOf(bridgeKafka);
@@ -37,11 +39,16 @@ public record OwnBridge(String topic, int partitions, int bridgeThreads, String 
 
     /** What {@code bench bridge} starts by default. */
     public static OwnBridge defaults() {
-        return new OwnBridge("bench", 4, 0, "auto", Map.of(), List.of("-Xmx2g", "-XX:+UseParallelGC"), false);
+        return new OwnBridge("bench", 4, 0, "auto", Map.of(), List.of("-Xmx2g", "-XX:+UseParallelGC"), false, null);
     }
 
     public OwnBridge withPartitions(int count) {
-        return new OwnBridge(topic, count, bridgeThreads, bridgeTransport, bridgeKafka, bridgeJvm, pin);
+        return new OwnBridge(topic, count, bridgeThreads, bridgeTransport, bridgeKafka, bridgeJvm, pin, kafka);
+    }
+
+    /** The same bridge on another topic: a sweep's points each get a fresh one, even on a running Kafka. */
+    public OwnBridge withTopic(String name) {
+        return new OwnBridge(name, partitions, bridgeThreads, bridgeTransport, bridgeKafka, bridgeJvm, pin, kafka);
     }
 
     /** Starts Kafka and the bridge, runs the settings against them, stops both. */
@@ -66,15 +73,17 @@ public record OwnBridge(String topic, int partitions, int bridgeThreads, String 
     private <R> R withBridge(ValueShape shape, PrintStream out, Body<R> body) throws Exception {
         CpuPinning pinning = pin ? CpuPinning.forThisMachine() : null;
         String benchToken = randomToken();
-        try (LocalKafka local = LocalKafka.start(LocalKafka.Options.defaults())) {
+        try (BenchKafka local = BenchKafka.open(kafka)) {
             createTopic(local.bootstrapServers(), topic, partitions);
             try (LocalBridge child = LocalBridge.start(local.bootstrapServers(), topic, shape, benchToken, bridgeThreads, bridgeTransport, bridgeKafka,
                     bridgeJvm)) {
-                out.printf("Kafka pid %d at %s; bridge pid %d at %s (bench-only token authenticator); bridge CPU and RSS from /proc/%d%n",
-                        local.pid(), local.bootstrapServers(), child.pid(), child.url(), child.pid());
+                out.printf("%s; bridge pid %d at %s (bench-only token authenticator); bridge CPU and RSS from /proc/%d%n",
+                        local.describe(), child.pid(), child.url(), child.pid());
                 if (pinning != null) {
                     pinning.pinBridge(child.pid(), out);
-                    pinning.pinOther(local.pid(), "Kafka broker", out);
+                    if (local.ownPid().isPresent()) {
+                        pinning.pinOther(local.ownPid().getAsLong(), "Kafka broker", out);
+                    }
                     pinning.pinOther(ProcessHandle.current().pid(), "load generator (this process)", out);
                 }
                 return body.run(new BridgeBenchmark.Target(local.bootstrapServers(), topic, URI.create(child.url()), benchToken, child,

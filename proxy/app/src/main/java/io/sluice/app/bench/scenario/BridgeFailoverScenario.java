@@ -12,6 +12,7 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
+import io.sluice.app.bench.KafkaOption;
 import io.sluice.app.bench.bridge.BridgeFailover;
 import io.sluice.app.bench.bridge.FailoverResult;
 import io.sluice.app.bench.bridge.FailoverSettings;
@@ -40,6 +41,9 @@ public final class BridgeFailoverScenario implements Callable<Integer> {
 
     @Mixin
     ScenarioOptions options;
+
+    @Mixin
+    KafkaOption kafka;
 
     @Option(names = "--nodes", paramLabel = "N", defaultValue = "3", description = "Bridge nodes, each a child JVM (default: ${DEFAULT-VALUE}).")
     int nodes;
@@ -120,7 +124,7 @@ public final class BridgeFailoverScenario implements Callable<Integer> {
                 connectRate, clientThreads, Duration.ofSeconds(settle), Arrays.asList(bridgeJvm.trim().split("\\s+")), bridgeKafka, seed);
         ScenarioReport report = new ScenarioReport(NAME, SEED, options, out);
         report.begin();
-        FailoverResult result = new BridgeFailover(settings, out).run();
+        FailoverResult result = new BridgeFailover(settings, kafka.given(), out).run();
         report.row(row(result));
         report.detail("settings", settings.toString());
         report.detail("result", result);

@@ -3,8 +3,10 @@ package io.sluice.app.bench.scenario;
 import java.util.List;
 import java.util.Map;
 
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
+import io.sluice.app.bench.KafkaOption;
 import io.sluice.app.bench.bridge.OwnBridge;
 
 /**
@@ -30,8 +32,15 @@ public final class BridgeLoadOptions {
             description = "The bridge JVM's options (default: ${DEFAULT-VALUE}).")
     String bridgeJvm;
 
-    /** The bench's own Kafka and bridge, as these options say. */
+    @Option(names = "--topic", paramLabel = "NAME", defaultValue = "bench",
+            description = "The topic the load goes through, created if missing (default: ${DEFAULT-VALUE}).")
+    String topic;
+
+    @Mixin
+    KafkaOption kafka;
+
+    /** The bench's own bridge, on its own Kafka or the given one, as these options say. */
     OwnBridge ownBridge() {
-        return new OwnBridge("bench", partitions, 0, "auto", Map.of(), List.of(bridgeJvm.trim().split("\\s+")), false);
+        return new OwnBridge(topic, partitions, 0, "auto", Map.of(), List.of(bridgeJvm.trim().split("\\s+")), false, kafka.given());
     }
 }

@@ -7,6 +7,8 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
+import io.sluice.app.bench.KafkaOption;
+
 /**
  * {@code sluice bench scenario kafscale}: KafScale's benchmarks (seed 004) run against the broker and through the
  * proxy: the hot path (produce and consume at once), a backlog read from the beginning, and offset recovery: a
@@ -22,6 +24,9 @@ public final class KafScaleCommand implements Callable<Integer> {
 
     @Mixin
     ScenarioOptions options;
+
+    @Mixin
+    KafkaOption kafka;
 
     @Option(names = "--records", paramLabel = "N", defaultValue = "500000",
             description = "Records in the hot path, then read back as the backlog (default: ${DEFAULT-VALUE}; the seed: 2000 and 4000).")

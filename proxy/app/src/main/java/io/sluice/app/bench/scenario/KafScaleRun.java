@@ -12,9 +12,8 @@ import org.HdrHistogram.Histogram;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
 
+import io.sluice.app.bench.BenchKafka;
 import io.sluice.app.cli.UsageException;
-import io.sluice.bench.targets.BenchTarget;
-import io.sluice.testkit.LocalKafka;
 
 /**
  * What {@link KafScaleCommand} runs: for the broker and then the passthrough proxy (a child JVM, as {@code bench proxy}
@@ -43,9 +42,8 @@ final class KafScaleRun {
         report.begin();
         Duration phase = Duration.ofSeconds(command.phaseSeconds);
         Map<String, Object> details = new LinkedHashMap<>();
-        String givenKafka = System.getenv(BenchTarget.KAFKA_BOOTSTRAP);
-        try (LocalKafka local = givenKafka == null || givenKafka.isBlank() ? LocalKafka.start(LocalKafka.Options.defaults()) : null) {
-            String kafka = local != null ? local.bootstrapServers() : givenKafka;
+        try (BenchKafka local = command.kafka.open()) {
+            String kafka = local.bootstrapServers();
             String run = Long.toString(System.currentTimeMillis(), 36);
             try (ScenarioProxy proxy = ScenarioProxy.start(kafka, "", Map.of())) {
                 out.printf("Kafka %s; passthrough proxy pid %d at %s%n", kafka, proxy.pid(), proxy.bootstrap());

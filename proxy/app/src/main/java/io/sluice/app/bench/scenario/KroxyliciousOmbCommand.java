@@ -7,6 +7,8 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
+import io.sluice.app.bench.KafkaOption;
+
 /**
  * {@code sluice bench scenario kroxylicious-omb}: Kroxylicious's performance page (seed 002) run here. Its
  * OpenMessaging Benchmark workloads, 1 KiB messages on 1 topic / 1 partition at several rates and on 10 topics, go to
@@ -24,6 +26,9 @@ public final class KroxyliciousOmbCommand implements Callable<Integer> {
 
     @Mixin
     ScenarioOptions options;
+
+    @Mixin
+    KafkaOption kafka;
 
     @Option(names = "--rates", paramLabel = "MSG_PER_S,...", defaultValue = "10000,25000", split = ",",
             description = "1 topic, 1 partition, 1 KiB: the producer rates to run, msg/s (default: ${DEFAULT-VALUE}; the seed: 34000,36000,37200).")

@@ -11,12 +11,12 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
+import io.sluice.app.bench.BenchKafka;
 import io.sluice.app.cli.UsageException;
 import io.sluice.bench.targets.BenchTarget;
 import io.sluice.omb.run.OmbInstallation;
 import io.sluice.omb.run.OmbRunner;
 import io.sluice.omb.workload.WorkloadFile;
-import io.sluice.testkit.LocalKafka;
 
 /**
  * What {@link KroxyliciousOmbCommand} runs. Per target (the broker, the passthrough proxy, the encrypting proxy) and
@@ -68,10 +68,9 @@ final class KroxyliciousOmbRun {
                 TARGETS.size(), workloads.size() * TARGETS.size() * (command.warmupMinutes + command.testMinutes + 1), ombOut);
 
         List<Measured> measured = new ArrayList<>();
-        String givenKafka = System.getenv(BenchTarget.KAFKA_BOOTSTRAP);
-        try (LocalKafka local = givenKafka == null || givenKafka.isBlank() ? LocalKafka.start(LocalKafka.Options.defaults()) : null;
+        try (BenchKafka local = command.kafka.open();
              ScenarioKms kms = ScenarioKms.from(System.getenv())) {
-            String kafka = local != null ? local.bootstrapServers() : givenKafka;
+            String kafka = local.bootstrapServers();
             kms.ensureKey(KEK);
             out.printf("Kafka %s; KMS: %s, KEK %s%n", kafka, kms.description(), KEK);
             report.detail("kms", kms.description());

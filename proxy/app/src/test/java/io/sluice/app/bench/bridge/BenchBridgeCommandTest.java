@@ -15,6 +15,7 @@ import picocli.CommandLine;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 
+import io.sluice.app.bench.SharedKafka;
 import io.sluice.sizing.bridge.BridgePoint;
 import io.sluice.sizing.bridge.BridgeResultReader;
 
@@ -69,7 +70,7 @@ class BenchBridgeCommandTest {
         int exit = Main.configure(new CommandLine(new BenchBridgeCommand(new PrintStream(captured, true, StandardCharsets.UTF_8)))).execute(
                 "--connections", "40", "--endpoints", "4", "--rate", "10", "--value", "avro", "--fields", "/id,/timestamp,/firstNumber,/secondNumber",
                 "--delta", "--warmup", "2", "--duration", "3", "--bridge-jvm", "-Xmx256m", "--bridge-kafka", "fetch.max.wait.ms=5",
-                "--json", json.toString());
+                "--json", json.toString(), "--kafka", SharedKafka.bootstrap(), "--topic", SharedKafka.topic("structured"));
         String output = captured.toString(StandardCharsets.UTF_8);
 
         assertThat(exit).as(output).isZero();
@@ -94,7 +95,7 @@ class BenchBridgeCommandTest {
         int exit = Main.configure(new CommandLine(new BenchBridgeCommand(new PrintStream(captured, true, StandardCharsets.UTF_8)))).execute(
                 "--transport", "sse", "--connections", "30", "--endpoints", "3", "--rate", "20", "--payload", "128",
                 "--warmup", "2", "--duration", "3", "--bridge-jvm", "-Xmx256m", "--bridge-kafka", "fetch.max.wait.ms=5", "--json", json.toString(),
-                "--out", dir.resolve("runs").toString());
+                "--out", dir.resolve("runs").toString(), "--kafka", SharedKafka.bootstrap(), "--topic", SharedKafka.topic("sse"));
         String output = captured.toString(StandardCharsets.UTF_8);
 
         assertThat(exit).as(output).isZero();

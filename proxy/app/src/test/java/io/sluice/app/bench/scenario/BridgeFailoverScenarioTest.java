@@ -16,6 +16,7 @@ import picocli.CommandLine;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 
+import io.sluice.app.bench.SharedKafka;
 import io.sluice.app.cli.Main;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -34,7 +35,7 @@ class BridgeFailoverScenarioTest {
         int exit = Main.configure(new CommandLine(new BridgeFailoverScenario(new PrintStream(captured, true, StandardCharsets.UTF_8)))).execute(
                 "--nodes", "2", "--clients", "40", "--endpoints", "4", "--rate", "20", "--payload", "64", "--warmup", "1", "--window", "3",
                 "--reconnect-first-ms", "300", "--settle", "60", "--bridge-jvm", "-Xmx256m", "--bridge-kafka", "fetch.max.wait.ms=5",
-                "--quiet-below", "100", "--results", dir.toString());
+                "--quiet-below", "100", "--results", dir.toString(), "--kafka", SharedKafka.bootstrap());
         String output = captured.toString(StandardCharsets.UTF_8);
 
         assertThat(exit).as(output).isZero();

@@ -19,6 +19,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 
 import picocli.CommandLine;
 
+import io.sluice.app.bench.SharedKafka;
 import io.sluice.app.cli.Main;
 
 /** The whole scenario at tiny scale against a real broker and a real proxy in a child JVM, restarted under load. */
@@ -33,7 +34,7 @@ class KafScaleCommandTest {
         ByteArrayOutputStream captured = new ByteArrayOutputStream();
         int exit = Main.configure(new CommandLine(new KafScaleCommand(new PrintStream(captured, true, StandardCharsets.UTF_8))))
                 .execute("--records", "3000", "--partitions", "2", "--rate", "300", "--phase-seconds", "2", "--quiet-below", "100",
-                        "--results", results.toString(), "--record", doc.toString());
+                        "--results", results.toString(), "--record", doc.toString(), "--kafka", SharedKafka.bootstrap());
         String output = captured.toString(StandardCharsets.UTF_8);
 
         assertThat(exit).as(output).isZero();

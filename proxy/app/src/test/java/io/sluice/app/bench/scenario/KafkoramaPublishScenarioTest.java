@@ -15,6 +15,7 @@ import picocli.CommandLine;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 
+import io.sluice.app.bench.SharedKafka;
 import io.sluice.app.cli.Main;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -32,7 +33,8 @@ class KafkoramaPublishScenarioTest {
         Path doc = Files.copy(Path.of("../../docs/performance.md"), dir.resolve("performance.md"));
         int exit = Main.configure(new CommandLine(new KafkoramaPublishScenario(new PrintStream(captured, true, StandardCharsets.UTF_8)))).execute(
                 "--clients", "20", "--rate", "10", "--payload", "128", "--warmup", "2", "--duration", "3", "--bridge-jvm", "-Xmx256m",
-                "--quiet-below", "100", "--results", dir.toString(), "--record", doc.toString());
+                "--quiet-below", "100", "--results", dir.toString(), "--record", doc.toString(),
+                "--kafka", SharedKafka.bootstrap(), "--topic", SharedKafka.topic("publish"));
         String output = captured.toString(StandardCharsets.UTF_8);
 
         assertThat(exit).as(output).isZero();

@@ -28,9 +28,9 @@ import org.junit.jupiter.api.io.TempDir;
 
 import picocli.CommandLine;
 
+import io.sluice.app.bench.SharedKafka;
 import io.sluice.app.cli.ExitCodes;
 import io.sluice.app.cli.Main;
-import io.sluice.testkit.LocalKafka;
 
 /**
  * OMB is not available where tests run, so the scenario's parts are tested apart: the clear refusal without OMB, the
@@ -38,6 +38,10 @@ import io.sluice.testkit.LocalKafka;
  * and (OmbFiguresTest) the report built from a stored OMB result.
  */
 class KroxyliciousOmbCommandTest {
+
+    // Topics of this test's own on the shared broker.
+    private static final String ORDERS = SharedKafka.topic("orders");
+    private static final String PAYMENTS = SharedKafka.topic("payments");
 
     @TempDir
     Path results;
@@ -60,13 +64,13 @@ class KroxyliciousOmbCommandTest {
 
     @Test
     void countsTheEncryptingProxysKmsCallsAsTheVaultServedThem() throws Exception {
-        try (LocalKafka kafka = LocalKafka.start(LocalKafka.Options.defaults());
-             ScenarioKms kms = ScenarioKms.from(Map.of())) {
+        String kafka = SharedKafka.bootstrap();
+        try (ScenarioKms kms = ScenarioKms.from(Map.of())) {
             kms.ensureKey(KroxyliciousOmbRun.KEK);
-            try (Admin admin = Admin.create(Map.of("bootstrap.servers", kafka.bootstrapServers()))) {
-                admin.createTopics(List.of(new NewTopic("orders", 1, (short) 1), new NewTopic("payments", 1, (short) 1))).all().get();
+            try (Admin admin = Admin.create(Map.of("bootstrap.servers", kafka))) {
+                admin.createTopics(List.of(new NewTopic(ORDERS, 1, (short) 1), new NewTopic(PAYMENTS, 1, (short) 1))).all().get();
             }
-            try (ScenarioProxy proxy = ScenarioProxy.start(kafka.bootstrapServers(), kms.filterDefinition("encrypt", KroxyliciousOmbRun.KEK),
+            try (ScenarioProxy proxy = ScenarioProxy.start(kafka, kms.filterDefinition("encrypt", KroxyliciousOmbRun.KEK),
                     kms.proxyEnvironment())) {
                 KmsCalls servedBefore = kms.servedCalls().orElseThrow();
                 KmsCalls before = proxy.kmsCalls();
@@ -79,7 +83,7 @@ class KroxyliciousOmbCommandTest {
                 proxy.startAgain();
                 List<String> readAfterRestart = consume(proxy.bootstrap(), 400);
                 KmsCalls reading = proxy.kmsCalls();
-                List<String> stored = consume(kafka.bootstrapServers(), 400);
+                List<String> stored = consume(kafka, 400);
 
                 assertThat(readBack).hasSize(400).allMatch(v -> v.startsWith("record-"));
                 assertThat(readAfterRestart).hasSize(400).allMatch(v -> v.startsWith("record-"));
@@ -101,8 +105,8 @@ class KroxyliciousOmbCommandTest {
         config.put(ProducerConfig.ACKS_CONFIG, "all");
         try (KafkaProducer<String, String> producer = new KafkaProducer<>(config, new StringSerializer(), new StringSerializer())) {
             for (int i = 0; i < perTopic; i++) {
-                producer.send(new ProducerRecord<>("orders", "k" + i, "record-" + i));
-                producer.send(new ProducerRecord<>("payments", "k" + i, "record-" + i));
+                producer.send(new ProducerRecord<>(ORDERS, "k" + i, "record-" + i));
+                producer.send(new ProducerRecord<>(PAYMENTS, "k" + i, "record-" + i));
             }
             producer.flush();
         }
@@ -115,7 +119,7 @@ class KroxyliciousOmbCommandTest {
         config.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
         List<String> values = new ArrayList<>();
         try (KafkaConsumer<String, String> consumer = new KafkaConsumer<>(config, new StringDeserializer(), new StringDeserializer())) {
-            consumer.subscribe(List.of("orders", "payments"));
+            consumer.subscribe(List.of(ORDERS, PAYMENTS));
             long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
             while (values.size() < expected && System.nanoTime() < deadline) {
                 for (ConsumerRecord<String, String> record : consumer.poll(Duration.ofMillis(500))) {

@@ -19,6 +19,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 
 import picocli.CommandLine;
 
+import io.sluice.app.bench.SharedKafka;
 import io.sluice.app.cli.Main;
 
 /**
@@ -39,7 +40,8 @@ class LightstreamerSweepTest {
 
         int exit = Main.configure(new CommandLine(new Lightstreamer2Command(new PrintStream(captured, true, StandardCharsets.UTF_8))))
                 .execute("--clients", "40,20", "--warmup", "2", "--duration", "3", "--quiet-below", "100",
-                        "--results", dir.resolve("results").toString(), "--record", doc.toString());
+                        "--results", dir.resolve("results").toString(), "--record", doc.toString(),
+                        "--kafka", SharedKafka.bootstrap(), "--topic", SharedKafka.topic("lightstreamer"));
         String output = captured.toString(StandardCharsets.UTF_8);
 
         assertThat(exit).as(output).isZero();
