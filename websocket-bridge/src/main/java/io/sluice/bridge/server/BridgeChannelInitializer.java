@@ -236,6 +236,7 @@ final class BridgeChannelInitializer extends ChannelInitializer<SocketChannel> {
             p.addLast(StreamRoute.NAME, new StreamRoute(server.path(), streams, credentials, origins, () -> { }));
         }
         p.addLast("static", new StaticFileHandler(content));
+        p.addLast(StreamErrors.NAME, new StreamErrors());
     }
 
     /**

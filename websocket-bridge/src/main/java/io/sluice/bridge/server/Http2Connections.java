@@ -15,6 +15,7 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelPipeline;
+import io.netty.handler.codec.http2.Http2Exception;
 import io.netty.handler.codec.http2.Http2FrameCodec;
 import io.netty.handler.codec.http2.Http2FrameCodecBuilder;
 import io.netty.handler.codec.http2.Http2MultiplexHandler;
@@ -152,6 +153,20 @@ final class Http2Connections {
                 }
             }
             ctx.fireChannelRead(msg);
+        }
+
+        /**
+         * The last handler of the connection. An HTTP/2 error that reaches it the codec has already answered (GOAWAY
+         * with its code, a rapid reset's ENHANCE_YOUR_CALM among them) and closes the connection for; closing here
+         * first would send GOAWAY NO_ERROR instead. A client can cause one per connection at will, so it is logged at
+         * DEBUG, not as Netty's WARN with a stack trace. Anything else closes the connection.
+         */
+        @Override
+        public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+            LOG.debug("{}: HTTP/2 connection error: {}", ctx.channel().remoteAddress(), cause.toString());
+            if (!(cause instanceof Http2Exception)) {
+                ctx.close();
+            }
         }
 
         void opened(Http2StreamChannel stream) {

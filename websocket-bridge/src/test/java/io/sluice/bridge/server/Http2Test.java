@@ -297,9 +297,77 @@ class Http2Test {
         }
     }
 
-    /** Rapid reset (CVE-2023-44487): a client opening and resetting streams without end is sent GOAWAY and closed. */
+    /**
+     * Streams reset by the client while their publish body is still being read: each stream is closed, nothing is
+     * published, nothing is logged at WARN for it, and the connection goes on serving.
+     */
+    @Test
+    void streamsResetMidBodyCloseQuietlyAndTheConnectionGoesOn() throws Exception {
+        String topic = kafka.createTopic(1);
+        String token = TestAuthenticator.token("rex", topic + "/*", topic + "/*");
+        NettyWarnings warnings = NettyWarnings.capture();
+        try (BridgeFixture bridge = BridgeFixture.start(cluster.getBootstrapServers(), "node-a", "topics: " + topic);
+             RawH2 raw = RawH2.connect(bridge.port(), 0)) {
+            BlockingQueue<RawH2.Frame> frames = reading(raw);
+            for (int stream = 1; stream <= 9; stream += 2) {
+                Http2Headers post = new io.netty.handler.codec.http2.DefaultHttp2Headers().method("POST").scheme("http").authority("127.0.0.1")
+                        .path("/ws/publish?endpoint=/" + topic + "/k").add("authorization", "Bearer " + token)
+                        .add("content-type", "text/plain").add("content-length", "1000");
+                raw.headers(stream, post, false);
+                raw.data(stream, io.netty.buffer.Unpooled.copiedBuffer("only part of it", StandardCharsets.UTF_8), false);
+                raw.rst(stream, Http2Error.CANCEL.code());
+            }
+            raw.headers(11, RawH2.get("/ws/sse?endpoint=/" + topic + "/*", token), true);
+            StringBuilder seen = new StringBuilder();
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            while (!seen.toString().contains("event: subscribed") && System.nanoTime() < deadline) {
+                RawH2.Frame f = frames.poll(1, TimeUnit.SECONDS);
+                assertThat(f == null || f.type() != -1).as("the connection stays open").isTrue();
+                if (f != null && f.type() == RawH2.DATA && f.stream() == 11) {
+                    seen.append(f.text());
+                }
+            }
+            assertThat(seen.toString()).as("a stream after the resets is served").contains("event: subscribed");
+            assertThat(kafka.readAll(topic)).as("nothing of the cut bodies was published").isEmpty();
+        }
+        finally {
+            warnings.stop();
+        }
+        assertThat(warnings.lines()).isEmpty();
+    }
+
+    /** Netty's WARN lines while a test runs (an exception no handler took is one, with its stack trace). */
+    private static final class NettyWarnings {
+        private final ch.qos.logback.classic.Logger netty = (ch.qos.logback.classic.Logger) org.slf4j.LoggerFactory.getLogger("io.netty");
+        private final ch.qos.logback.core.read.ListAppender<ch.qos.logback.classic.spi.ILoggingEvent> logs = new ch.qos.logback.core.read.ListAppender<>();
+
+        static NettyWarnings capture() {
+            NettyWarnings w = new NettyWarnings();
+            w.logs.start();
+            w.netty.addAppender(w.logs);
+            return w;
+        }
+
+        void stop() {
+            netty.detachAppender(logs);
+        }
+
+        List<String> lines() {
+            synchronized (logs) {
+                return logs.list.stream().filter(e -> e.getLevel().isGreaterOrEqual(ch.qos.logback.classic.Level.WARN))
+                        .map(ch.qos.logback.classic.spi.ILoggingEvent::getFormattedMessage).toList();
+            }
+        }
+    }
+
+    /**
+     * Rapid reset (CVE-2023-44487): a client opening and resetting streams without end is sent GOAWAY and closed. The
+     * streams it cut log nothing at WARN: each used to reach the end of its pipeline as an exception no handler took,
+     * a WARN with a stack trace per stream, about a thousand lines from one client.
+     */
     @Test
     void rapidResetsEndTheConnection() throws Exception {
+        NettyWarnings warnings = NettyWarnings.capture();
         try (BridgeFixture bridge = BridgeFixture.start(cluster.getBootstrapServers(), "node-a", "topics: " + kafka.createTopic(1));
              RawH2 raw = RawH2.connect(bridge.port(), 0)) {
             // Read while sending: the node closes the connection with the attacker's frames still unread, and the
@@ -323,6 +391,10 @@ class Http2Test {
             assertThat(goAway).isNotNull();
             assertThat(goAway.errorCode()).isEqualTo(Http2Error.ENHANCE_YOUR_CALM.code());
         }
+        finally {
+            warnings.stop();
+        }
+        assertThat(warnings.lines()).as("WARN lines from the attack").isEmpty();
     }
 
     /**
