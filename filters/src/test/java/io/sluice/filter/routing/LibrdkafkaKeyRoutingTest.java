@@ -84,6 +84,9 @@ class LibrdkafkaKeyRoutingTest {
                 .with("max.partition.fetch.bytes", PARTITION_FETCH_BYTES)
                 .with("fetch.max.bytes", 1000)
                 .with("message.max.bytes", 1000)
+                // Most fetches this small come back empty of this consumer's records; the broker's default wait for
+                // more (500 ms) each time was 20 s of the test.
+                .with("fetch.wait.max.ms", 20)
                 .consume("lr-small.live", "lr-small-reader", expectedKeys.size(), 30);
 
         assertThat(each(consumed, "records", "key")).containsExactlyElementsOf(expectedKeys);

@@ -166,6 +166,8 @@ class FilterChainTest {
         try (ProxyFixture proxy = withFilters("""
                 network:
                   filterTimeout: 30s
+                  # The stalled request is never answered: the proxy's stop would wait the default 15 s for it.
+                  shutdownTimeout: 1s
                 filterDefinitions:
                   - name: stall
                     type: StallListOffsets

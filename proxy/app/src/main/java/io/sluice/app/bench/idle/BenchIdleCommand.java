@@ -16,14 +16,16 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
+import io.sluice.app.bench.BenchKafka;
+import io.sluice.app.bench.KafkaOption;
 import io.sluice.app.demo.DemoCommand;
 import io.sluice.bench.CpuSampler;
 import io.sluice.bench.RunEnvironment;
 import io.sluice.bench.Topics;
 import io.sluice.testkit.FreePorts;
-import io.sluice.testkit.LocalKafka;
 import io.sluice.testkit.LocalProxy;
 
 /**
@@ -35,7 +37,11 @@ import io.sluice.testkit.LocalProxy;
         + " an empty partition).")
 public final class BenchIdleCommand implements Callable<Integer> {
 
-    private static final String TOPIC = "idle";
+    /** A topic per run: on a running Kafka (--kafka) an earlier run's is there already. */
+    private final String topic = "idle-" + Long.toString(System.currentTimeMillis(), 36);
+
+    @Mixin
+    KafkaOption kafka;
 
     @Option(names = "--seconds", paramLabel = "S", defaultValue = "60", description = "Each measured window (default: ${DEFAULT-VALUE}).")
     int seconds;
@@ -65,18 +71,18 @@ public final class BenchIdleCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         out.printf("sluice bench idle: a passthrough proxy, %d s with no client, then %d s with %d idle producers and %d consumers;"
                 + " %d s settling before each; load average %s%n", seconds, seconds, producers, consumers, settle, RunEnvironment.loadAverages());
-        try (LocalKafka kafka = LocalKafka.start(LocalKafka.Options.defaults())) {
-            Topics.create(kafka.bootstrapServers(), TOPIC, 1);
+        try (BenchKafka kafka = this.kafka.open()) {
+            Topics.create(kafka.bootstrapServers(), topic, 1);
             String bootstrap = "127.0.0.1:" + FreePorts.block(8);
             int managementPort = FreePorts.block(1);
             try (LocalProxy proxy = LocalProxy.start(DemoCommand.demoYaml(kafka.bootstrapServers(), bootstrap, managementPort), managementPort,
                     List.of("-Xmx512m", "-XX:+UseParallelGC"))) {
-                out.printf("Kafka pid %d; proxy pid %d at %s; CPU from /proc/%d (utime+stime)%n", kafka.pid(), proxy.pid(), bootstrap, proxy.pid());
+                out.printf("%s; proxy pid %d at %s; CPU from /proc/%d (utime+stime)%n", kafka.describe(), proxy.pid(), bootstrap, proxy.pid());
                 Thread.sleep(settle * 1000L);
                 double alone = millicores(proxy.pid(), null);
                 out.printf("no client:  %.1f millicores%n", alone);
                 double withClients;
-                try (IdleClients clients = IdleClients.open(bootstrap, producers, consumers)) {
+                try (IdleClients clients = IdleClients.open(bootstrap, topic, producers, consumers)) {
                     Thread.sleep(settle * 1000L);
                     withClients = millicores(proxy.pid(), clients);
                 }
@@ -111,20 +117,20 @@ public final class BenchIdleCommand implements Callable<Integer> {
         private final List<KafkaProducer<byte[], byte[]>> producers = new ArrayList<>();
         private final List<KafkaConsumer<byte[], byte[]>> consumers = new ArrayList<>();
 
-        static IdleClients open(String bootstrap, int producerCount, int consumerCount) {
+        static IdleClients open(String bootstrap, String topic, int producerCount, int consumerCount) {
             IdleClients clients = new IdleClients();
             for (int i = 0; i < producerCount; i++) {
                 Properties p = new Properties();
                 p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
                 KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(p, new ByteArraySerializer(), new ByteArraySerializer());
-                producer.partitionsFor(TOPIC);
+                producer.partitionsFor(topic);
                 clients.producers.add(producer);
             }
             for (int i = 0; i < consumerCount; i++) {
                 Properties p = new Properties();
                 p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
                 KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(p, new ByteArrayDeserializer(), new ByteArrayDeserializer());
-                consumer.assign(List.of(new TopicPartition(TOPIC, 0)));
+                consumer.assign(List.of(new TopicPartition(topic, 0)));
                 clients.consumers.add(consumer);
             }
             clients.poll();

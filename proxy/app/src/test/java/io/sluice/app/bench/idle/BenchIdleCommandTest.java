@@ -12,16 +12,17 @@ import org.junit.jupiter.api.Test;
 
 import picocli.CommandLine;
 
+import io.sluice.app.bench.SharedKafka;
 import io.sluice.app.cli.Main;
 
 /** A short idle run against a real broker and a proxy in a child JVM: both windows measured, the clients really connected. */
 class BenchIdleCommandTest {
 
     @Test
-    void measuresTheProxyAloneAndWithIdleClients() {
+    void measuresTheProxyAloneAndWithIdleClients() throws Exception {
         ByteArrayOutputStream captured = new ByteArrayOutputStream();
         int exit = Main.configure(new CommandLine(new BenchIdleCommand(new PrintStream(captured, true, StandardCharsets.UTF_8))))
-                .execute("--seconds", "2", "--settle", "2", "--producers", "3", "--consumers", "2");
+                .execute("--seconds", "2", "--settle", "2", "--producers", "3", "--consumers", "2", "--kafka", SharedKafka.bootstrap());
         String output = captured.toString(StandardCharsets.UTF_8);
 
         assertThat(exit).as(output).isZero();
