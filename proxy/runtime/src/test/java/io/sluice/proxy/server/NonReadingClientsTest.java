@@ -80,8 +80,20 @@ class NonReadingClientsTest {
                     .isLessThan(ATTACKERS * 8 * MIB);
 
             // Past network.maxUnwritableTime, each attacker is closed: what it finds after reading what was queued is the end.
-            await().atMost(Duration.ofSeconds(30)).until(() ->
-                    proxy.metric("sluice_client_connections_rejected_total", "reason=\"client_not_reading\"") >= ATTACKERS);
+            // The attackers keep sending meanwhile, as such a peer does: one that stopped could see the proxy's queue
+            // drain into a socket buffer the kernel grew, the proxy read again and find nothing more, and sit there as an
+            // idle connection, never unwritable for long (it happened once in CI, after the test had stopped sending).
+            ByteBuffer more = requests(64 * 1024);
+            await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(50)).until(() -> {
+                for (SocketChannel attacker : attackers) {
+                    try {
+                        attacker.write(more.duplicate());
+                    } catch (IOException closedByTheProxy) {
+                        // This one is done.
+                    }
+                }
+                return proxy.metric("sluice_client_connections_rejected_total", "reason=\"client_not_reading\"") >= ATTACKERS;
+            });
             for (SocketChannel attacker : attackers) {
                 assertThat(drainsToEnd(attacker)).as("the proxy closed the attacker's socket").isTrue();
                 attacker.close();
