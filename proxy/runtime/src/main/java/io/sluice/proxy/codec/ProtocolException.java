@@ -14,7 +14,8 @@ public final class ProtocolException extends RuntimeException {
         PRE_AUTHENTICATION_FRAME_TOO_LARGE("pre_auth_frame_too_large"),
         PRE_AUTHENTICATION_TIMEOUT("pre_auth_timeout"),
         PRE_AUTHENTICATION_QUEUE_FULL("pre_auth_queue_full"),
-        CLIENT_NOT_READING("client_not_reading");
+        CLIENT_NOT_READING("client_not_reading"),
+        IDLE("idle");
 
         private final String metricName;
 
@@ -29,7 +30,7 @@ public final class ProtocolException extends RuntimeException {
         /** Limits any client can hit by the dozen, authenticated or not; their log lines are rate-limited. */
         public boolean anyClientCanCause() {
             return this == PRE_AUTHENTICATION_FRAME_TOO_LARGE || this == PRE_AUTHENTICATION_TIMEOUT || this == PRE_AUTHENTICATION_QUEUE_FULL
-                    || this == CLIENT_NOT_READING;
+                    || this == CLIENT_NOT_READING || this == IDLE;
         }
     }
 

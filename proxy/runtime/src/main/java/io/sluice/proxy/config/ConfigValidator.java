@@ -63,6 +63,9 @@ final class ConfigValidator {
         if (network.maxUnwritableTime().isNegative()) {
             problems.add("network.maxUnwritableTime: must not be negative (0 never closes a client that does not read)");
         }
+        if (network.connectionsMaxIdle().isNegative()) {
+            problems.add("network.connectionsMaxIdle: must not be negative (0 never closes an idle client connection)");
+        }
         if (network.maxFetchBytes() < MIN_FETCH_BYTES) {
             problems.add("network.maxFetchBytes: must be at least " + MIN_FETCH_BYTES);
         }

@@ -26,6 +26,8 @@ import io.sluice.transport.Transport;
  *                      requests are lowered to it
  * @param clientOutboundBudgetBytes bytes queued towards all clients together past which connections stop reading
  *                                  from their brokers until the queues drain; 0 picks a quarter of the heap
+ * @param connectionsMaxIdle a client connection on which nothing is read or written this long is closed, as a
+ *                           broker closes it after connections.max.idle.ms; 0 never
  */
 public record NetworkConfig(int workerThreads,
                             int maxFrameBytes,
@@ -38,7 +40,8 @@ public record NetworkConfig(int workerThreads,
                             String transport,
                             Duration maxUnwritableTime,
                             int maxFetchBytes,
-                            long clientOutboundBudgetBytes) {
+                            long clientOutboundBudgetBytes,
+                            Duration connectionsMaxIdle) {
 
     public static final int DEFAULT_MAX_FRAME_BYTES = 104_857_600;
     public static final Duration DEFAULT_FILTER_TIMEOUT = Duration.ofSeconds(20);
@@ -50,6 +53,8 @@ public record NetworkConfig(int workerThreads,
     // Long enough for a consumer on a slow link to take a whole maxFetchBytes answer (8 MiB at ~140 KB/s).
     public static final Duration DEFAULT_MAX_UNWRITABLE_TIME = Duration.ofSeconds(60);
     public static final int DEFAULT_MAX_FETCH_BYTES = 8 * 1024 * 1024;
+    // The broker's connections.max.idle.ms: kafka-clients close their idle connections first (9 min).
+    public static final Duration DEFAULT_CONNECTIONS_MAX_IDLE = Duration.ofMinutes(10);
 
     public NetworkConfig {
         filterTimeout = filterTimeout == null ? DEFAULT_FILTER_TIMEOUT : filterTimeout;
@@ -58,6 +63,7 @@ public record NetworkConfig(int workerThreads,
         shutdownTimeout = shutdownTimeout == null ? DEFAULT_SHUTDOWN_TIMEOUT : shutdownTimeout;
         transport = transport == null ? Transport.AUTO : transport;
         maxUnwritableTime = maxUnwritableTime == null ? DEFAULT_MAX_UNWRITABLE_TIME : maxUnwritableTime;
+        connectionsMaxIdle = connectionsMaxIdle == null ? DEFAULT_CONNECTIONS_MAX_IDLE : connectionsMaxIdle;
     }
 
     /** The budget in bytes: as configured, or a quarter of the largest heap this JVM may have. */
@@ -68,7 +74,7 @@ public record NetworkConfig(int workerThreads,
     public static NetworkConfig defaults() {
         return new NetworkConfig(0, DEFAULT_MAX_FRAME_BYTES, DEFAULT_FILTER_TIMEOUT, DEFAULT_CONNECT_TIMEOUT,
                 DEFAULT_HIGH_WATER_MARK, DEFAULT_LOW_WATER_MARK, PreAuthenticationConfig.defaults(), DEFAULT_SHUTDOWN_TIMEOUT,
-                Transport.AUTO, DEFAULT_MAX_UNWRITABLE_TIME, DEFAULT_MAX_FETCH_BYTES, 0);
+                Transport.AUTO, DEFAULT_MAX_UNWRITABLE_TIME, DEFAULT_MAX_FETCH_BYTES, 0, DEFAULT_CONNECTIONS_MAX_IDLE);
     }
 
     @JsonCreator
@@ -83,7 +89,8 @@ public record NetworkConfig(int workerThreads,
                                   @JsonProperty("transport") String transport,
                                   @JsonProperty("maxUnwritableTime") Duration maxUnwritableTime,
                                   @JsonProperty("maxFetchBytes") Integer maxFetchBytes,
-                                  @JsonProperty("clientOutboundBudgetBytes") Long clientOutboundBudgetBytes) {
+                                  @JsonProperty("clientOutboundBudgetBytes") Long clientOutboundBudgetBytes,
+                                  @JsonProperty("connectionsMaxIdle") Duration connectionsMaxIdle) {
         return new NetworkConfig(
                 workerThreads == null ? 0 : workerThreads,
                 maxFrameBytes == null ? DEFAULT_MAX_FRAME_BYTES : maxFrameBytes,
@@ -96,6 +103,7 @@ public record NetworkConfig(int workerThreads,
                 transport,
                 maxUnwritableTime,
                 maxFetchBytes == null ? DEFAULT_MAX_FETCH_BYTES : maxFetchBytes,
-                clientOutboundBudgetBytes == null ? 0 : clientOutboundBudgetBytes);
+                clientOutboundBudgetBytes == null ? 0 : clientOutboundBudgetBytes,
+                connectionsMaxIdle);
     }
 }

@@ -71,6 +71,10 @@ public final class ClientChannelInitializer extends ChannelInitializer<SocketCha
         p.addLast(WritabilityGate.NAME, new WritabilityGate(setup.maxUnwritableTime(), (channel, limit) -> connection.close("client not reading",
                 new ProtocolException(ProtocolException.Reason.CLIENT_NOT_READING, "the client left more than network.writeBufferHighWaterMark bytes of answers unread for network.maxUnwritableTime "
                         + limit.toMillis() + " ms"))));
+        if (!setup.connectionsMaxIdle().isZero() && !setup.connectionsMaxIdle().isNegative()) {
+            // Below TLS: the records that carry requests and answers are what counts as activity.
+            p.addLast(IdleClose.NAME, new IdleClose(setup.connectionsMaxIdle(), connection));
+        }
         if (setup.clientSslContext() != null) {
             p.addLast("tls", setup.clientSslContext().newHandler(ch.alloc()));
         }

@@ -28,6 +28,9 @@ public interface ConnectionSetup {
     /** How long a client may leave a high-water mark of answers unread before it is closed; zero never. */
     Duration maxUnwritableTime();
 
+    /** network.connectionsMaxIdle: nothing read or written this long closes the connection; zero never. */
+    Duration connectionsMaxIdle();
+
     Duration filterTimeout();
 
     /**

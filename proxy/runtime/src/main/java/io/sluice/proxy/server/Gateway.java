@@ -203,6 +203,11 @@ final class Gateway implements NodeAdvertiser {
         }
 
         @Override
+        public Duration connectionsMaxIdle() {
+            return network.connectionsMaxIdle();
+        }
+
+        @Override
         public Duration filterTimeout() {
             return network.filterTimeout();
         }

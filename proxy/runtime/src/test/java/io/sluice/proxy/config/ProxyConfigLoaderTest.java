@@ -90,6 +90,7 @@ class ProxyConfigLoaderTest {
                   maxUnwritableTime: 20s
                   maxFetchBytes: 2097152
                   clientOutboundBudgetBytes: 268435456
+                  connectionsMaxIdle: 5m
                 management:
                   enabled: false
                   bindAddress: 0.0.0.0
@@ -152,7 +153,7 @@ class ProxyConfigLoaderTest {
 
         assertThat(config.network()).isEqualTo(new NetworkConfig(4, 1048576, Duration.ofMillis(1500),
                 Duration.ofSeconds(3), 65536, 32768, PreAuthenticationConfig.defaults(), NetworkConfig.DEFAULT_SHUTDOWN_TIMEOUT, "nio",
-                Duration.ofSeconds(20), 2097152, 268435456L));
+                Duration.ofSeconds(20), 2097152, 268435456L, Duration.ofMinutes(5)));
         assertThat(config.management()).isEqualTo(new ManagementConfig(false, "0.0.0.0", 0));
         assertThat(config.defaultFilters()).containsExactly("audit");
         assertThat(config.filterDefinitions()).extracting(FilterDefinition::name).containsExactly("audit", "noop");

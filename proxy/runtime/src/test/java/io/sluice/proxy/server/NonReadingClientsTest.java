@@ -102,6 +102,34 @@ class NonReadingClientsTest {
         }
     }
 
+    /**
+     * A peer that sends requests until its unread answers fill the socket, then goes quiet, is closed once nothing has
+     * been read or written for network.connectionsMaxIdle. maxUnwritableTime is off here, so only the idle timer can
+     * close it: whether its answers still wait in the proxy's queue or drained into the kernel's send buffer (which
+     * loopback grows), nothing moves on the connection.
+     */
+    @Test
+    void aClientThatFilledItsSocketAndWentQuietIsClosedOnceIdle(KafkaCluster cluster) throws Exception {
+        try (ProxyFixture proxy = ProxyFixture.start(cluster.getBootstrapServers(), "", """
+                network:
+                  maxUnwritableTime: 0s
+                  connectionsMaxIdle: 2s
+                """)) {
+            SocketChannel quiet = nonReadingSocket(proxy.bootstrapPort());
+            ByteBuffer burst = requests(2 * 1024 * 1024);
+            long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
+            while (burst.hasRemaining() && System.nanoTime() < deadline) {
+                if (quiet.write(burst) == 0) {
+                    Thread.sleep(5);
+                }
+            }
+            await().atMost(Duration.ofSeconds(30))
+                    .until(() -> proxy.metric("sluice_client_connections_rejected_total", "reason=\"idle\"") >= 1);
+            assertThat(drainsToEnd(quiet)).as("the proxy closed the quiet peer's socket").isTrue();
+            quiet.close();
+        }
+    }
+
     private static SocketChannel nonReadingSocket(int port) throws IOException {
         SocketChannel channel = SocketChannel.open();
         // Set before connecting, so the window the peer is offered is small from the start.
