@@ -216,4 +216,40 @@ class HostileRegistryTest {
             }
         }
     }
+
+    /**
+     * Recovery decodes on the log reader's threads, which may wait: records written before the node started, naming a
+     * schema id it never saw, are recovered from the Kafka log decoded, their id looked up once through the same
+     * rate-limited lookups as the live reader's, while the registry takes 200 ms per answer.
+     */
+    @Test
+    void recoveredRecordsWithASchemaIdTheNodeNeverSawWaitForItsLookupAndArriveDecoded() throws Exception {
+        try (KafkaHelper kafka = new KafkaHelper(cluster.getBootstrapServers());
+             RegistryStandIn registry = RegistryStandIn.start()) {
+            String avro = kafka.createTopic(1);
+            int id = registry.register(avro + "-value", POINT.toString());
+            List<Long> before = new ArrayList<>();
+            for (int i = 0; i < 4; i++) {
+                before.add(kafka.send(avro, "p", framed(id, point(i, -i))));
+            }
+            String config = "topics: " + avro + "\nschemaRegistry:\n  url: " + registry.url()
+                    + "\nformats:\n  - topics: " + avro + "\n    value: {type: avro}\n    onDecodeFailure: gap\n";
+            try (BridgeFixture bridge = BridgeFixture.start(cluster.getBootstrapServers(), "node-recover-new-id", config);
+                 WsClient client = WsClient.connected(bridge.port(), TestAuthenticator.token("h", avro + "/*", ""))) {
+                registry.misbehave(Misbehaviour.delay(Duration.ofMillis(200)));
+                JsonNode subscribed = client.subscribe("/" + avro + "/*", m -> { });
+                String epoch = subscribed.get("positions").get(0).get("epoch").asText();
+                client.request("unsubscribe", m -> m.put("endpoint", "/" + avro + "/*"));
+                client.expect("unsubscribed");
+                // Seen up to the first record: the other three come from the log (the node started after them).
+                client.subscribe("/" + avro + "/*", m -> m.putArray("recover").addObject().put("epoch", epoch)
+                        .put("seq", before.get(0)));
+                List<JsonNode> recovered = client.messages(3);
+                assertThat(recovered).extracting(m -> m.get("seq").asLong()).containsExactlyElementsOf(before.subList(1, 4));
+                assertThat(recovered.get(0).get("payload")).isEqualTo(JSON.readTree("{\"x\":1,\"y\":-1}"));
+                assertThat(registry.requests("schemas.ids")).isEqualTo(1);
+                assertThat(bridge.metric("sluice_bridge_registry_new_ids_total", "outcome=\"started\"")).isEqualTo(1);
+            }
+        }
+    }
 }
