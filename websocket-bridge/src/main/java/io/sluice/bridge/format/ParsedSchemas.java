@@ -121,6 +121,7 @@ final class ParsedSchemas<T> {
         }
     }
 
+    /** The parsed form of a schema already fetched (the subject's latest, for publish), cached by its id. */
     T of(RegisteredSchema schema) throws SchemaException, SchemaUnavailableException {
         Entry<T> entry;
         synchronized (byId) {
