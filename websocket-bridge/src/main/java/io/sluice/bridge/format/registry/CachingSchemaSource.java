@@ -18,8 +18,10 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.sluice.logging.RateLimitedByCause;
 
 /**
- * A {@link SchemaSource} in front of the registry that asks it as little as possible, because its callers block on it
- * (the bridge's one Kafka reader decodes every record).
+ * A {@link SchemaSource} in front of the registry that asks it as little as possible, because schema ids come from
+ * record bytes (anyone who produces picks them) and every node of the bridge asks for itself. The Kafka reader never
+ * waits on it: it asks {@link #failsAtOnce} and has new ids loaded by {@link #loadAsync}; publishes and recoveries call
+ * it on their own threads and may block up to the timeout.
  *
  * <ul>
  * <li>A schema by id, and a subject's version, never change: kept until {@link RegistryCacheConfig#maxSchemas()} or
