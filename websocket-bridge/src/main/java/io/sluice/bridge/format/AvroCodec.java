@@ -3,6 +3,7 @@ package io.sluice.bridge.format;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 
 import org.apache.avro.Schema;
 import org.apache.avro.generic.GenericData;
@@ -77,6 +78,11 @@ public final class AvroCodec implements Codec {
             // SchemaParseException, AvroTypeException (a default that does not fit), IllegalArgumentException...
             throw new ParsedSchemas.SchemaException("not an Avro schema: " + e.getMessage(), e);
         }
+    }
+
+    @Override
+    public CompletableFuture<Void> pending(byte[] bytes) {
+        return parsed == null || bytes == null ? null : parsed.pending(bytes);
     }
 
     @Override

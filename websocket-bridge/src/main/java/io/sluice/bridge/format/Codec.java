@@ -1,5 +1,7 @@
 package io.sluice.bridge.format;
 
+import java.util.concurrent.CompletableFuture;
+
 import com.fasterxml.jackson.databind.JsonNode;
 
 /**
@@ -14,4 +16,14 @@ public interface Codec {
 
     /** The JSON a client published, as the record bytes; nothing is written when this throws. */
     byte[] encode(String topic, JsonNode value) throws EncodeException;
+
+    /**
+     * Null when {@link #decode} of these bytes would not wait for the schema registry; otherwise a future that completes
+     * when it is worth asking again: the schema the bytes name is being looked up off the caller's thread, or the
+     * node's rate of new-id lookups is used up. Never blocks, never completes exceptionally. Codecs without a registry
+     * always answer null.
+     */
+    default CompletableFuture<Void> pending(byte[] bytes) {
+        return null;
+    }
 }

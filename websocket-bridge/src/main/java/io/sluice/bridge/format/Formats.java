@@ -7,6 +7,9 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.regex.Pattern;
 
 import io.sluice.bridge.format.registry.SchemaSource;
@@ -26,6 +29,8 @@ public final class Formats {
     }
 
     private final List<Compiled> rules;
+    // The read topics' formats, for pending(): one lookup per topic, not a pattern match per record.
+    private final Map<String, Optional<TopicFormat>> byTopic = new ConcurrentHashMap<>();
 
     private Formats(List<Compiled> rules) {
         this.rules = rules;
@@ -59,6 +64,24 @@ public final class Formats {
             }
         }
         return null;
+    }
+
+    /**
+     * Null when a record of {@code topic} with this key and value decodes without waiting for the schema registry;
+     * otherwise a future that completes when it is worth asking again ({@link Codec#pending}: its schema id is being
+     * looked up off the caller's thread, or the rate of new-id lookups is used up). Never blocks. For the Kafka reader,
+     * which hands on only records that do not wait, and for recoveries.
+     */
+    public CompletableFuture<Void> pending(String topic, byte[] key, byte[] value) {
+        TopicFormat format = byTopic.computeIfAbsent(topic, t -> Optional.ofNullable(forTopic(t))).orElse(null);
+        if (format == null) {
+            return null;
+        }
+        CompletableFuture<Void> waiting = format.key() == null || key == null ? null : format.key().pending(key);
+        if (waiting != null) {
+            return waiting;
+        }
+        return format.value() == null || value == null ? null : format.value().pending(value);
     }
 
     static Codec codec(CodecConfig config, RecordPart part, SchemaSource registry, FormatLimits limits, String where)

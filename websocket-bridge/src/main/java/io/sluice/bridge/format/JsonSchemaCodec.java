@@ -3,6 +3,7 @@ package io.sluice.bridge.format;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.networknt.schema.Error;
@@ -102,6 +103,11 @@ public final class JsonSchemaCodec implements Codec {
         catch (EncodeException e) {
             throw new SchemaLookupException(e.getMessage());
         }
+    }
+
+    @Override
+    public CompletableFuture<Void> pending(byte[] bytes) {
+        return parsed == null || bytes == null ? null : parsed.pending(bytes);
     }
 
     @Override

@@ -2,6 +2,7 @@ package io.sluice.bridge.format;
 
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 
 import io.sluice.bridge.format.registry.RegisteredSchema;
 import io.sluice.bridge.format.registry.SchemaSource;
@@ -63,7 +64,41 @@ final class ParsedSchemas<T> {
         return entry.parsed;
     }
 
-    /** The parsed form of a schema already fetched (the subject's latest, for publish), cached by its id. */
+    /**
+     * Null when {@link #byId} of the id these bytes name answers without the registry (parsed already, a remembered
+     * failure, or no id to read); otherwise the future of its load off the caller's thread ({@link SchemaSource#loadAsync}),
+     * after which it does. See {@link Codec#pending}.
+     */
+    CompletableFuture<Void> pending(byte[] bytes) {
+        int id;
+        try {
+            id = ConfluentWireFormat.schemaId(bytes);
+        }
+        catch (DecodeException e) {
+            return null; // decoding fails at once
+        }
+        synchronized (byId) {
+            if (byId.containsKey(id)) {
+                return null;
+            }
+        }
+        if (source.failsAtOnce(id)) {
+            return null;
+        }
+        return source.loadAsync(id, () -> {
+            try {
+                byId(id);
+            }
+            catch (SchemaException | SchemaUnavailableException e) {
+                // Remembered, here (unusable) or by the source (unavailable): the record's decoding meets it at once.
+            }
+            catch (RuntimeException | StackOverflowError e) {
+                // A parser that gives up in its own way: the schema is unusable, once, not on every record's load.
+                store(id, new Entry<>(null, "schema id " + id + " is unusable: " + e.getClass().getSimpleName()));
+            }
+        });
+    }
+
     /** A subject's latest schema as the registry has it, and parsed. */
     record Latest<T>(RegisteredSchema registered, T parsed) {
     }
@@ -86,6 +121,7 @@ final class ParsedSchemas<T> {
         }
     }
 
+    /** The parsed form of a schema already fetched (the subject's latest, for publish), cached by its id. */
     T of(RegisteredSchema schema) throws SchemaException, SchemaUnavailableException {
         Entry<T> entry;
         synchronized (byId) {
@@ -108,10 +144,14 @@ final class ParsedSchemas<T> {
         catch (SchemaException e) {
             entry = new Entry<>(null, "schema id " + schema.id() + " is unusable: " + e.getMessage());
         }
-        synchronized (byId) {
-            byId.put(schema.id(), entry);
-        }
+        store(schema.id(), entry);
         return entry;
+    }
+
+    private void store(int id, Entry<T> entry) {
+        synchronized (byId) {
+            byId.put(id, entry);
+        }
     }
 
     int size() {

@@ -4,6 +4,7 @@ import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.google.protobuf.CodedInputStream;
@@ -123,6 +124,11 @@ public final class ProtobufCodec implements Codec {
         }
         FileDescriptor file = ProtobufSchemas.fromText(schema.text(), imports);
         return new Parsed(file, JsonFormat.TypeRegistry.newBuilder().add(file.getMessageTypes()).build());
+    }
+
+    @Override
+    public CompletableFuture<Void> pending(byte[] bytes) {
+        return parsed == null || bytes == null ? null : parsed.pending(bytes);
     }
 
     @Override

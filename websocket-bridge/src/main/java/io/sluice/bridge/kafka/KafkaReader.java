@@ -59,6 +59,7 @@ public final class KafkaReader implements AutoCloseable {
     private final List<String> topics;
     private final PartitionEpochs epochs;
     private final RecordSink sink;
+    private final WaitingPartitions waiting;
     private final Thread thread;
     private final CompletableFuture<Void> firstAssignment = new CompletableFuture<>();
     private final Set<String> missingTopics = ConcurrentHashMap.newKeySet();
@@ -68,7 +69,14 @@ public final class KafkaReader implements AutoCloseable {
     private KafkaConsumer<byte[], byte[]> consumer;
 
     public KafkaReader(KafkaConfig config, List<String> topics, PartitionEpochs epochs, RecordSink sink, String nodeName) {
+        this(config, topics, epochs, sink, nodeName, RecordGate.OPEN);
+    }
+
+    /** @param gate what records must wait for (a schema lookup) before the sink decodes them; their partition pauses */
+    public KafkaReader(KafkaConfig config, List<String> topics, PartitionEpochs epochs, RecordSink sink, String nodeName,
+                       RecordGate gate) {
         this.config = config;
+        this.waiting = new WaitingPartitions(gate);
         this.topics = List.copyOf(topics);
         this.epochs = epochs;
         this.sink = sink;
@@ -149,7 +157,8 @@ public final class KafkaReader implements AutoCloseable {
                     sleep(POLL);
                 }
                 else {
-                    ConsumerRecords<byte[], byte[]> records = kafka.poll(POLL);
+                    waiting.resumeReady(kafka);
+                    ConsumerRecords<byte[], byte[]> records = waiting.admit(kafka, kafka.poll(POLL));
                     Map<TopicPartition, Long> positions = new HashMap<>();
                     for (TopicPartition tp : records.partitions()) {
                         positions.put(tp, kafka.position(tp));

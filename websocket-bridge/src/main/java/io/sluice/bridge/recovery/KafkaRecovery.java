@@ -5,6 +5,9 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.function.BiFunction;
 import java.util.function.Predicate;
 
@@ -22,8 +25,16 @@ import io.sluice.bridge.protocol.RecordMessages;
  * Carries out the Kafka part of a {@link RecoveryPlan}: reads each range from the log, keeps the records of the
  * subscription's endpoints, encodes them like live messages, and puts a {@code gap} notice first wherever the log no
  * longer starts early enough.
+ *
+ * <p>Decoding runs on the log reader's thread, which serves recoveries only, so it may wait for a schema id the node has
+ * not seen: through the same lookups as the live reader ({@link Formats#pending}, at the node's rate), for at most
+ * {@link #SCHEMA_WAIT_NANOS} per read in all; past that, a record's decoding asks the registry itself (one request,
+ * bounded by the registry's timeout and remembered).
  */
 public final class KafkaRecovery {
+
+    /** How long one log read may wait for new schema ids in all (decision: within a recovery's patience). */
+    static final long SCHEMA_WAIT_NANOS = TimeUnit.SECONDS.toNanos(10);
 
     private final LogReader reader;
     private final ByteBufAllocator allocator;
@@ -81,7 +92,9 @@ public final class KafkaRecovery {
                     read.from(), Math.min(read.to(), range.logStart() - 1), RecoveryPlan.GAP_RETENTION));
         }
         RecordMessages records = new RecordMessages(new MessageEncoder(allocator), formats, metrics::decodeFailed);
+        long schemaDeadline = System.nanoTime() + SCHEMA_WAIT_NANOS;
         for (ConsumerRecord<byte[], byte[]> r : range.records()) {
+            awaitSchemas(r, schemaDeadline);
             RecordMessages.Record record = records.decode(r);
             for (String endpoint : endpoints.apply(r.topic(), routingKey(record))) {
                 EncodedMessage message = record.on(endpoint, read.epoch());
@@ -91,6 +104,27 @@ public final class KafkaRecovery {
             }
         }
         return out;
+    }
+
+    /** Waits, until the deadline at most, for the lookups of the schema ids the record names. */
+    private void awaitSchemas(ConsumerRecord<byte[], byte[]> record, long deadline) {
+        for (var pending = formats.pending(record.topic(), record.key(), record.value()); pending != null;
+             pending = formats.pending(record.topic(), record.key(), record.value())) {
+            long left = deadline - System.nanoTime();
+            if (left <= 0) {
+                return;
+            }
+            try {
+                pending.get(left, TimeUnit.NANOSECONDS);
+            }
+            catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            }
+            catch (ExecutionException | TimeoutException e) {
+                return; // pending futures never fail; a timeout is the deadline
+            }
+        }
     }
 
     private static String routingKey(RecordMessages.Record record) {

@@ -146,7 +146,10 @@ public final class BridgeServer implements AutoCloseable {
         }
         this.hub = new Hub(new EndpointTable(config.mappings()), epochs, config.recovery(), config.delta(), config.filters(),
                 formats, new MessageEncoder(PooledByteBufAllocator.DEFAULT), metrics);
-        this.reader = new KafkaReader(config.kafka(), config.readTopics(), epochs, hub, node);
+        // Records whose schema id the node has not seen wait, their partition paused, while it is looked up off the
+        // reader thread: the one reader feeds every topic of the node (docs/bridge-registry.md).
+        this.reader = new KafkaReader(config.kafka(), config.readTopics(), epochs, hub, node,
+                record -> formats.pending(record.topic(), record.key(), record.value()));
         this.logReader = new LogReader(config.kafka(), config.recovery().kafkaConcurrency(), config.recovery().kafkaQueue(),
                 config.recovery().kafkaTimeout(), node);
         this.publisher = new Publisher(config.kafka(), node);

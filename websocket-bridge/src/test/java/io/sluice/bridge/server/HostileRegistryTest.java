@@ -2,13 +2,17 @@ package io.sluice.bridge.server;
 
 import java.nio.ByteBuffer;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import org.apache.avro.Schema;
 import org.apache.avro.generic.GenericData;
 import org.apache.avro.generic.GenericRecord;
+import org.apache.kafka.clients.producer.ProducerRecord;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
@@ -35,6 +39,15 @@ class HostileRegistryTest {
     private static final Schema POINT = new Schema.Parser().parse(
             "{\"type\":\"record\",\"name\":\"Point\",\"fields\":[{\"name\":\"x\",\"type\":\"int\"},{\"name\":\"y\",\"type\":\"int\"}]}");
 
+    /** The same shape under another name: another schema, so another id, that the node has not seen. */
+    private static final Schema POINT2 = new Schema.Parser().parse(
+            "{\"type\":\"record\",\"name\":\"Point2\",\"fields\":[{\"name\":\"x\",\"type\":\"int\"},{\"name\":\"y\",\"type\":\"int\"}]}");
+    private static final int BOGUS = 200;
+    /** One lookup waits per partition at a time: eight of them, at 200 ms a lookup, ask faster than the rate. */
+    private static final int PARTITIONS = 8;
+    private static final int LOOKUPS_PER_SECOND = 10;
+    private static final int LOOKUP_BURST = 10;
+
     @BrokerCluster(numBrokers = 1)
     static KafkaCluster cluster;
 
@@ -43,10 +56,14 @@ class HostileRegistryTest {
     }
 
     private static byte[] point(int x, int y) {
-        GenericRecord r = new GenericData.Record(POINT);
+        return point(POINT, x, y);
+    }
+
+    private static byte[] point(Schema schema, int x, int y) {
+        GenericRecord r = new GenericData.Record(schema);
         r.put("x", x);
         r.put("y", y);
-        return AvroBinary.write(POINT, r);
+        return AvroBinary.write(schema, r);
     }
 
     /** The next frame on the Avro topic must be a gap for exactly {@code offset}; the plain topic's message arrives too. */
@@ -109,6 +126,129 @@ class HostileRegistryTest {
                 assertThat(bridge.metric("sluice_bridge_registry_requests_total", "outcome=\"timeout\"")).isGreaterThanOrEqualTo(1);
                 assertThat(client.drainNow()).isEmpty();
                 assertThat(List.of(client.isOpen())).containsExactly(true);
+            }
+        }
+    }
+
+    /**
+     * A producer writes {@value #BOGUS} records naming fresh bogus schema ids (magic 0 and a 4-byte id nobody
+     * registered) to the eight partitions of a registry-read topic, while the registry takes 200 ms per answer. A record
+     * on another topic of the node, produced after them, reaches its subscriber within 5 s: the lookups run off the
+     * reader thread (the waiting partitions are paused), at most {@code schemaRegistry.lookups} of them per second. Each
+     * bogus record then becomes a gap for its own offset, and a record with a valid id the node had not seen, written
+     * behind them, arrives decoded.
+     */
+    @Test
+    void aFloodOfBogusSchemaIdsWaitsOffTheReaderAtTheLookupRateWhileOtherTopicsKeepFlowing() throws Exception {
+        try (KafkaHelper kafka = new KafkaHelper(cluster.getBootstrapServers());
+             RegistryStandIn registry = RegistryStandIn.start()) {
+            String avro = kafka.createTopic(PARTITIONS);
+            String plain = kafka.createTopic(1);
+            int id = registry.register(avro + "-value", POINT.toString());
+            String config = "topics: " + avro + "," + plain + "\nschemaRegistry:\n  url: " + registry.url()
+                    + "\n  timeout: 5s\n  lookups: {perSecond: " + LOOKUPS_PER_SECOND + ", burst: " + LOOKUP_BURST + "}"
+                    + "\nformats:\n  - topics: " + avro + "\n    value: {type: avro}\n    onDecodeFailure: gap\n";
+            try (BridgeFixture bridge = BridgeFixture.start(cluster.getBootstrapServers(), "node-id-flood", config);
+                 WsClient client = WsClient.connected(bridge.port(), TestAuthenticator.token("h", avro + "/*," + plain + "/*", ""))) {
+                client.subscribe("/" + avro + "/*");
+                client.subscribe("/" + plain + "/*");
+                registry.misbehave(Misbehaviour.delay(Duration.ofMillis(200)));
+                long attackStart = System.nanoTime();
+
+                List<ProducerRecord<byte[], byte[]>> bogus = new ArrayList<>();
+                for (int i = 0; i < BOGUS; i++) {
+                    bogus.add(new ProducerRecord<>(avro, i % PARTITIONS, "p".getBytes(), framed(id + 1000 + i, point(i, i))));
+                }
+                kafka.sendAll(bogus);
+                int fresh = registry.register("elsewhere-value", POINT2.toString());
+                long valid = kafka.send(new ProducerRecord<>(avro, 0, "v".getBytes(), framed(fresh, point(POINT2, 5, 6))));
+                long honest = kafka.send(plain, "n", "{\"ok\":true}");
+
+                Set<String> gaps = new HashSet<>();
+                JsonNode decoded = null;
+                JsonNode neighbour = null;
+                long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
+                while (neighbour == null) {
+                    JsonNode m = client.poll(Duration.ofNanos(Math.max(1, deadline - System.nanoTime())));
+                    assertThat(m).as("the other topic's record, produced after %s records with bogus schema ids, within 5 s"
+                            + " (%s gaps had arrived)", BOGUS, gaps.size()).isNotNull();
+                    if (m.get("endpoint").asText().startsWith("/" + plain + "/")) {
+                        neighbour = m;
+                    }
+                    else if (m.get("type").asText().equals("gap")) {
+                        gaps.add(m.get("epoch").asText() + "@" + m.get("fromSeq").asLong());
+                    }
+                    else {
+                        decoded = m;
+                    }
+                }
+                assertThat(neighbour.get("seq").asLong()).isEqualTo(honest);
+                assertThat(neighbour.get("payload")).isEqualTo(JSON.readTree("{\"ok\":true}"));
+
+                // Nothing of the attacker's topic is lost: every bogus record becomes a gap for its own offset, and the
+                // valid record behind them arrives decoded.
+                while (gaps.size() < BOGUS || decoded == null) {
+                    JsonNode m = client.poll(Duration.ofSeconds(60));
+                    assertThat(m).as("the rest of the attacker's topic (%s gaps so far, decoded: %s)", gaps.size(), decoded)
+                            .isNotNull();
+                    assertThat(m.get("endpoint").asText()).startsWith("/" + avro + "/");
+                    if (m.get("type").asText().equals("gap")) {
+                        assertThat(m.get("reason").asText()).isEqualTo("undecodable");
+                        assertThat(m.get("toSeq").asLong()).isEqualTo(m.get("fromSeq").asLong());
+                        assertThat(gaps.add(m.get("epoch").asText() + "@" + m.get("fromSeq").asLong())).as("%s", m).isTrue();
+                    }
+                    else {
+                        assertThat(decoded).as("one decoded record only, got %s", m).isNull();
+                        decoded = m;
+                    }
+                }
+                double elapsedSeconds = (System.nanoTime() - attackStart) / 1e9;
+                assertThat(decoded.get("seq").asLong()).isEqualTo(valid);
+                assertThat(decoded.get("payload")).isEqualTo(JSON.readTree("{\"x\":5,\"y\":6}"));
+
+                // The registry saw each new id once, and no more lookups than the rate allows.
+                int lookups = registry.requests("schemas.ids");
+                assertThat(lookups).isBetween(BOGUS + 1, (int) (LOOKUP_BURST + LOOKUPS_PER_SECOND * elapsedSeconds) + 1);
+                assertThat(bridge.metric("sluice_bridge_registry_new_ids_total", "outcome=\"started\"")).isEqualTo(BOGUS + 1);
+                assertThat(bridge.metric("sluice_bridge_registry_new_ids_total", "outcome=\"deferred\"")).isPositive();
+                assertThat(bridge.metric("sluice_bridge_decode_failures_total", "part=\"value\"")).isEqualTo(BOGUS);
+                assertThat(client.drainNow()).isEmpty();
+            }
+        }
+    }
+
+    /**
+     * Recovery decodes on the log reader's threads, which may wait: records written before the node started, naming a
+     * schema id it never saw, are recovered from the Kafka log decoded, their id looked up once through the same
+     * rate-limited lookups as the live reader's, while the registry takes 200 ms per answer.
+     */
+    @Test
+    void recoveredRecordsWithASchemaIdTheNodeNeverSawWaitForItsLookupAndArriveDecoded() throws Exception {
+        try (KafkaHelper kafka = new KafkaHelper(cluster.getBootstrapServers());
+             RegistryStandIn registry = RegistryStandIn.start()) {
+            String avro = kafka.createTopic(1);
+            int id = registry.register(avro + "-value", POINT.toString());
+            List<Long> before = new ArrayList<>();
+            for (int i = 0; i < 4; i++) {
+                before.add(kafka.send(avro, "p", framed(id, point(i, -i))));
+            }
+            String config = "topics: " + avro + "\nschemaRegistry:\n  url: " + registry.url()
+                    + "\nformats:\n  - topics: " + avro + "\n    value: {type: avro}\n    onDecodeFailure: gap\n";
+            try (BridgeFixture bridge = BridgeFixture.start(cluster.getBootstrapServers(), "node-recover-new-id", config);
+                 WsClient client = WsClient.connected(bridge.port(), TestAuthenticator.token("h", avro + "/*", ""))) {
+                registry.misbehave(Misbehaviour.delay(Duration.ofMillis(200)));
+                JsonNode subscribed = client.subscribe("/" + avro + "/*", m -> { });
+                String epoch = subscribed.get("positions").get(0).get("epoch").asText();
+                client.request("unsubscribe", m -> m.put("endpoint", "/" + avro + "/*"));
+                client.expect("unsubscribed");
+                // Seen up to the first record: the other three come from the log (the node started after them).
+                client.subscribe("/" + avro + "/*", m -> m.putArray("recover").addObject().put("epoch", epoch)
+                        .put("seq", before.get(0)));
+                List<JsonNode> recovered = client.messages(3);
+                assertThat(recovered).extracting(m -> m.get("seq").asLong()).containsExactlyElementsOf(before.subList(1, 4));
+                assertThat(recovered.get(0).get("payload")).isEqualTo(JSON.readTree("{\"x\":1,\"y\":-1}"));
+                assertThat(registry.requests("schemas.ids")).isEqualTo(1);
+                assertThat(bridge.metric("sluice_bridge_registry_new_ids_total", "outcome=\"started\"")).isEqualTo(1);
             }
         }
     }

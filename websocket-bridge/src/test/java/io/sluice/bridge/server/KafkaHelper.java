@@ -108,6 +108,19 @@ public final class KafkaHelper implements AutoCloseable, BeforeAllCallback, Afte
         return producer.send(record).get().offset();
     }
 
+    /** Produces the records as given, waiting once for all of them (not per record); their offsets, in order. */
+    public List<Long> sendAll(List<ProducerRecord<byte[], byte[]>> records) throws Exception {
+        List<java.util.concurrent.Future<org.apache.kafka.clients.producer.RecordMetadata>> sent = new ArrayList<>();
+        for (ProducerRecord<byte[], byte[]> record : records) {
+            sent.add(producer.send(record));
+        }
+        List<Long> offsets = new ArrayList<>();
+        for (var f : sent) {
+            offsets.add(f.get().offset());
+        }
+        return offsets;
+    }
+
     /** Produces a record as given (partition, key, value, headers) and returns its offset. */
     public long send(ProducerRecord<byte[], byte[]> record) throws Exception {
         return producer.send(record).get().offset();

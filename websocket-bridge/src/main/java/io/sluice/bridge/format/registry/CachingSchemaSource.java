@@ -18,12 +18,17 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.sluice.logging.RateLimitedByCause;
 
 /**
- * A {@link SchemaSource} in front of the registry that asks it as little as possible, because its callers block on it
- * (the bridge's one Kafka reader decodes every record).
+ * A {@link SchemaSource} in front of the registry that asks it as little as possible, because schema ids come from
+ * record bytes (anyone who produces picks them) and every node of the bridge asks for itself. The Kafka reader never
+ * waits on it: it asks {@link #failsAtOnce} and has new ids loaded by {@link #loadAsync}; publishes and recoveries call
+ * it on their own threads and may block up to the timeout.
  *
  * <ul>
- * <li>A schema by id, and a subject's version, never change: kept until {@link RegistryCacheConfig#maxSchemas()} pushes
- * out the least recently used. A schema learnt by subject is also kept under its id.</li>
+ * <li>A schema by id, and a subject's version, never change: kept until {@link RegistryCacheConfig#maxSchemas()} or
+ * {@link RegistryCacheConfig#maxBytes()} pushes out the least recently used. A schema learnt by subject is also kept
+ * under its id.</li>
+ * <li>Ids not seen yet are loaded off the Kafka reader's thread, at the rate of {@link RegistryLookupsConfig}
+ * ({@link #loadAsync}, {@link NewSchemaIds}).</li>
  * <li>A subject's latest version is used for {@link RegistryCacheConfig#latestRefresh()}, then asked for again; if the
  * registry cannot answer (anything but "not found"), the last answer keeps serving, as long as the outage lasts.</li>
  * <li>Concurrent lookups of one key share one request.</li>
@@ -34,13 +39,14 @@ import io.sluice.logging.RateLimitedByCause;
  * </ul>
  *
  * <p>Meters: {@code sluice.bridge.registry.lookups{result=hit|miss|shared|stale|failed}} (failed: answered from a
- * remembered failure or the unreachable period, without a request), {@code sluice.bridge.registry.cached.schemas},
+ * remembered failure or the unreachable period, without a request), {@code sluice.bridge.registry.cached.schemas}, {@code sluice.bridge.registry.cached.bytes},
  * {@code sluice.bridge.registry.remembered.failures} and {@code sluice.bridge.registry.evictions}.
  */
 public final class CachingSchemaSource implements SchemaSource, AutoCloseable {
 
     static final String LOOKUPS = "sluice.bridge.registry.lookups";
     static final String CACHED = "sluice.bridge.registry.cached.schemas";
+    static final String CACHED_BYTES = "sluice.bridge.registry.cached.bytes";
     static final String FAILURES = "sluice.bridge.registry.remembered.failures";
     static final String EVICTIONS = "sluice.bridge.registry.evictions";
     private static final Logger LOG = LoggerFactory.getLogger(CachingSchemaSource.class);
@@ -57,7 +63,10 @@ public final class CachingSchemaSource implements SchemaSource, AutoCloseable {
     private record Latest(String subject) implements Key {
     }
 
-    private record Entry(RegisteredSchema schema, long fetchedAt) {
+    private record Entry(RegisteredSchema schema, long fetchedAt, long bytes) {
+        Entry(RegisteredSchema schema, long fetchedAt) {
+            this(schema, fetchedAt, weight(schema));
+        }
     }
 
     private record Failure(SchemaUnavailableException cause, long expiresAt) {
@@ -71,6 +80,9 @@ public final class CachingSchemaSource implements SchemaSource, AutoCloseable {
     private final Object lock = new Object();
     // Guarded by lock. Access order: a get moves the entry to the end, the eldest is the least recently used.
     private final LinkedHashMap<Key, Entry> schemas = new LinkedHashMap<>(16, 0.75f, true);
+    // Guarded by lock: the weight of the entries of schemas.
+    private long cachedBytes;
+    private final NewSchemaIds newIds;
     // Guarded by lock. Insertion order with one TTL: the eldest expires first.
     private final LinkedHashMap<Key, Failure> failures = new LinkedHashMap<>();
     private final Map<Key, CompletableFuture<RegisteredSchema>> inFlight = new ConcurrentHashMap<>();
@@ -88,15 +100,25 @@ public final class CachingSchemaSource implements SchemaSource, AutoCloseable {
      * @param config validated by the caller ({@link RegistryConfig#validate})
      */
     public static CachingSchemaSource create(SchemaSource registry, RegistryCacheConfig config, MeterRegistry meters) {
-        return new CachingSchemaSource(registry, config, meters, System::nanoTime);
+        return create(registry, config, RegistryLookupsConfig.defaults(), meters);
+    }
+
+    public static CachingSchemaSource create(SchemaSource registry, RegistryCacheConfig config, RegistryLookupsConfig lookups,
+                                             MeterRegistry meters) {
+        return new CachingSchemaSource(registry, config, lookups, meters, System::nanoTime);
     }
 
     /** The client and its cache for a bridge's {@code schemaRegistry} section. */
     public static CachingSchemaSource create(RegistryConfig config, MeterRegistry meters) {
-        return create(RegistryClient.create(config, meters), config.cache(), meters);
+        return create(RegistryClient.create(config, meters), config.cache(), config.lookups(), meters);
     }
 
     CachingSchemaSource(SchemaSource registry, RegistryCacheConfig config, MeterRegistry meters, LongSupplier nanoClock) {
+        this(registry, config, RegistryLookupsConfig.defaults(), meters, nanoClock);
+    }
+
+    CachingSchemaSource(SchemaSource registry, RegistryCacheConfig config, RegistryLookupsConfig lookups, MeterRegistry meters,
+                        LongSupplier nanoClock) {
         this.registry = Objects.requireNonNull(registry, "registry");
         this.config = Objects.requireNonNull(config, "config");
         this.nanoClock = nanoClock;
@@ -107,8 +129,12 @@ public final class CachingSchemaSource implements SchemaSource, AutoCloseable {
         shared = lookups(meters, "shared");
         stale = lookups(meters, "stale");
         failed = lookups(meters, "failed");
-        evictions = Counter.builder(EVICTIONS).description("Schemas dropped from the registry cache to stay within cache.maxSchemas")
+        evictions = Counter.builder(EVICTIONS)
+                .description("Schemas dropped from the registry cache to stay within cache.maxSchemas and cache.maxBytes")
                 .register(meters);
+        Gauge.builder(CACHED_BYTES, this, CachingSchemaSource::cachedBytes)
+                .description("The weight of the schemas held by the registry cache (cache.maxBytes bounds it)").register(meters);
+        this.newIds = new NewSchemaIds(lookups, meters, nanoClock);
         Gauge.builder(CACHED, this, CachingSchemaSource::cachedSchemas).description("Schemas held by the registry cache")
                 .register(meters);
         Gauge.builder(FAILURES, this, CachingSchemaSource::rememberedFailures)
@@ -133,6 +159,44 @@ public final class CachingSchemaSource implements SchemaSource, AutoCloseable {
     @Override
     public RegisteredSchema bySubjectVersion(String subject, int version) throws SchemaUnavailableException {
         return lookup(new ByVersion(Objects.requireNonNull(subject, "subject"), version));
+    }
+
+    @Override
+    public boolean failsAtOnce(int id) {
+        Key key = new ById(id);
+        long now = nanoClock.getAsLong();
+        synchronized (lock) {
+            if (schemas.containsKey(key)) {
+                return false;
+            }
+            if (rememberedFailure(key, now) != null) {
+                return true;
+            }
+        }
+        Failure down = unreachable;
+        return down != null && now - down.expiresAt() < 0;
+    }
+
+    @Override
+    public CompletableFuture<Void> loadAsync(int id, Runnable load) {
+        boolean cached;
+        synchronized (lock) {
+            cached = schemas.containsKey(new ById(id));
+        }
+        // Cached: only parsing is left, which costs the registry nothing and so no token of the rate.
+        return newIds.load(id, cached, load);
+    }
+
+    /**
+     * What an entry costs the heap, near enough: its text at two bytes a character (Java strings use one for Latin-1
+     * text), its references' names likewise, and a fixed overhead for the objects around them.
+     */
+    static long weight(RegisteredSchema schema) {
+        long bytes = 2L * schema.text().length() + 128;
+        for (SchemaReference reference : schema.references()) {
+            bytes += 2L * (reference.name().length() + reference.subject().length()) + 64;
+        }
+        return bytes;
     }
 
     private RegisteredSchema lookup(Key key) throws SchemaUnavailableException {
@@ -233,18 +297,24 @@ public final class CachingSchemaSource implements SchemaSource, AutoCloseable {
     private void store(Key key, RegisteredSchema schema, long now) {
         synchronized (lock) {
             failures.remove(key);
-            schemas.put(key, new Entry(schema, now));
-            if (!(key instanceof ById)) {
+            put(key, new Entry(schema, now));
+            if (!(key instanceof ById) && !schemas.containsKey(new ById(schema.id()))) {
                 // Records written with this schema carry its id: spare the reader a request.
-                schemas.putIfAbsent(new ById(schema.id()), new Entry(schema, now));
+                put(new ById(schema.id()), new Entry(schema, now));
             }
             Iterator<Map.Entry<Key, Entry>> eldest = schemas.entrySet().iterator();
-            while (schemas.size() > config.maxSchemas() && eldest.hasNext()) {
-                eldest.next();
+            while ((schemas.size() > config.maxSchemas() || cachedBytes > config.maxBytes()) && eldest.hasNext()) {
+                cachedBytes -= eldest.next().getValue().bytes();
                 eldest.remove();
                 evictions.increment();
             }
         }
+    }
+
+    /** Guarded by lock. */
+    private void put(Key key, Entry entry) {
+        Entry old = schemas.put(key, entry);
+        cachedBytes += entry.bytes() - (old == null ? 0 : old.bytes());
     }
 
     private void remember(Key key, SchemaUnavailableException e) {
@@ -297,6 +367,12 @@ public final class CachingSchemaSource implements SchemaSource, AutoCloseable {
         }
     }
 
+    long cachedBytes() {
+        synchronized (lock) {
+            return cachedBytes;
+        }
+    }
+
     int rememberedFailures() {
         synchronized (lock) {
             return failures.size();
@@ -305,6 +381,7 @@ public final class CachingSchemaSource implements SchemaSource, AutoCloseable {
 
     @Override
     public void close() {
+        newIds.close();
         if (registry instanceof AutoCloseable closeable) {
             try {
                 closeable.close();

@@ -25,9 +25,10 @@ import io.sluice.config.TlsValidator;
  * @param maxResponseBytes an answer longer than this is cut off and refused (a schema is a few KiB; the bound keeps a
  *                         broken or hostile registry from filling the heap)
  * @param cache            how schemas and failures are remembered
+ * @param lookups          how fast schema ids the node has not seen are asked for
  */
 public record RegistryConfig(String url, RegistryAuth auth, TlsClientConfig tls, Duration timeout, long maxResponseBytes,
-                             RegistryCacheConfig cache) {
+                             RegistryCacheConfig cache, RegistryLookupsConfig lookups) {
 
     public static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(5);
     public static final long DEFAULT_MAX_RESPONSE_BYTES = 1024 * 1024;
@@ -38,6 +39,13 @@ public record RegistryConfig(String url, RegistryAuth auth, TlsClientConfig tls,
     public RegistryConfig {
         timeout = timeout == null ? DEFAULT_TIMEOUT : timeout;
         cache = cache == null ? RegistryCacheConfig.defaults() : cache;
+        lookups = lookups == null ? RegistryLookupsConfig.defaults() : lookups;
+    }
+
+    /** With the default lookup rate. */
+    public RegistryConfig(String url, RegistryAuth auth, TlsClientConfig tls, Duration timeout, long maxResponseBytes,
+                          RegistryCacheConfig cache) {
+        this(url, auth, tls, timeout, maxResponseBytes, cache, null);
     }
 
     /** A registry at {@code url} without credentials or TLS settings, with every default. */
@@ -51,16 +59,21 @@ public record RegistryConfig(String url, RegistryAuth auth, TlsClientConfig tls,
                                    @JsonProperty("tls") TlsClientConfig tls,
                                    @JsonProperty("timeout") Duration timeout,
                                    @JsonProperty("maxResponseBytes") String maxResponseBytes,
-                                   @JsonProperty("cache") RegistryCacheConfig cache) {
+                                   @JsonProperty("cache") RegistryCacheConfig cache,
+                                   @JsonProperty("lookups") RegistryLookupsConfig lookups) {
         return new RegistryConfig(url, auth, tls, timeout,
-                maxResponseBytes == null ? DEFAULT_MAX_RESPONSE_BYTES : parseSize(maxResponseBytes), cache);
+                maxResponseBytes == null ? DEFAULT_MAX_RESPONSE_BYTES : parseSize(maxResponseBytes), cache, lookups);
     }
 
     /** {@code 65536}, {@code 64KiB} or {@code 1MiB}. */
     static long parseSize(String text) {
+        return parseSize(text, "maxResponseBytes");
+    }
+
+    static long parseSize(String text, String field) {
         Matcher m = SIZE.matcher(text.strip());
         if (!m.matches()) {
-            throw new IllegalArgumentException("maxResponseBytes: '" + text + "' is not a size (expected bytes, or a number with KiB or MiB: 1048576, 1MiB)");
+            throw new IllegalArgumentException(field + ": '" + text + "' is not a size (expected bytes, or a number with KiB or MiB: 1048576, 1MiB)");
         }
         long n = Long.parseLong(m.group(1));
         return switch (m.group(2)) {
@@ -104,6 +117,11 @@ public record RegistryConfig(String url, RegistryAuth auth, TlsClientConfig tls,
             problems.add(path + ".maxResponseBytes: must be between 1KiB and 64MiB");
         }
         cache.validate(problems, path + ".cache");
+        if (cache.maxBytes() < 2 * maxResponseBytes) {
+            // A schema's text costs up to two bytes a character, and the longest answer must fit in the cache.
+            problems.add(path + ".cache.maxBytes: must be at least twice maxResponseBytes (" + 2 * maxResponseBytes + ")");
+        }
+        lookups.validate(problems, path + ".lookups");
     }
 
     private java.util.Optional<String> urlProblem() {
@@ -137,6 +155,6 @@ public record RegistryConfig(String url, RegistryAuth auth, TlsClientConfig tls,
     public String toString() {
         // The generated toString would print auth, whose secrets mask themselves; this keeps the line short too.
         return "RegistryConfig[url=" + url + ", auth=" + (auth == null ? "none" : auth.kind()) + ", tls=" + (tls != null)
-                + ", timeout=" + timeout + ", maxResponseBytes=" + maxResponseBytes + ", cache=" + cache + "]";
+                + ", timeout=" + timeout + ", maxResponseBytes=" + maxResponseBytes + ", cache=" + cache + ", lookups=" + lookups + "]";
     }
 }

@@ -3,10 +3,12 @@ package io.sluice.bridge.format.registry;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -243,5 +245,112 @@ class CachingSchemaSourceTest {
         assertThat(registry.requests("schemas.ids")).isEqualTo(before);
         source.byId(b);
         assertThat(registry.requests("schemas.ids")).isEqualTo(before + 1);
+    }
+
+    /** A registry of big schemas: id n is a JSON schema of {@code bytes} characters; counts what it was asked. */
+    private static SchemaSource bigSchemas(int chars, AtomicInteger asked) {
+        String text = "{\"description\":\"" + "x".repeat(chars - 18) + "\"}";
+        return new SchemaSource() {
+            @Override
+            public RegisteredSchema byId(int id) {
+                asked.incrementAndGet();
+                return new RegisteredSchema(id, SchemaType.JSON, text, List.of());
+            }
+
+            @Override
+            public RegisteredSchema latest(String subject) {
+                throw new UnsupportedOperationException();
+            }
+
+            @Override
+            public RegisteredSchema bySubjectVersion(String subject, int version) {
+                throw new UnsupportedOperationException();
+            }
+        };
+    }
+
+    @Test
+    void theSchemaCacheIsBoundedByBytesLeastRecentlyUsedFirst() throws Exception {
+        // 50 schemas of 100,000 characters (200 KB each at two bytes a character) under a 1 MiB bound: a count of
+        // 10,000 alone would keep all 50 (10 MB); the bytes keep five, the most recently used, and the one in use.
+        AtomicInteger asked = new AtomicInteger();
+        long maxBytes = 1024 * 1024;
+        RegistryCacheConfig cache = new RegistryCacheConfig(10_000, null, 100, null, maxBytes);
+        SimpleMeterRegistry bytesMeters = new SimpleMeterRegistry();
+        try (CachingSchemaSource bounded = new CachingSchemaSource(bigSchemas(100_000, asked), cache, bytesMeters, clock::get)) {
+            for (int id = 1; id <= 50; id++) {
+                bounded.byId(id);
+                bounded.byId(1); // kept in use: never the least recently used
+                assertThat(bounded.cachedBytes()).isLessThanOrEqualTo(maxBytes);
+            }
+            assertThat(bounded.cachedSchemas()).isBetween(2, 5);
+            assertThat(bytesMeters.get(CachingSchemaSource.CACHED_BYTES).gauge().value()).isEqualTo(bounded.cachedBytes());
+            assertThat(bytesMeters.get(CachingSchemaSource.EVICTIONS).counter().count()).isEqualTo(50 - bounded.cachedSchemas());
+            assertThat(asked.get()).isEqualTo(50);
+            bounded.byId(1);
+            bounded.byId(50);
+            assertThat(asked.get()).as("the one in use and the newest are cached").isEqualTo(50);
+            bounded.byId(2);
+            assertThat(asked.get()).as("an old one was evicted").isEqualTo(51);
+        }
+    }
+
+    @Test
+    void newIdsAreLoadedOffTheCallersThreadAtTheLookupRate() throws Exception {
+        source.close();
+        RegistryCacheConfig cache = RegistryCacheConfig.defaults();
+        RegistryConfig config = new RegistryConfig(registry.url(), null, null, Duration.ofSeconds(5),
+                RegistryConfig.DEFAULT_MAX_RESPONSE_BYTES, cache);
+        // One a second, two at once; the clock is the test's, so the bucket refills only when the test says.
+        source = new CachingSchemaSource(RegistryClient.create(config, meters), cache, new RegistryLookupsConfig(1, 2), meters,
+                clock::get);
+        int a = registry.register("a", V1);
+        int b = registry.register("b", V2);
+        int c = registry.register("c", SchemaType.JSON, "{}", List.of());
+        int bogus = c + 1000;
+        registry.misbehave(Misbehaviour.delay(Duration.ofMillis(300)));
+        String caller = Thread.currentThread().getName();
+        List<String> threads = new java.util.concurrent.CopyOnWriteArrayList<>();
+        Runnable loadA = () -> {
+            threads.add(Thread.currentThread().getName());
+            try {
+                source.byId(a);
+            }
+            catch (SchemaUnavailableException e) {
+                throw new AssertionError(e);
+            }
+        };
+        CompletableFuture<Void> first = source.loadAsync(a, loadA);
+        assertThat(source.loadAsync(a, loadA)).as("a load in flight is shared").isSameAs(first);
+        assertThat(first).as("the registry takes 300 ms: the caller did not wait").isNotDone();
+        CompletableFuture<Void> notFound = source.loadAsync(bogus, () -> assertThatThrownBy(() -> source.byId(bogus))
+                .isInstanceOf(SchemaUnavailableException.class));
+        CompletableFuture<Void> overTheRate = source.loadAsync(b, () -> {
+            throw new AssertionError("over the rate: not run");
+        });
+        first.get(5, TimeUnit.SECONDS);
+        notFound.get(5, TimeUnit.SECONDS);
+        assertThat(threads).hasSize(1).doesNotContain(caller);
+        assertThat(source.byId(a).text()).isEqualTo(V1);
+        assertThat(source.failsAtOnce(bogus)).as("the 404 is remembered").isTrue();
+        assertThat(source.failsAtOnce(b)).isFalse();
+        // The refused ask is told to come back when a token is there (a second); it never fails.
+        overTheRate.get(5, TimeUnit.SECONDS);
+        assertThat(registry.requests("schemas.ids")).isEqualTo(2);
+        advance(Duration.ofSeconds(1));
+        source.loadAsync(b, () -> {
+            try {
+                source.byId(b);
+            }
+            catch (SchemaUnavailableException e) {
+                throw new AssertionError(e);
+            }
+        }).get(5, TimeUnit.SECONDS);
+        assertThat(registry.requests("schemas.ids")).isEqualTo(3);
+        assertThat(meters.get(NewSchemaIds.NEW_IDS).tag("outcome", "started").counter().count()).isEqualTo(3);
+        assertThat(meters.get(NewSchemaIds.NEW_IDS).tag("outcome", "deferred").counter().count()).isEqualTo(1);
+        // A cached id costs no token: only parsing is left.
+        source.loadAsync(a, () -> { }).get(5, TimeUnit.SECONDS);
+        assertThat(meters.get(NewSchemaIds.NEW_IDS).tag("outcome", "started").counter().count()).isEqualTo(3);
     }
 }

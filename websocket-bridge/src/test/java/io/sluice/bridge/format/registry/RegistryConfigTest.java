@@ -34,6 +34,8 @@ class RegistryConfigTest {
         assertThat(c.timeout()).isEqualTo(Duration.ofSeconds(5));
         assertThat(c.maxResponseBytes()).isEqualTo(1024 * 1024);
         assertThat(c.cache()).isEqualTo(new RegistryCacheConfig(10_000, Duration.ofSeconds(30), 10_000, Duration.ofSeconds(30)));
+        assertThat(c.cache().maxBytes()).isEqualTo(64L * 1024 * 1024);
+        assertThat(c.lookups()).isEqualTo(new RegistryLookupsConfig(20, 100));
         assertThat(c.auth()).isNull();
         assertThat(c.tls()).isNull();
     }
@@ -49,13 +51,15 @@ class RegistryConfigTest {
                 tls: {insecure: true}
                 timeout: 2s
                 maxResponseBytes: 256KiB
-                cache: {maxSchemas: 50, failureTtl: 10s, maxFailures: 70, latestRefresh: 1m}
+                cache: {maxSchemas: 50, failureTtl: 10s, maxFailures: 70, latestRefresh: 1m, maxBytes: 8MiB}
+                lookups: {perSecond: 5, burst: 7}
                 """, Map.of("REG_PASSWORD", "hunter2-secret"));
         assertThat(c.baseUrl()).isEqualTo("https://registry:8443/apis/ccompat/v7");
         assertThat(c.auth().basic().password().resolve()).isEqualTo("hunter2-secret");
         assertThat(c.timeout()).isEqualTo(Duration.ofSeconds(2));
         assertThat(c.maxResponseBytes()).isEqualTo(256 * 1024);
-        assertThat(c.cache()).isEqualTo(new RegistryCacheConfig(50, Duration.ofSeconds(10), 70, Duration.ofMinutes(1)));
+        assertThat(c.cache()).isEqualTo(new RegistryCacheConfig(50, Duration.ofSeconds(10), 70, Duration.ofMinutes(1), 8L << 20));
+        assertThat(c.lookups()).isEqualTo(new RegistryLookupsConfig(5, 7));
         assertThat(c.toString()).doesNotContain("hunter2-secret").contains("auth=basic");
         assertThat(c.auth().toString()).doesNotContain("hunter2-secret");
         assertThat(parse("url: http://r\nmaxResponseBytes: 4096").maxResponseBytes()).isEqualTo(4096);
@@ -81,6 +85,14 @@ class RegistryConfigTest {
         assertThatThrownBy(() -> parse("url: http://r\ncache: {maxSchemas: 0, maxFailures: 0}"))
                 .hasMessageContaining("schemaRegistry.cache.maxSchemas: must be at least 1")
                 .hasMessageContaining("schemaRegistry.cache.maxFailures: must be at least 1");
+        assertThatThrownBy(() -> parse("url: http://r\ncache: {failureTtl: 0s}"))
+                .hasMessageContaining("schemaRegistry.cache.failureTtl: must be at least 1s");
+        assertThatThrownBy(() -> parse("url: http://r\ncache: {maxBytes: 1MiB}"))
+                .hasMessageContaining("schemaRegistry.cache.maxBytes: must be at least twice maxResponseBytes (2097152)");
+        assertThatThrownBy(() -> parse("url: http://r\ncache: {maxBytes: much}")).hasMessageContaining("cache.maxBytes: 'much' is not a size");
+        assertThatThrownBy(() -> parse("url: http://r\nlookups: {perSecond: 0, burst: 0}"))
+                .hasMessageContaining("schemaRegistry.lookups.perSecond: must be above 0 and at most 10000")
+                .hasMessageContaining("schemaRegistry.lookups.burst: must be between 1 and 10000");
         assertThatThrownBy(() -> parse("url: http://r\ncache: {maxSchema: 5}")).hasMessageContaining("cache.maxSchema: unknown field");
         assertThatThrownBy(() -> parse("url: http://r\nauth: {}")).hasMessageContaining("schemaRegistry.auth: set exactly one of basic or bearer");
         assertThatThrownBy(() -> parse("url: http://r\nauth: {basic: {username: u}}")).hasMessageContaining("schemaRegistry.auth.basic.password: is required");

@@ -1,17 +1,18 @@
-package io.sluice.bridge.session;
+package io.sluice.bridge.rate;
 
 /**
- * A rate limit that allows bursts: {@code burst} tokens, refilled at {@code perSecond}; each request takes one. Used on
- * one event loop only, with times from {@link System#nanoTime()}.
+ * A rate limit that allows bursts: {@code burst} tokens, refilled at {@code perSecond}; each request takes one. Not
+ * thread-safe: used on one event loop (a connection's subscribes), or under its owner's lock (the node's new schema-id
+ * lookups), with times from {@link System#nanoTime()}.
  */
-final class TokenBucket {
+public final class TokenBucket {
 
     private final double perNano;
     private final double capacity;
     private double tokens;
     private long refilledAt;
 
-    TokenBucket(double perSecond, int burst, long nowNanos) {
+    public TokenBucket(double perSecond, int burst, long nowNanos) {
         this.perNano = perSecond / 1e9;
         this.capacity = burst;
         this.tokens = burst;
@@ -22,7 +23,7 @@ final class TokenBucket {
      * Takes a token: 0 when one was there, otherwise the whole milliseconds until one will be, rounded up so that a
      * client that waits exactly as long finds it there (nothing is taken).
      */
-    long take(long nowNanos) {
+    public long take(long nowNanos) {
         tokens = Math.min(capacity, tokens + (nowNanos - refilledAt) * perNano);
         refilledAt = nowNanos;
         if (tokens >= 1) {

@@ -1,4 +1,4 @@
-package io.sluice.bridge.session;
+package io.sluice.bridge.rate;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
