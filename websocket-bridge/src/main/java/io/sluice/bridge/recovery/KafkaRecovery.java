@@ -16,7 +16,9 @@ import io.sluice.bridge.metrics.BridgeMetrics;
 import io.sluice.bridge.protocol.EncodedMessage;
 import io.sluice.bridge.format.Formats;
 import io.sluice.bridge.protocol.MessageEncoder;
+import io.sluice.bridge.protocol.PerRecord;
 import io.sluice.bridge.protocol.RecordMessages;
+import io.sluice.logging.RateLimitedByCause;
 
 /**
  * Carries out the Kafka part of a {@link RecoveryPlan}: reads each range from the log, keeps the records of the
@@ -24,6 +26,8 @@ import io.sluice.bridge.protocol.RecordMessages;
  * longer starts early enough.
  */
 public final class KafkaRecovery {
+
+    private static final RateLimitedByCause FAILURES = new RateLimitedByCause(org.slf4j.LoggerFactory.getLogger(KafkaRecovery.class));
 
     private final LogReader reader;
     private final ByteBufAllocator allocator;
@@ -57,7 +61,10 @@ public final class KafkaRecovery {
             // Keys are routed as the live reader routes them, through the topic's key format; failures are counted when
             // the kept records are encoded, not here as well.
             RecordMessages keys = new RecordMessages(new MessageEncoder(allocator), formats, (topic, part, reason) -> { });
-            Predicate<ConsumerRecord<byte[], byte[]>> filter = r -> !endpoints.apply(r.topic(), routingKey(keys.decode(r))).isEmpty();
+            Predicate<ConsumerRecord<byte[], byte[]>> filter = r -> {
+                RecordMessages.Record keyed = keys.decode(r);
+                return keyed.routable() && !endpoints.apply(r.topic(), routingKey(keyed)).isEmpty();
+            };
             parts.add(reader.read(read.partition(), read.from(), read.to(), filter)
                     .thenApply(range -> encode(subscription, read, range, endpoints)));
         }
@@ -82,12 +89,23 @@ public final class KafkaRecovery {
         }
         RecordMessages records = new RecordMessages(new MessageEncoder(allocator), formats, metrics::decodeFailed);
         for (ConsumerRecord<byte[], byte[]> r : range.records()) {
-            RecordMessages.Record record = records.decode(r);
-            for (String endpoint : endpoints.apply(r.topic(), routingKey(record))) {
-                EncodedMessage message = record.on(endpoint, read.epoch());
-                if (message != null) {
-                    out.add(message);
+            try {
+                RecordMessages.Record record = records.decode(r);
+                if (!record.routable()) {
+                    continue;
                 }
+                for (String endpoint : endpoints.apply(r.topic(), routingKey(record))) {
+                    EncodedMessage message = record.on(endpoint, read.epoch());
+                    if (message != null) {
+                        out.add(message);
+                    }
+                }
+            }
+            catch (Throwable e) {
+                // As live (Hub.accept): one record's failure outside its codec costs that record, not the recovery.
+                PerRecord.rethrowIfFatal(e);
+                metrics.recordFailed("recovery");
+                FAILURES.log(e, "A recovered record's encoding failed; it cost that record only: {}", PerRecord.reason(e));
             }
         }
         return out;
