@@ -13,6 +13,7 @@ import io.kroxylicious.testing.kafka.api.KafkaCluster;
 import io.kroxylicious.testing.kafka.common.BrokerCluster;
 import io.kroxylicious.testing.kafka.junit5ext.KafkaClusterExtension;
 import io.sluice.bridge.config.KafkaConfig;
+import io.sluice.bridge.server.BridgeFixture;
 import io.sluice.bridge.server.KafkaHelper;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -71,6 +72,27 @@ class ReaderLivenessTest {
             finally {
                 dying.close();
                 closed.close();
+            }
+        }
+    }
+
+    /**
+     * Through a node: its reader thread ended by something other than the node's stop (here an interrupt, which ends the
+     * consumer's poll) turns /livez and /healthz to 503. Before, they answered 200 whatever the reader did.
+     */
+    @Test
+    void aNodeWhoseReaderDiedIsNotLive() throws Exception {
+        try (KafkaHelper kafka = new KafkaHelper(cluster.getBootstrapServers())) {
+            String topic = kafka.createTopic(1);
+            try (BridgeFixture bridge = BridgeFixture.start(cluster.getBootstrapServers(), "node-reader-dies", "topics: " + topic)) {
+                assertThat(bridge.management("/livez")).isEqualTo(200);
+                Thread reader = Thread.getAllStackTraces().keySet().stream()
+                        .filter(t -> t.getName().equals("sluice-bridge-reader-node-reader-dies")).findFirst().orElseThrow();
+                reader.interrupt();
+                reader.join(Duration.ofSeconds(30).toMillis());
+                assertThat(reader.isAlive()).isFalse();
+                assertThat(bridge.management("/livez")).isEqualTo(503);
+                assertThat(bridge.management("/healthz")).isEqualTo(503);
             }
         }
     }
