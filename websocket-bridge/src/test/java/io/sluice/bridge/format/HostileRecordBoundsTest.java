@@ -43,6 +43,14 @@ class HostileRecordBoundsTest {
     }
 
     @Test
+    void publishingToADecimalBeyondTheMaximumIsRefusedBeforeAnyScaling() {
+        // Before: BigDecimal.setScale(2^31-1), a multiplication by 10^(2^31-1), on the publishing thread.
+        registry.register("t-value", SchemaType.AVRO, HostileBytes.HUGE_DECIMAL);
+        assertThatThrownBy(() -> avro.encode("t", com.fasterxml.jackson.databind.node.TextNode.valueOf("1")))
+                .isInstanceOf(EncodeException.class).hasMessageContaining("precision 2147483647");
+    }
+
+    @Test
     void aScaleAbovePrecisionIsUndecodableEvenIfAvroAcceptedIt() {
         // Avro ignores an invalid decimal (it reads as bytes): then its bytes are base64, no decimal work at all.
         int id = avroSchema("{\"type\":\"bytes\",\"logicalType\":\"decimal\",\"precision\":2,\"scale\":3}");
