@@ -74,8 +74,9 @@ public final class AvroCodec implements Codec {
             }
             return parser.parse(schema.text());
         }
-        catch (RuntimeException e) {
-            // SchemaParseException, AvroTypeException (a default that does not fit), IllegalArgumentException...
+        catch (RuntimeException | StackOverflowError e) {
+            // SchemaParseException, AvroTypeException (a default that does not fit), IllegalArgumentException... A stack
+            // overflow of the recursive parser (Jackson bounds the text's nesting at 1000) is the schema's fault too.
             throw new ParsedSchemas.SchemaException("not an Avro schema: " + e.getMessage(), e);
         }
     }

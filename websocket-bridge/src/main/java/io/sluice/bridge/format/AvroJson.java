@@ -55,7 +55,8 @@ final class AvroJson {
                 return NODES.numberNode((Integer) datum);
             case LONG: {
                 long v = (Long) datum;
-                return Math.abs(v) <= MAX_SAFE_INTEGER ? NODES.numberNode(v) : NODES.textNode(Long.toString(v));
+                // Not Math.abs(v) <= MAX: Math.abs(Long.MIN_VALUE) is Long.MIN_VALUE, which would pass as a number.
+                return v >= -MAX_SAFE_INTEGER && v <= MAX_SAFE_INTEGER ? NODES.numberNode(v) : NODES.textNode(Long.toString(v));
             }
             case FLOAT:
                 return floating(((Float) datum).doubleValue(), true);
@@ -124,10 +125,9 @@ final class AvroJson {
         return isFloat ? NODES.numberNode(new BigDecimal(Float.toString((float) v))) : NODES.numberNode(v);
     }
 
-    private static JsonNode bytesOrDecimal(byte[] bytes, Schema schema) {
+    private static JsonNode bytesOrDecimal(byte[] bytes, Schema schema) throws DecodeException {
         if (schema.getLogicalType() instanceof LogicalTypes.Decimal decimal) {
-            BigInteger unscaled = bytes.length == 0 ? BigInteger.ZERO : new BigInteger(bytes);
-            return NODES.textNode(new BigDecimal(unscaled, decimal.getScale()).toPlainString());
+            return NODES.textNode(AvroDecimals.toText(bytes, decimal));
         }
         return NODES.textNode(Base64.getEncoder().encodeToString(bytes));
     }
@@ -334,6 +334,11 @@ final class AvroJson {
         LogicalType logical = schema.getLogicalType();
         if (!(logical instanceof LogicalTypes.Decimal decimal)) {
             return JsonTypes.base64(node, at(path));
+        }
+        String unusable = AvroDecimals.unusable(decimal);
+        if (unusable != null) {
+            // Before setScale: a scale of 2^31-1 would multiply by 10^(2^31-1).
+            throw new EncodeException(at(path) + ": " + unusable);
         }
         BigDecimal value;
         try {

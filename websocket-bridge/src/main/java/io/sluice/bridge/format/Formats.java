@@ -41,6 +41,11 @@ public final class Formats {
         return new Formats(List.of());
     }
 
+    /** One rule: the topics matching {@code topics} (a regular expression) have {@code format}. For embedding and tests. */
+    public static Formats of(Pattern topics, TopicFormat format) {
+        return new Formats(List.of(new Compiled(topics, format)));
+    }
+
     /** Builds the rules' codecs; {@code registry} may be null when no rule uses one (validation guarantees it). */
     public static Formats build(List<FormatRule> rules, SchemaSource registry, FormatLimits limits)
             throws SchemaFileException {

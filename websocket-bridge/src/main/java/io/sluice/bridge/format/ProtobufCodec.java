@@ -163,6 +163,7 @@ public final class ProtobufCodec implements Codec {
         String text;
         try {
             DynamicMessage message = DynamicMessage.parseFrom(type, in);
+            ProtobufNesting.check(message, types, maxDepth);
             text = printer.usingTypeRegistry(types).print(message);
         }
         catch (IOException | RuntimeException e) {

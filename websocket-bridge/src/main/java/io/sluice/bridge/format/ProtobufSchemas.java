@@ -70,8 +70,10 @@ final class ProtobufSchemas {
             schema = new Linker(loader, errors, false, true).link(List.of(loader.load(MAIN)));
             errors.throwIfNonEmpty();
         }
-        catch (RuntimeException e) {
-            // Wire reports syntax and link errors as IllegalStateException/SchemaException with file:line:column.
+        catch (RuntimeException | StackOverflowError e) {
+            // Wire reports syntax and link errors as IllegalStateException/SchemaException with file:line:column. The
+            // text's nesting is checked before Wire parses it; a stack overflow of its recursive parser or linker
+            // anyway (a deeper structure than that check counts) is the schema's fault too: the stack is unwound here.
             throw new ParsedSchemas.SchemaException("not a usable .proto schema: " + clip(e.getMessage()), e);
         }
         SchemaEncoder encoder = new SchemaEncoder(schema);
@@ -249,6 +251,7 @@ final class ProtobufSchemas {
                 return CoreLoader.INSTANCE.load(path);
             }
             loaded.add(path);
+            ProtobufNesting.checkText(path, text);
             return ProtoFile.Companion.get(ProtoParser.Companion.parse(Location.get(path), text));
         }
 

@@ -64,6 +64,8 @@ public final class KafkaReader implements AutoCloseable {
     private final CompletableFuture<Void> firstAssignment = new CompletableFuture<>();
     private final Set<String> missingTopics = ConcurrentHashMap.newKeySet();
     private volatile boolean running = true;
+    /** Set when the reader thread ended while the node was not stopping: liveness fails (BridgeServer). */
+    private volatile boolean died;
     private volatile String lastError;
     private volatile ClusterProbe probe;
     private KafkaConsumer<byte[], byte[]> consumer;
@@ -122,6 +124,14 @@ public final class KafkaReader implements AutoCloseable {
         return firstAssignment.isDone();
     }
 
+    /**
+     * False once the reader thread has ended while the node was not stopping (an error it did not survive): nothing
+     * reads Kafka for this node any more, and only a restart helps, so liveness fails.
+     */
+    public boolean alive() {
+        return !died;
+    }
+
     public String lastError() {
         return lastError;
     }
@@ -176,11 +186,13 @@ public final class KafkaReader implements AutoCloseable {
         catch (WakeupException | InterruptException e) {
             // close() ends a blocking poll (wakeup) or a metadata call (interrupt) this way
         }
-        catch (RuntimeException e) {
+        catch (RuntimeException | Error e) {
+            // One record's failure is contained before it gets here (PerRecord); this is the reader's own, or a JVM's.
             lastError = e.toString();
             LOG.error("Kafka reader stopped", e);
         }
         finally {
+            died = running;
             // Bounded closes: with Kafka away, the defaults wait for the calls still pending (the probe's describe, up to
             // its 10 s timeout), and the node's stop would wait for them. A group-less consumer has nothing to commit.
             // No interrupt may reach these closes (the consumer's close throws InterruptException and logs an ERROR).

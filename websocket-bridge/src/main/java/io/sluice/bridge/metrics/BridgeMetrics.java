@@ -103,6 +103,16 @@ public final class BridgeMetrics {
                 .description("Record keys and values their topic's format could not decode").register(registry).increment();
     }
 
+    /**
+     * A record whose work threw where nothing should (a last line: decoding, selection, projection or delta), by the
+     * stage it was in: {@code decode}, {@code select}, {@code delta}, {@code recovery}. The record cost itself only.
+     */
+    public void recordFailed(String stage) {
+        Counter.builder("sluice.bridge.record.failures").tag("stage", stage)
+                .description("Records whose decoding, selection or delta failed unexpectedly; each cost itself only")
+                .register(registry).increment();
+    }
+
     public void groupAdded() {
         groups.incrementAndGet();
     }

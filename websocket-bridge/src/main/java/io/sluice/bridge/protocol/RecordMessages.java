@@ -8,10 +8,12 @@ import java.util.Optional;
 import com.fasterxml.jackson.databind.JsonNode;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.common.header.Header;
+import org.slf4j.LoggerFactory;
 
 import io.sluice.bridge.format.DecodeException;
 import io.sluice.bridge.format.DecodeFailurePolicy;
 import io.sluice.bridge.format.Formats;
+import io.sluice.logging.RateLimitedByCause;
 
 /**
  * Kafka records as messages, through their topic's configured format (docs/bridge-formats.md): a value its codec
@@ -31,6 +33,9 @@ public final class RecordMessages {
         void failed(String topic, String part, String reason);
     }
 
+    /** Throwables other than DecodeException from a codec: a line per cause per interval, whatever the record rate. */
+    private static final RateLimitedByCause UNEXPECTED = new RateLimitedByCause(LoggerFactory.getLogger(RecordMessages.class));
+
     private final MessageEncoder encoder;
     private final Formats formats;
     private final DecodeFailures failures;
@@ -47,21 +52,33 @@ public final class RecordMessages {
         private final ConsumerRecord<byte[], byte[]> record;
         private final Formats.TopicFormat format;
         private final String key;
+        private final boolean routable;
         private final Header[] headers;
         private boolean decoded;
         private JsonNode value;
         private DecodeFailurePolicy failed;
 
-        private Record(ConsumerRecord<byte[], byte[]> record, Formats.TopicFormat format, String key) {
+        private Record(ConsumerRecord<byte[], byte[]> record, Formats.TopicFormat format, String key, boolean routable) {
             this.record = record;
             this.format = format;
             this.key = key;
+            this.routable = routable;
             this.headers = record.headers().toArray();
         }
 
-        /** The key as endpoints and filters see it: the decoded key's text (or compact JSON), else its UTF-8; null without one. */
+        /** The key as endpoints and filters see it: the decoded key's text (or compact JSON); null without one. */
         public String key() {
             return key;
+        }
+
+        /**
+         * False when the topic has a key format and the key does not decode: the record then appears on no endpoint.
+         * Its UTF-8 text would be the endpoint of a decoded key with the same text (raw bytes {@code alice} under a
+         * JSON key format landing on the endpoint of the key {@code "alice"}), and the key-less endpoint is another
+         * stream; routing it anywhere would let a producer write into a stream it does not own.
+         */
+        public boolean routable() {
+            return routable;
         }
 
         /**
@@ -96,9 +113,20 @@ public final class RecordMessages {
                 value = format.value().decode(record.topic(), record.value());
             }
             catch (DecodeException e) {
-                failures.failed(record.topic(), "value", e.getMessage());
-                failed = format.onDecodeFailure() == DecodeFailurePolicy.RAW ? null : format.onDecodeFailure();
+                failed(e.getMessage());
             }
+            catch (Throwable e) {
+                // Whatever else a codec throws on this record's bytes costs this record alone, as an undecodable one.
+                PerRecord.rethrowIfFatal(e);
+                UNEXPECTED.log(e, "Decoding a value of topic {} failed unexpectedly (its onDecodeFailure applies): {}", record.topic(),
+                        PerRecord.reason(e));
+                failed(PerRecord.reason(e));
+            }
+        }
+
+        private void failed(String reason) {
+            failures.failed(record.topic(), "value", reason);
+            failed = format.onDecodeFailure() == DecodeFailurePolicy.RAW ? null : format.onDecodeFailure();
         }
     }
 
@@ -106,16 +134,24 @@ public final class RecordMessages {
     public Record decode(ConsumerRecord<byte[], byte[]> record) {
         Formats.TopicFormat format = byTopic.computeIfAbsent(record.topic(), t -> Optional.ofNullable(formats.forTopic(t))).orElse(null);
         String key = record.key() == null ? null : new String(record.key(), StandardCharsets.UTF_8);
+        boolean routable = true;
         if (format != null && format.key() != null && record.key() != null) {
             try {
                 JsonNode decoded = format.key().decode(record.topic(), record.key());
                 key = decoded.isTextual() ? decoded.asText() : decoded.toString();
             }
             catch (DecodeException e) {
-                // Keys route records to endpoints: an undecodable one keeps its UTF-8 text, whatever the value's policy.
                 failures.failed(record.topic(), "key", e.getMessage());
+                routable = false;
+            }
+            catch (Throwable e) {
+                PerRecord.rethrowIfFatal(e);
+                UNEXPECTED.log(e, "Decoding a key of topic {} failed unexpectedly (the record goes to no endpoint): {}", record.topic(),
+                        PerRecord.reason(e));
+                failures.failed(record.topic(), "key", PerRecord.reason(e));
+                routable = false;
             }
         }
-        return new Record(record, format, key);
+        return new Record(record, format, key, routable);
     }
 }

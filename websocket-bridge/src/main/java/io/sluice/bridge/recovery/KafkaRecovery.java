@@ -19,7 +19,9 @@ import io.sluice.bridge.metrics.BridgeMetrics;
 import io.sluice.bridge.protocol.EncodedMessage;
 import io.sluice.bridge.format.Formats;
 import io.sluice.bridge.protocol.MessageEncoder;
+import io.sluice.bridge.protocol.PerRecord;
 import io.sluice.bridge.protocol.RecordMessages;
+import io.sluice.logging.RateLimitedByCause;
 
 /**
  * Carries out the Kafka part of a {@link RecoveryPlan}: reads each range from the log, keeps the records of the
@@ -35,6 +37,7 @@ public final class KafkaRecovery {
 
     /** How long one log read may wait for new schema ids in all (decision: within a recovery's patience). */
     static final long SCHEMA_WAIT_NANOS = TimeUnit.SECONDS.toNanos(10);
+    private static final RateLimitedByCause FAILURES = new RateLimitedByCause(org.slf4j.LoggerFactory.getLogger(KafkaRecovery.class));
 
     private final LogReader reader;
     private final ByteBufAllocator allocator;
@@ -68,7 +71,10 @@ public final class KafkaRecovery {
             // Keys are routed as the live reader routes them, through the topic's key format; failures are counted when
             // the kept records are encoded, not here as well.
             RecordMessages keys = new RecordMessages(new MessageEncoder(allocator), formats, (topic, part, reason) -> { });
-            Predicate<ConsumerRecord<byte[], byte[]>> filter = r -> !endpoints.apply(r.topic(), routingKey(keys.decode(r))).isEmpty();
+            Predicate<ConsumerRecord<byte[], byte[]>> filter = r -> {
+                RecordMessages.Record keyed = keys.decode(r);
+                return keyed.routable() && !endpoints.apply(r.topic(), routingKey(keyed)).isEmpty();
+            };
             parts.add(reader.read(read.partition(), read.from(), read.to(), filter)
                     .thenApply(range -> encode(subscription, read, range, endpoints)));
         }
@@ -94,13 +100,24 @@ public final class KafkaRecovery {
         RecordMessages records = new RecordMessages(new MessageEncoder(allocator), formats, metrics::decodeFailed);
         long schemaDeadline = System.nanoTime() + SCHEMA_WAIT_NANOS;
         for (ConsumerRecord<byte[], byte[]> r : range.records()) {
-            awaitSchemas(r, schemaDeadline);
-            RecordMessages.Record record = records.decode(r);
-            for (String endpoint : endpoints.apply(r.topic(), routingKey(record))) {
-                EncodedMessage message = record.on(endpoint, read.epoch());
-                if (message != null) {
-                    out.add(message);
+            try {
+                awaitSchemas(r, schemaDeadline);
+                RecordMessages.Record record = records.decode(r);
+                if (!record.routable()) {
+                    continue;
                 }
+                for (String endpoint : endpoints.apply(r.topic(), routingKey(record))) {
+                    EncodedMessage message = record.on(endpoint, read.epoch());
+                    if (message != null) {
+                        out.add(message);
+                    }
+                }
+            }
+            catch (Throwable e) {
+                // As live (Hub.accept): one record's failure outside its codec costs that record, not the recovery.
+                PerRecord.rethrowIfFatal(e);
+                metrics.recordFailed("recovery");
+                FAILURES.log(e, "A recovered record's encoding failed; it cost that record only: {}", PerRecord.reason(e));
             }
         }
         return out;

@@ -222,7 +222,10 @@ public final class BridgeServer implements AutoCloseable {
             throw new UncheckedIOException(new IOException("cannot listen on " + config.server().listen() + ": " + e.getMessage(), e));
         }
         if (config.management().enabled()) {
-            management = new ManagementServer(config.management().bindAddress(), config.management().port(), registry, readinessChecks());
+            // Live while the Kafka reader runs: a reader that died stops every client's live stream, and only a restart
+            // brings it back (readiness alone would only take the node out of its Service).
+            management = new ManagementServer(config.management().bindAddress(), config.management().port(), registry, readinessChecks(),
+                    reader::alive);
             try {
                 management.start();
             }

@@ -13,6 +13,7 @@ import io.sluice.bridge.filter.Filter;
 import io.sluice.bridge.filter.Projection;
 import io.sluice.bridge.protocol.EncodedMessage;
 import io.sluice.bridge.protocol.MessageEncoder;
+import io.sluice.bridge.protocol.PerRecord;
 
 /**
  * The subscriptions on a node that select the same part of the stream: one filter and one field list. The node
@@ -100,9 +101,17 @@ public final class Group {
      * caller's reference and returns one, or null (released) when the filter refuses it. Notices pass. Any thread.
      */
     public EncodedMessage recovered(EncodedMessage message, ByteBufAllocator allocator) {
-        EncodedMessage selected = select(message, new MessageView(message), allocator);
-        message.release();
-        return selected;
+        try {
+            return select(message, new MessageView(message), allocator);
+        }
+        catch (Throwable e) {
+            // As live (Hub): a selection or projection that throws on one message costs that message, not the recovery.
+            PerRecord.rethrowIfFatal(e);
+            return null;
+        }
+        finally {
+            message.release();
+        }
     }
 
     /**

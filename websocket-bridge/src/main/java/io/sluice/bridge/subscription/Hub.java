@@ -32,6 +32,8 @@ import io.sluice.bridge.protocol.RecordMessages;
 import io.sluice.bridge.format.Formats;
 import io.sluice.bridge.recovery.RecoveryCache;
 import io.sluice.bridge.recovery.RecoveryPlan;
+import io.sluice.bridge.protocol.PerRecord;
+import io.sluice.logging.RateLimitedByCause;
 
 /**
  * Who is subscribed to what, and the point where live records meet subscriptions. The reader thread encodes each
@@ -42,6 +44,9 @@ import io.sluice.bridge.recovery.RecoveryPlan;
  * unsubscribe and the node's shutdown wait on.
  */
 public final class Hub implements RecordSink {
+
+    /** A record whose work threw unexpectedly: one line per cause per interval (the record is counted and skipped). */
+    private static final RateLimitedByCause RECORD_FAILURES = new RateLimitedByCause(org.slf4j.LoggerFactory.getLogger(Hub.class));
 
     private final EndpointTable table;
     private final PartitionEpochs epochs;
@@ -129,14 +134,24 @@ public final class Hub implements RecordSink {
             if (epoch == null) {
                 continue;
             }
-            RecordMessages.Record decoded = this.records.decode(record);
-            for (String endpoint : table.endpointsFor(record.topic(), decoded.key() == null ? "" : decoded.key())) {
-                EncodedMessage message = decoded.on(endpoint, epoch);
-                if (message == null) {
-                    continue; // an undecodable value its topic's policy drops
+            try {
+                RecordMessages.Record decoded = this.records.decode(record);
+                if (!decoded.routable()) {
+                    continue; // an undecodable key: on no endpoint (RecordMessages.Record#routable)
                 }
-                messages.add(message);
-                before.add(message.notice() ? null : lastInBatch.put(endpoint, message));
+                for (String endpoint : table.endpointsFor(record.topic(), decoded.key() == null ? "" : decoded.key())) {
+                    EncodedMessage message = decoded.on(endpoint, epoch);
+                    if (message == null) {
+                        continue; // an undecodable value its topic's policy drops
+                    }
+                    messages.add(message);
+                    before.add(message.notice() ? null : lastInBatch.put(endpoint, message));
+                }
+            }
+            catch (Throwable e) {
+                // Decoding failures are the codec's (RecordMessages applies the policy); this is whatever else one record's
+                // encoding throws: that record is skipped (on the endpoints it had not reached yet), the batch goes on.
+                recordFailed("decode", e);
             }
         }
         if (deltaSubscriptions > 0) {
@@ -224,7 +239,7 @@ public final class Hub implements RecordSink {
                         out = selected.get(group);
                     }
                     else {
-                        out = group.live(message, view, encoder.allocator(), encoder, deltaConfig);
+                        out = select(group, message, view);
                         selected.put(group, out);
                         metrics.groupSelection();
                     }
@@ -242,6 +257,23 @@ public final class Hub implements RecordSink {
                 });
             }
         }
+    }
+
+    /** The group's view of the message; a selection, projection or delta that throws costs that message for that group. */
+    private EncodedMessage select(Group group, EncodedMessage message, MessageView view) {
+        try {
+            return group.live(message, view, encoder.allocator(), encoder, deltaConfig);
+        }
+        catch (Throwable e) {
+            recordFailed("select", e);
+            return null;
+        }
+    }
+
+    private void recordFailed(String stage, Throwable e) {
+        PerRecord.rethrowIfFatal(e);
+        metrics.recordFailed(stage);
+        RECORD_FAILURES.log(e, "A record's {} failed; it cost that record only: {}", stage, PerRecord.reason(e));
     }
 
     private void releaseRetiredGroups() {
@@ -302,7 +334,14 @@ public final class Hub implements RecordSink {
         }
         // Before any reference is handed out: a message's references cover its delta frame too.
         for (int i = 0; i < targets.size(); i++) {
-            ByteBuf delta = encoder.delta(bases.get(i), targets.get(i), deltaConfig);
+            ByteBuf delta;
+            try {
+                delta = encoder.delta(bases.get(i), targets.get(i), deltaConfig);
+            }
+            catch (Throwable e) {
+                recordFailed("delta", e);
+                continue; // the message goes whole, as one over the delta limits does
+            }
             if (delta != null) {
                 targets.get(i).attachDelta(delta, bases.get(i).seq());
             }

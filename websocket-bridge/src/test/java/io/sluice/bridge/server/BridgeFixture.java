@@ -166,6 +166,13 @@ public final class BridgeFixture implements AutoCloseable {
         return sum;
     }
 
+    /** The status of a GET of the management port's {@code path} ({@code /readyz}, {@code /livez}). */
+    public int management(String path) throws java.io.IOException, InterruptedException {
+        return java.net.http.HttpClient.newHttpClient().send(java.net.http.HttpRequest.newBuilder(
+                        java.net.URI.create("http://127.0.0.1:" + server.managementPort() + path)).timeout(Duration.ofSeconds(10)).build(),
+                java.net.http.HttpResponse.BodyHandlers.discarding()).statusCode();
+    }
+
     @Override
     public void close() {
         server.close();
