@@ -331,7 +331,7 @@ class FilterChainTest {
     private static String createTopic(ProxyFixture proxy, int partitions) throws Exception {
         String topic = "f-" + UUID.randomUUID();
         try (Admin admin = Admin.create(proxy.clientConfig())) {
-            admin.createTopics(List.of(new NewTopic(topic, partitions, (short) 1))).all().get();
+            io.sluice.testkit.Topics.createTopics(admin, List.of(new NewTopic(topic, partitions, (short) 1)));
         }
         return topic;
     }
