@@ -124,8 +124,8 @@ class FilterChainTest {
                 """)) {
             String allowed = createTopic(proxy);
             String forbidden = "forbidden-" + UUID.randomUUID();
-            try (Admin admin = Admin.create(proxy.clientConfig())) {
-                admin.createTopics(List.of(new NewTopic(forbidden, 1, (short) 1))).all().get();
+            try (Admin admin = Admin.create(Map.of("bootstrap.servers", cluster.getBootstrapServers()))) {
+                io.sluice.testkit.Topics.createTopics(admin, List.of(new NewTopic(forbidden, 1, (short) 1)));
             }
             try (KafkaProducer<String, String> producer = producer(proxy)) {
                 assertThatThrownBy(() -> producer.send(new ProducerRecord<>(forbidden, "k", "secret")).get())
