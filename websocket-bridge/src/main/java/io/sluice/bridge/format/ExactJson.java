@@ -12,7 +12,7 @@ import com.fasterxml.jackson.databind.node.JsonNodeFactory;
  * literals, published payloads). Numbers are exact: every non-integer is a {@link java.math.BigDecimal} kept as
  * written (no trailing zeros stripped), integers are int, long or BigInteger as they fit. A double would make
  * {@code 1000.0000000000000001} equal to 1000 and {@code 1e400} infinite; if one reader used doubles and another
- * decimals, a filter would select different records live and in recovery (docs/bridge-filters.md, "Numbers").
+ * decimals, a filter would select different records live and in recovery (docs/bridge-filters.md, "Semantics").
  *
  * <p>Strict as well: exactly one value, no duplicate keys, nesting bounded by the caller's depth. Number text is
  * bounded by Jackson's default {@link StreamReadConstraints#getMaxNumberLength() maxNumberLength} (1000 characters),

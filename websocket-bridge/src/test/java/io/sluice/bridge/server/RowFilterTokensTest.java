@@ -104,7 +104,7 @@ class RowFilterTokensTest {
     }
 
     /**
-     * Amounts a double cannot hold (docs/bridge-filters.md, "Numbers"): {@code 1000.0000000000000001} is above 1000,
+     * Amounts a double cannot hold (docs/bridge-filters.md, "Semantics"): {@code 1000.0000000000000001} is above 1000,
      * {@code 1e400} and {@code -1e400} are finite. Live, in recovery from the node's cache (where all but an
      * endpoint's latest message are read back from their frames) and in recovery from the Kafka log, one row filter
      * selects exactly the same records, for a topic read as {@code json} and for one without a format.
