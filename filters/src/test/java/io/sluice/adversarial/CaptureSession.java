@@ -126,7 +126,7 @@ final class CaptureSession {
             admin.describeConfigs(List.of(new ConfigResource(ConfigResource.Type.TOPIC, FuzzTarget.PLAIN),
                     new ConfigResource(ConfigResource.Type.BROKER, "0"))).all().get(10, TimeUnit.SECONDS);
             String created = "fz-created-" + through.name();
-            admin.createTopics(List.of(new NewTopic(created, 1, (short) 1))).all().get(10, TimeUnit.SECONDS);
+            io.sluice.testkit.Topics.createTopics(admin, List.of(new NewTopic(created, 1, (short) 1)));
             admin.createPartitions(Map.of(created, NewPartitions.increaseTo(2))).all().get(10, TimeUnit.SECONDS);
             admin.incrementalAlterConfigs(Map.of(new ConfigResource(ConfigResource.Type.TOPIC, created),
                     List.of(new AlterConfigOp(new ConfigEntry("retention.ms", "3600000"), AlterConfigOp.OpType.SET)))).all().get(10, TimeUnit.SECONDS);

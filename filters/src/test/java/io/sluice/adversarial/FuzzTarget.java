@@ -186,7 +186,7 @@ final class FuzzTarget implements AutoCloseable {
 
     void createTopics(String... topics) throws Exception {
         try (Admin admin = Admin.create(cluster.getKafkaClientConfiguration())) {
-            admin.createTopics(java.util.Arrays.stream(topics).map(t -> new NewTopic(t, 2, (short) 1)).toList()).all().get();
+            io.sluice.testkit.Topics.createTopics(admin, java.util.Arrays.stream(topics).map(t -> new NewTopic(t, 2, (short) 1)).toList());
         }
     }
 

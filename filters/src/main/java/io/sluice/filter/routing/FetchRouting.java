@@ -59,7 +59,11 @@ final class FetchRouting {
         for (FetchRequestData.FetchTopic topic : request.topics()) {
             Optional<View> view = routes.view(topic.topic());
             if (view.isEmpty()) {
-                hidden.add(unknown(topic));
+                hidden.add(refused(topic, Errors.UNKNOWN_TOPIC_OR_PARTITION));
+                continue;
+            }
+            if (RowFilteredTopics.refusesReadOf(exchange.context(), view.get().topic())) {
+                hidden.add(refused(topic, Errors.TOPIC_AUTHORIZATION_FAILED));
                 continue;
             }
             for (FetchRequestData.FetchPartition partition : topic.partitions()) {
@@ -132,12 +136,12 @@ final class FetchRouting {
         metrics.recordsDropped.increment(dropped[0]);
     }
 
-    private static FetchResponseData.FetchableTopicResponse unknown(FetchRequestData.FetchTopic topic) {
+    private static FetchResponseData.FetchableTopicResponse refused(FetchRequestData.FetchTopic topic, Errors error) {
         FetchResponseData.FetchableTopicResponse response = new FetchResponseData.FetchableTopicResponse().setTopic(topic.topic());
         for (FetchRequestData.FetchPartition p : topic.partitions()) {
             response.partitions().add(new FetchResponseData.PartitionData()
                     .setPartitionIndex(p.partition())
-                    .setErrorCode(Errors.UNKNOWN_TOPIC_OR_PARTITION.code())
+                    .setErrorCode(error.code())
                     .setHighWatermark(-1)
                     .setLastStableOffset(-1)
                     .setLogStartOffset(-1)

@@ -61,7 +61,7 @@ final class EncryptedTopics {
 
     void create(String topic, Map<String, String> configs) throws Exception {
         try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, cluster.getBootstrapServers()))) {
-            admin.createTopics(List.of(new NewTopic(topic, 1, (short) 1).configs(configs))).all().get();
+            io.sluice.testkit.Topics.createTopics(admin, List.of(new NewTopic(topic, 1, (short) 1).configs(configs)));
         }
     }
 

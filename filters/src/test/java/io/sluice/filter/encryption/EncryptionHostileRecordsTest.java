@@ -81,7 +81,7 @@ class EncryptionHostileRecordsTest {
     private static void refused(MemoryRecords records, Errors error, long maxAllocated) throws Exception {
         String topic = "secure." + UUID.randomUUID();
         try (Admin admin = Admin.create(cluster.getKafkaClientConfiguration())) {
-            admin.createTopics(List.of(new NewTopic(topic, 1, (short) 1))).all().get();
+            io.sluice.testkit.Topics.createTopics(admin, List.of(new NewTopic(topic, 1, (short) 1)));
         }
         SwitchableKmsService.createKey("kek-" + topic);
         double keyRequests = proxy.metric(KEY_REQUESTS, "");

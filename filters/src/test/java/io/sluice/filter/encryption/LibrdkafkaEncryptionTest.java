@@ -63,7 +63,7 @@ class LibrdkafkaEncryptionTest {
     void compressedBatchesFromLibrdkafkaAreReadBackInPlaintextAndTheBrokerHoldsOnlyCiphertext(String codec) throws Exception {
         String topic = "secure.librdkafka-" + codec;
         try (Admin admin = Admin.create(cluster.getKafkaClientConfiguration())) {
-            admin.createTopics(List.of(new NewTopic(topic, 1, (short) 1))).all().get();
+            io.sluice.testkit.Topics.createTopics(admin, List.of(new NewTopic(topic, 1, (short) 1)));
         }
         List<Map.Entry<String, String>> records = IntStream.range(0, 30)
                 .mapToObj(i -> Map.entry("customer-" + i, "card-4111-1111-1111-" + i + "-" + codec)).toList();

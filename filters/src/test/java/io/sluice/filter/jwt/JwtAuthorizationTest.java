@@ -212,7 +212,7 @@ class JwtAuthorizationTest {
         }
         Map<String, Object> root = jwt.clientConfig(JwtProxy.token("root", Duration.ofMinutes(5), Map.of("admin", true)));
         try (Admin admin = Admin.create(root)) {
-            admin.createTopics(List.of(new NewTopic("az-new-by-root", 1, (short) 1))).all().get();
+            io.sluice.testkit.Topics.createTopics(admin, List.of(new NewTopic("az-new-by-root", 1, (short) 1)));
             // CreateTopics returns once the controller has the topic; the broker's metadata follows a moment later.
             await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> assertThat(admin.listTopics().names().get()).contains("az-new-by-root", SECRET));
             admin.deleteTopics(List.of("az-new-by-root")).all().get();

@@ -71,11 +71,8 @@ class JwtGroupLeaksTest {
     static void start() throws Exception {
         jwt = JwtProxy.start(cluster);
         try (Admin admin = Admin.create(cluster.getKafkaClientConfiguration())) {
-            admin.createTopics(List.of(new NewTopic(VISIBLE, 1, (short) 1), new NewTopic(HIDDEN, 1, (short) 1))).all().get();
-            // Described until the broker's metadata has them: asked at once, it can still answer
-            // UNKNOWN_TOPIC_OR_PARTITION (it did once in CI).
-            var ids = await().atMost(Duration.ofSeconds(30)).ignoreExceptions()
-                    .until(() -> admin.describeTopics(List.of(VISIBLE, HIDDEN)).allTopicNames().get(), found -> found.size() == 2);
+            // Returns once the broker's metadata has them: described at once, they could be UNKNOWN_TOPIC_OR_PARTITION.
+            var ids = io.sluice.testkit.Topics.createTopics(admin, List.of(new NewTopic(VISIBLE, 1, (short) 1), new NewTopic(HIDDEN, 1, (short) 1)));
             visibleId = ids.get(VISIBLE).topicId();
             hiddenId = ids.get(HIDDEN).topicId();
             // The group coordinator (and __consumer_offsets) ready before raw JoinGroups, which do not look for it.

@@ -112,7 +112,7 @@ public final class JwtProxy implements AutoCloseable {
     /** Creates topics directly on the cluster, not through the proxy. */
     public void createTopics(String... topics) throws Exception {
         try (Admin admin = Admin.create(cluster.getKafkaClientConfiguration())) {
-            admin.createTopics(java.util.Arrays.stream(topics).map(t -> new NewTopic(t, 1, (short) 1)).toList()).all().get();
+            io.sluice.testkit.Topics.createTopics(admin, java.util.Arrays.stream(topics).map(t -> new NewTopic(t, 1, (short) 1)).toList());
         }
     }
 

@@ -69,8 +69,8 @@ class JwtTopicLeaksTest {
     static void start() throws Exception {
         jwt = JwtProxy.start(cluster);
         try (Admin admin = Admin.create(cluster.getKafkaClientConfiguration())) {
-            admin.createTopics(List.of(new NewTopic(VISIBLE_1, 2, (short) 1), new NewTopic(HIDDEN_1, 3, (short) 1),
-                    new NewTopic(VISIBLE_2, 1, (short) 1), new NewTopic(HIDDEN_2, 2, (short) 1))).all().get();
+            io.sluice.testkit.Topics.createTopics(admin, List.of(new NewTopic(VISIBLE_1, 2, (short) 1), new NewTopic(HIDDEN_1, 3, (short) 1),
+                    new NewTopic(VISIBLE_2, 1, (short) 1), new NewTopic(HIDDEN_2, 2, (short) 1)));
         }
     }
 

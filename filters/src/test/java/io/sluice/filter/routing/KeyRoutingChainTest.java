@@ -106,4 +106,31 @@ class KeyRoutingChainTest {
             assertThat(r.headers().lastHeader(RecordCipher.MARKER_HEADER)).isNotNull();
         });
     }
+
+    /**
+     * A row filter on the real topic covers every virtual topic of it: the proxy cannot filter rows inside a Fetch,
+     * so a token with one reads none of the real topic's records, under its own name or a virtual one, even with
+     * {@code read} granted on the virtual names (docs/security.md, docs/key-routing.md).
+     */
+    @Test
+    void aRowFilterOnTheRealTopicRefusesFetchesOfItsVirtualTopics() throws Exception {
+        // No record is needed: before the fix the Fetch was forwarded as for any reader of the virtual topic (the
+        // other test's record, or any later one, would have been delivered unfiltered); now it is refused.
+        String filtered = JwtProxy.token("branch-17", Duration.ofMinutes(10), Map.of(
+                "topics", Map.of("ch-scores.live.*", List.of("read")),
+                "filters", Map.of(REAL, Map.of("eq", List.of("/value/branch", 17)))));
+        Map<String, Object> config = new HashMap<>(proxy.clientConfig(filtered));
+        config.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+        List<ConsumerRecord<String, String>> read = new ArrayList<>();
+        try (KafkaConsumer<String, String> consumer = new KafkaConsumer<>(config, new StringDeserializer(), new StringDeserializer())) {
+            consumer.assign(List.of(new org.apache.kafka.common.TopicPartition(FOOTBALL, 0)));
+            assertThatThrownBy(() -> {
+                long deadline = System.currentTimeMillis() + 30_000;
+                while (System.currentTimeMillis() < deadline) {
+                    consumer.poll(Duration.ofMillis(200)).forEach(read::add);
+                }
+            }).as("records read: %s", read).isInstanceOf(TopicAuthorizationException.class);
+        }
+        assertThat(read).as("rows of the row-filtered real topic read through a virtual name").isEmpty();
+    }
 }

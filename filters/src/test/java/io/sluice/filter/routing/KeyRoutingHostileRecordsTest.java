@@ -178,7 +178,7 @@ class KeyRoutingHostileRecordsTest {
 
     private static void createTopic(String topic) throws Exception {
         try (Admin admin = Admin.create(cluster.getKafkaClientConfiguration())) {
-            admin.createTopics(List.of(new NewTopic(topic, 1, (short) 1))).all().get();
+            io.sluice.testkit.Topics.createTopics(admin, List.of(new NewTopic(topic, 1, (short) 1)));
         }
     }
 }

@@ -414,7 +414,7 @@ class KeyRoutingTest {
 
     private static void createTopics(String... topics) throws Exception {
         try (Admin admin = Admin.create(cluster.getKafkaClientConfiguration())) {
-            admin.createTopics(java.util.Arrays.stream(topics).map(t -> new NewTopic(t, 1, (short) 1)).toList()).all().get();
+            io.sluice.testkit.Topics.createTopics(admin, java.util.Arrays.stream(topics).map(t -> new NewTopic(t, 1, (short) 1)).toList());
         }
     }
 

@@ -200,7 +200,7 @@ class DistributionIT {
         awaitReady(proxy, proxyManagement);
 
         try (Admin admin = Admin.create(Map.of(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG, proxyBootstrap))) {
-            admin.createTopics(List.of(new NewTopic(topic, 1, (short) 1))).all().get(30, TimeUnit.SECONDS);
+            io.sluice.testkit.Topics.createTopics(admin, List.of(new NewTopic(topic, 1, (short) 1)));
         }
         try (KafkaProducer<String, String> producer = producer(proxyBootstrap)) {
             producer.send(new ProducerRecord<>(topic, "warm-up", "{\"n\":0}")).get(30, TimeUnit.SECONDS);
@@ -281,7 +281,7 @@ class DistributionIT {
                 Map.of("KAFKA_BOOTSTRAP", cluster.getBootstrapServers(), "SLUICE_BOOTSTRAP", proxyBootstrap), proxyLog.getFileName().toString());
         awaitReady(proxy, proxyManagement);
         try (Admin admin = Admin.create(Map.of(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG, proxyBootstrap))) {
-            admin.createTopics(List.of(new NewTopic(topic, 1, (short) 1))).all().get(30, TimeUnit.SECONDS);
+            io.sluice.testkit.Topics.createTopics(admin, List.of(new NewTopic(topic, 1, (short) 1)));
         }
         int bridgeManagement = FreePorts.block(1);
         Path bridgeLog = work.resolve("outage-bridge.log");

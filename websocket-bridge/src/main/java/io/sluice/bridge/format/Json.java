@@ -2,16 +2,13 @@ package io.sluice.bridge.format;
 
 import java.io.IOException;
 
-import com.fasterxml.jackson.core.JsonParser;
-import com.fasterxml.jackson.core.StreamReadConstraints;
 import com.fasterxml.jackson.core.exc.StreamConstraintsException;
-import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 
 /**
- * The strict JSON reader and compact writer the codecs share: exactly one value, no duplicate keys, nesting bounded
- * by {@link FormatLimits#maxDepth()}, parsed from decoded text (not bytes, so Jackson's encoding detection cannot take
+ * The strict JSON reader and compact writer the codecs share ({@link ExactJson}: exactly one value, no duplicate keys,
+ * exact numbers), nesting bounded by {@link FormatLimits#maxDepth()}, parsed from decoded text (not bytes, so Jackson's encoding detection cannot take
  * UTF-16 for UTF-8, as MessageEncoder explains).
  */
 final class Json {
@@ -19,11 +16,7 @@ final class Json {
     private final ObjectMapper mapper;
 
     Json(int maxDepth) {
-        mapper = new ObjectMapper()
-                .enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION)
-                .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
-                .enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS);
-        mapper.getFactory().setStreamReadConstraints(StreamReadConstraints.builder().maxNestingDepth(maxDepth).build());
+        mapper = ExactJson.mapper(maxDepth);
     }
 
     JsonNode read(String text) throws DecodeException {

@@ -19,6 +19,11 @@ import io.sluice.logging.RateLimitedByCause;
  * <p>It is also the node's one voice about an outage: a line when the cluster has not answered for as long as
  * readiness allows, and one when it answers again. kafka-clients' own per-reconnect warnings are turned down in the
  * shipped logging configuration, because they repeat every second for as long as the outage lasts.
+ *
+ * <p>The line and readiness read one clock: the age of the last answer, judged by {@link #sinceLastAnswer} (what
+ * readiness asks) and by {@link #maybeAsk} (the reader's loop), whichever sees it pass the limit first. It used to wait
+ * for a question to fail, which comes up to a question's timeout later: readiness said "Kafka has not answered" while
+ * the log said nothing yet, so an operator (or a test) looking at a 503 could not find why in the log.
  */
 final class ClusterProbe {
 
@@ -30,10 +35,11 @@ final class ClusterProbe {
     private final long silentLimitNanos;
     private final long startNanos = System.nanoTime();
     private final AtomicBoolean asking = new AtomicBoolean();
-    private volatile long lastAnswerNanos;
-    private volatile boolean answered;
-    // Only touched in the answers' callbacks, which never overlap (one question at a time).
+    // Written by the answers' callbacks, read by readiness and the reader: guarded by this.
+    private long lastAnswerNanos;
+    private boolean answered;
     private boolean saidLost;
+    private Throwable lastFailure;
     // Only touched on the reader thread.
     private long nextNanos = System.nanoTime();
 
@@ -50,6 +56,7 @@ final class ClusterProbe {
     /** Asks the cluster if a second has passed and no question is waiting for its answer. Returns at once. */
     void maybeAsk() {
         long now = System.nanoTime();
+        judge(now);
         if (now - nextNanos < 0 || !asking.compareAndSet(false, true)) {
             return;
         }
@@ -70,7 +77,7 @@ final class ClusterProbe {
         }
     }
 
-    private void answered(long now) {
+    private synchronized void answered(long now) {
         if (saidLost) {
             saidLost = false;
             LOG.info("Kafka answers again after {} s without an answer; the node is ready again",
@@ -78,13 +85,23 @@ final class ClusterProbe {
         }
         lastAnswerNanos = now;
         answered = true;
+        lastFailure = null;
     }
 
-    private void unanswered(long now, Throwable error) {
+    private synchronized void unanswered(long now, Throwable error) {
+        lastFailure = error;
+        judge(now);
+    }
+
+    /** Says the cluster is lost once its silence passes the limit: the moment readiness starts saying so too. */
+    private synchronized void judge(long now) {
         if (!saidLost && now - lastOrStart() > silentLimitNanos) {
             saidLost = true;
+            Throwable failure = lastFailure;
             LOG.warn("Kafka has not answered for {} s ({}); the node reports not ready until it does",
-                    Duration.ofNanos(now - lastOrStart()).toSeconds(), RateLimitedByCause.describe(RateLimitedByCause.rootCause(error)));
+                    Duration.ofNanos(now - lastOrStart()).toSeconds(),
+                    failure == null ? "its question is still waiting for an answer"
+                            : RateLimitedByCause.describe(RateLimitedByCause.rootCause(failure)));
         }
     }
 
@@ -93,7 +110,9 @@ final class ClusterProbe {
     }
 
     /** How long ago the cluster last answered; null if it never did. */
-    Duration sinceLastAnswer() {
-        return answered ? Duration.ofNanos(System.nanoTime() - lastAnswerNanos) : null;
+    synchronized Duration sinceLastAnswer() {
+        long now = System.nanoTime();
+        judge(now);
+        return answered ? Duration.ofNanos(now - lastAnswerNanos) : null;
     }
 }

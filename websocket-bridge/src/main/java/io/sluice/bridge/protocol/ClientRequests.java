@@ -8,15 +8,13 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 
-import com.fasterxml.jackson.core.JsonParser;
-import com.fasterxml.jackson.core.StreamReadConstraints;
-import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufInputStream;
 import io.sluice.bridge.config.RequestLimitsConfig;
+import io.sluice.bridge.format.ExactJson;
 import io.sluice.bridge.filter.Filter;
 import io.sluice.bridge.filter.FilterException;
 import io.sluice.bridge.filter.FilterLimits;
@@ -35,14 +33,9 @@ public final class ClientRequests {
      */
     public static final int MAX_EPOCH_CHARS = 64;
 
-    private static final ObjectMapper JSON = new ObjectMapper()
-            .enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION)
-            .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
-
-    static {
-        // Frame size is already bounded by server.maxInboundMessageBytes; nesting is what could still hurt.
-        JSON.getFactory().setStreamReadConstraints(StreamReadConstraints.builder().maxNestingDepth(64).build());
-    }
+    // Frame size is already bounded by server.maxInboundMessageBytes; nesting is what could still hurt. Numbers exact
+    // (ExactJson), as records are read: a filter literal is compared with them, a published payload written back.
+    private static final ObjectMapper JSON = ExactJson.mapper(64);
 
     private ClientRequests() {
     }

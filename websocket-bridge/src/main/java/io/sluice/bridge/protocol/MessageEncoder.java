@@ -9,10 +9,9 @@ import java.nio.charset.StandardCharsets;
 import java.util.Base64;
 import java.util.EnumSet;
 
-import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.StreamReadConstraints;
 import com.fasterxml.jackson.core.io.JsonStringEncoder;
-import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.flipkart.zjsonpatch.DiffFlags;
@@ -24,6 +23,7 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.ByteBufInputStream;
 import io.sluice.bridge.config.DeltaConfig;
+import io.sluice.bridge.format.ExactJson;
 
 /**
  * Writes messages straight into WebSocket frames: the JSON text after a reserved header slot, then the header in front
@@ -38,9 +38,10 @@ public final class MessageEncoder {
     // Strict on purpose: a value is embedded raw only when it is exactly one JSON object or array, with unique keys
     // and nothing after it. A lenient parse that stops after the first value would let text such as
     // {"a":1},"endpoint":"/x","seq":9 close the payload early and add keys to the message around it.
-    private static final ObjectMapper JSON = new ObjectMapper()
-            .enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION)
-            .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
+    // Exact numbers as well (ExactJson): the tree kept for filters and deltas, and the one read back from a cached
+    // frame for recovery, must hold the numbers a format's codec would, or a filter selects differently in each.
+    // Jackson's default nesting bound, as before: a value too deep for it is carried as text.
+    private static final ObjectMapper JSON = ExactJson.mapper(StreamReadConstraints.DEFAULT_MAX_DEPTH);
 
     // Without move and copy detection: matching every removal against every addition is quadratic in the number of
     // operations, which object keys (not bounded by the array lengths in JsonShape.diffWork) can make large. Patches

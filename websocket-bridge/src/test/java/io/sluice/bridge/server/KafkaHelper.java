@@ -80,7 +80,7 @@ public final class KafkaHelper implements AutoCloseable, BeforeAllCallback, Afte
     }
 
     public String createTopic(String topic, int partitions) throws Exception {
-        admin.createTopics(List.of(new NewTopic(topic, partitions, (short) 1))).all().get();
+        io.sluice.testkit.Topics.createTopics(admin, List.of(new NewTopic(topic, partitions, (short) 1)));
         return topic;
     }
 

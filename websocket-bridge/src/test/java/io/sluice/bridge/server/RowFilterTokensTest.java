@@ -1,8 +1,11 @@
 package io.sluice.bridge.server;
 
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -11,6 +14,8 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import io.kroxylicious.testing.kafka.api.KafkaCluster;
 import io.kroxylicious.testing.kafka.common.BrokerCluster;
@@ -49,7 +54,11 @@ class RowFilterTokensTest {
     }
 
     private BridgeFixture bridge(String topic, String node) {
-        return BridgeFixture.start(cluster.getBootstrapServers(), node, "", BridgeFixture.jwtAuth(jwks.url(), TestIssuer.ISSUER, TestIssuer.AUDIENCE, "30s"), "topics: " + topic);
+        return bridge(topic, node, "topics: " + topic);
+    }
+
+    private BridgeFixture bridge(String topic, String node, String sections) {
+        return BridgeFixture.start(cluster.getBootstrapServers(), node, "", BridgeFixture.jwtAuth(jwks.url(), TestIssuer.ISSUER, TestIssuer.AUDIENCE, "30s"), sections);
     }
 
     private static String token(String topic, Object filter) {
@@ -92,6 +101,75 @@ class RowFilterTokensTest {
                 assertThat(back.drainNow()).isEmpty();
             }
         }
+    }
+
+    /**
+     * Amounts a double cannot hold (docs/bridge-filters.md, "Semantics"): {@code 1000.0000000000000001} is above 1000,
+     * {@code 1e400} and {@code -1e400} are finite. Live, in recovery from the node's cache (where all but an
+     * endpoint's latest message are read back from their frames) and in recovery from the Kafka log, one row filter
+     * selects exactly the same records, for a topic read as {@code json} and for one without a format.
+     */
+    @ParameterizedTest(name = "format {0}")
+    @ValueSource(strings = {"json", "none"})
+    void liveAndRecoveredRecordsPassTheRowFilterAlikeHoweverExactTheirNumbers(String format) throws Exception {
+        String topic = kafka.createTopic(1);
+        String sections = "topics: " + topic + "\n"
+                + ("json".equals(format) ? "formats:\n  - topics: " + topic + "\n    value: {type: json}\n" : "");
+        List<String> amounts = List.of("5", "1000", "1000.0000000000000001", "999.9999999999999999", "1e400", "-1e400",
+                "1001", "1000.0", "1E+3", "-1E-400");
+        Set<String> atMost1000 = Set.of("5", "1000", "999.9999999999999999", "-1e400", "1000.0", "1E+3", "-1E-400", "1");
+        Map<String, Object> le = Map.of("le", List.of("/value/amount", 1000));
+        Map<String, Object> notGt = Map.of("not", Map.of("gt", List.of("/value/amount", 1000)));
+        try (BridgeFixture a = bridge(topic, "node-exact-a", sections);
+             BridgeFixture b = bridge(topic, "node-exact-b", sections + "recovery:\n  cacheMessagesPerEndpoint: 1\n")) {
+            for (Map<String, Object> filter : List.of(le, notGt)) {
+                String token = token(topic, filter);
+                try (WsClient live = WsClient.connected(a.port(), token)) {
+                    JsonNode position = live.subscribe("/" + topic + "/k").get("positions").get(0);
+                    Map<Long, String> bySeq = new HashMap<>();
+                    for (String amount : amounts) {
+                        bySeq.put(kafka.send(topic, "k", "{\"amount\":" + amount + "}"), amount);
+                    }
+                    long last = kafka.send(topic, "k", "{\"amount\":1}");
+                    bySeq.put(last, "1");
+                    Set<Long> expected = new TreeSet<>();
+                    bySeq.forEach((seq, amount) -> {
+                        if (atMost1000.contains(amount)) {
+                            expected.add(seq);
+                        }
+                    });
+
+                    assertThat(seqsUpTo(live, last)).as("live, filter %s", filter).isEqualTo(expected);
+                    awaitRead(b, last + 1);
+                    for (BridgeFixture node : List.of(a, b)) {
+                        try (WsClient back = WsClient.connected(node.port(), token)) {
+                            back.subscribe("/" + topic + "/k", m -> m.putArray("recover").addObject()
+                                    .put("epoch", position.get("epoch").asText()).put("seq", position.get("seq").asLong()));
+                            assertThat(seqsUpTo(back, last)).as("recovered on %s, filter %s", node == a ? "a (cache)" : "b (log)", filter)
+                                    .isEqualTo(expected);
+                        }
+                    }
+                }
+            }
+            assertThat(a.metric("sluice_bridge_recovery_requests_total", "source=\"cache\"")).isEqualTo(2);
+            assertThat(b.metric("sluice_bridge_recovery_requests_total", "source=\"kafka\"")).isEqualTo(2);
+        }
+    }
+
+    /** The seqs of the messages the client receives up to and including {@code last}. */
+    private static Set<Long> seqsUpTo(WsClient client, long last) {
+        Set<Long> seqs = new TreeSet<>();
+        long seq;
+        do {
+            seq = client.messages(1).get(0).get("seq").asLong();
+            seqs.add(seq);
+        } while (seq < last);
+        return seqs;
+    }
+
+    private static void awaitRead(BridgeFixture node, long records) {
+        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(30))
+                .until(() -> node.metric("sluice_bridge_kafka_records_total", "") >= records);
     }
 
     @Test

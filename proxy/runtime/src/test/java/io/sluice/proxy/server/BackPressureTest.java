@@ -47,7 +47,7 @@ class BackPressureTest {
     void slowClientPausesBrokerReadsAndLosesNothing(KafkaCluster cluster) throws Exception {
         String topic = "slow-" + UUID.randomUUID();
         try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, cluster.getBootstrapServers()))) {
-            admin.createTopics(List.of(new NewTopic(topic, 1, (short) 1))).all().get();
+            io.sluice.testkit.Topics.createTopics(admin, List.of(new NewTopic(topic, 1, (short) 1)));
         }
         try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, cluster.getBootstrapServers(),
                 ProducerConfig.LINGER_MS_CONFIG, 10), new ByteArraySerializer(), new ByteArraySerializer())) {

@@ -151,7 +151,7 @@ class BadInputTest {
     @Test
     void apiVersionsOfAnUnknownVersionIsAnsweredAfterTheResponsesToEarlierRequests() throws Exception {
         String topic = "empty-" + UUID.randomUUID();
-        healthyClient.createTopics(List.of(new NewTopic(topic, 1, (short) 1))).all().get();
+        io.sluice.testkit.Topics.createTopics(healthyClient, List.of(new NewTopic(topic, 1, (short) 1)));
         try (KafkaWire wire = new KafkaWire(proxy.bootstrapPort())) {
             // The broker holds a Fetch on an empty partition for its maxWaitMs; the ApiVersions answer must wait too.
             FetchRequestData fetch = new FetchRequestData().setReplicaId(-1).setMaxWaitMs(1500).setMinBytes(1).setMaxBytes(1 << 20)

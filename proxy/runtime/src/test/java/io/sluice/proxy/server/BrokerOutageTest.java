@@ -48,7 +48,7 @@ class BrokerOutageTest {
         try (ProxyFixture proxy = ProxyFixture.start(cluster.getBootstrapServers())) {
             String topic = "restart-" + UUID.randomUUID();
             try (Admin admin = Admin.create(proxy.clientConfig())) {
-                admin.createTopics(List.of(new NewTopic(topic, 1, (short) 1))).all().get();
+                io.sluice.testkit.Topics.createTopics(admin, List.of(new NewTopic(topic, 1, (short) 1)));
             }
             Map<String, Object> config = new HashMap<>(proxy.clientConfig());
             config.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, 120_000);

@@ -40,7 +40,7 @@ class FetchBytesLimitTest {
     void aFetchAskingForGigabytesIsAnsweredWithAtMostTheLimitAndTheRestComesInLaterFetches(KafkaCluster cluster) throws Exception {
         String topic = "big-" + UUID.randomUUID();
         try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, cluster.getBootstrapServers()))) {
-            admin.createTopics(List.of(new NewTopic(topic, 1, (short) 1))).all().get();
+            io.sluice.testkit.Topics.createTopics(admin, List.of(new NewTopic(topic, 1, (short) 1)));
         }
         try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, cluster.getBootstrapServers(),
                 ProducerConfig.LINGER_MS_CONFIG, 5, ProducerConfig.BATCH_SIZE_CONFIG, 16384), new ByteArraySerializer(), new ByteArraySerializer())) {

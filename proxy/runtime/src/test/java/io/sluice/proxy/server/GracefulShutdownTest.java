@@ -186,7 +186,7 @@ class GracefulShutdownTest {
     private static String createTopic(KafkaCluster cluster) throws Exception {
         String topic = "shutdown-" + UUID.randomUUID();
         try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, cluster.getBootstrapServers()))) {
-            admin.createTopics(List.of(new NewTopic(topic, 1, (short) 1))).all().get();
+            io.sluice.testkit.Topics.createTopics(admin, List.of(new NewTopic(topic, 1, (short) 1)));
         }
         return topic;
     }

@@ -51,7 +51,7 @@ class NonReadingClientsTest {
     void clientsThatNeverReadStopBeingReadPinAFewMegabytesEachAndAreClosedWhileAnHonestClientCarriesOn(KafkaCluster cluster) throws Exception {
         String topic = "honest-" + UUID.randomUUID();
         try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, cluster.getBootstrapServers()))) {
-            admin.createTopics(List.of(new NewTopic(topic, 1, (short) 1))).all().get();
+            io.sluice.testkit.Topics.createTopics(admin, List.of(new NewTopic(topic, 1, (short) 1)));
         }
         try (ProxyFixture proxy = ProxyFixture.start(cluster.getBootstrapServers(), "", """
                 network:

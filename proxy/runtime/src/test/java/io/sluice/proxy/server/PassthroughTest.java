@@ -215,7 +215,7 @@ class PassthroughTest {
     void adminCreatesAndDeletesTopicsThroughTheProxy() throws Exception {
         String topic = "admin-" + UUID.randomUUID();
         try (Admin admin = Admin.create(proxy.clientConfig())) {
-            admin.createTopics(List.of(new NewTopic(topic, 2, (short) 3))).all().get();
+            io.sluice.testkit.Topics.createTopics(admin, List.of(new NewTopic(topic, 2, (short) 3)));
             // Brokers learn new topics from the metadata log a moment after the controller commits them.
             long created = System.currentTimeMillis() + 20_000;
             while (!admin.listTopics().names().get().contains(topic) && System.currentTimeMillis() < created) {
@@ -258,7 +258,7 @@ class PassthroughTest {
     static String createTopic(int partitions, short replicationFactor) throws Exception {
         String topic = "t-" + UUID.randomUUID();
         try (Admin admin = Admin.create(proxy.clientConfig())) {
-            admin.createTopics(List.of(new NewTopic(topic, partitions, replicationFactor))).all().get();
+            io.sluice.testkit.Topics.createTopics(admin, List.of(new NewTopic(topic, partitions, replicationFactor)));
         }
         return topic;
     }

@@ -73,7 +73,7 @@ class SampleFilterPluginTest {
                 Admin viaProxy = Admin.create(proxy.clientConfig());
                 Admin direct = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, cluster.getBootstrapServers()))) {
 
-            viaProxy.createTopics(List.of(new NewTopic("team-a.orders", 1, (short) 1))).all().get();
+            io.sluice.testkit.Topics.createTopics(viaProxy, List.of(new NewTopic("team-a.orders", 1, (short) 1)));
             assertThatThrownBy(() -> viaProxy.createTopics(List.of(new NewTopic("scratch", 1, (short) 1))).all().get())
                     .isInstanceOf(ExecutionException.class)
                     .cause().isInstanceOf(PolicyViolationException.class)

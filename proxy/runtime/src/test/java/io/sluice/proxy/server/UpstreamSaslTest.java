@@ -77,7 +77,7 @@ class UpstreamSaslTest {
     private static void roundTrip(ProxyFixture proxy) throws Exception {
         String topic = "sasl-" + UUID.randomUUID();
         try (Admin admin = Admin.create(proxy.clientConfig())) {
-            admin.createTopics(List.of(new NewTopic(topic, 1, (short) 1))).all().get();
+            io.sluice.testkit.Topics.createTopics(admin, List.of(new NewTopic(topic, 1, (short) 1)));
         }
         try (KafkaProducer<String, String> producer = new KafkaProducer<>(proxy.clientConfig(), new StringSerializer(), new StringSerializer())) {
             producer.send(new ProducerRecord<>(topic, "k", "via-proxy-credentials")).get();

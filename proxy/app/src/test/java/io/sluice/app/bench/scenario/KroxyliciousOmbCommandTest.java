@@ -68,7 +68,7 @@ class KroxyliciousOmbCommandTest {
         try (ScenarioKms kms = ScenarioKms.from(Map.of())) {
             kms.ensureKey(KroxyliciousOmbRun.KEK);
             try (Admin admin = Admin.create(Map.of("bootstrap.servers", kafka))) {
-                admin.createTopics(List.of(new NewTopic(ORDERS, 1, (short) 1), new NewTopic(PAYMENTS, 1, (short) 1))).all().get();
+                io.sluice.testkit.Topics.createTopics(admin, List.of(new NewTopic(ORDERS, 1, (short) 1), new NewTopic(PAYMENTS, 1, (short) 1)));
             }
             try (ScenarioProxy proxy = ScenarioProxy.start(kafka, kms.filterDefinition("encrypt", KroxyliciousOmbRun.KEK),
                     kms.proxyEnvironment())) {
