@@ -14,6 +14,8 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.databind.node.TextNode;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import io.sluice.bridge.config.BridgeConfig;
 import io.sluice.bridge.config.EndpointMapping;
@@ -26,6 +28,7 @@ import io.sluice.bridge.format.JsonSchemaCodec;
 import io.sluice.bridge.format.ProtobufCodec;
 import io.sluice.bridge.format.SchemaLookupException;
 import io.sluice.build.BuildInfo;
+import io.sluice.logging.RateLimitedLog;
 
 /**
  * Builds the AsyncAPI 3.0.0 document of a node's configuration: one channel per endpoint mapping, a receive and a send
@@ -36,6 +39,17 @@ import io.sluice.build.BuildInfo;
  */
 public final class AsyncApiGenerator {
 
+    private static final Logger LOG = LoggerFactory.getLogger(AsyncApiGenerator.class);
+    // One line per topic per refresh at most anyway; the limit keeps a node with many topics and a registry down quiet.
+    private static final RateLimitedLog LOOKUP_FAILURES = new RateLimitedLog(LOG);
+    /**
+     * What the document says of a schema it could not have: fixed, but for the subject. The document is served before any token, and the
+     * reasons (the codec's, the registry client's) name the registry's address, its TLS failure or its answer, which
+     * are the operator's to read in the log, not a visitor's.
+     */
+    static String unavailable(String topic) {
+        return "the schema of subject " + topic + "-value could not be read from the schema registry or parsed (the node's log says why)";
+    }
     private static final JsonNodeFactory JSON = JsonNodeFactory.instance;
     private static final ObjectMapper MAPPER = new ObjectMapper();
     static final String SECURITY_SCHEME = "sluiceJwt";
@@ -198,7 +212,8 @@ public final class AsyncApiGenerator {
             schemas.put(key, schema);
         }
         catch (SchemaLookupException e) {
-            schemas.put(key, unknown(e.getMessage()));
+            LOOKUP_FAILURES.log("AsyncAPI document: no payload schema for topic {}: {}", topic, e.getMessage());
+            schemas.put(key, unknown(unavailable(topic)));
         }
         return key;
     }

@@ -4,9 +4,13 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+import java.util.UUID;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.regex.Pattern;
 
 import org.slf4j.Logger;
@@ -25,6 +29,11 @@ import io.sluice.bridge.web.StaticContent;
  * which must never wait for the registry: the document is rebuilt on a thread of its own, at start and every
  * {@link #REFRESH_SECONDS}, and each request gets the latest copy with its {@code servers} section. Until the first
  * build with the registry is done, the document describes registry schemas as not fetched yet.
+ * <p>
+ * The document is served before any token, so a GET must cost no more than copying its bytes: each build is rendered
+ * (pretty printed, {@code servers} in place) once, on the refresher's thread, around a placeholder for the host, and a
+ * request only joins the two halves with its host. Before, every GET deep-copied and pretty printed the whole
+ * document, registry schemas included, on the event loop.
  */
 public final class Catalogue implements AutoCloseable {
 
@@ -39,12 +48,14 @@ public final class Catalogue implements AutoCloseable {
     private final BridgeConfig config;
     private final AsyncApiGenerator generator;
     private final ScheduledExecutorService refresher;
-    private volatile ObjectNode document;
+    private volatile Rendered rendered;
+    // Builds rendered since start (tests: a GET renders nothing).
+    private final AtomicInteger renders = new AtomicInteger();
 
     private Catalogue(BridgeConfig config, Formats formats) {
         this.config = config;
         this.generator = new AsyncApiGenerator(config, formats);
-        this.document = generator.generate(false);
+        this.rendered = render(generator.generate(false));
         this.refresher = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "sluice-bridge-asyncapi");
             t.setDaemon(true);
@@ -65,7 +76,7 @@ public final class Catalogue implements AutoCloseable {
 
     private void refresh() {
         try {
-            document = generator.generate(true);
+            rendered = render(generator.generate(true));
         }
         catch (RuntimeException e) {
             LOG.warn("cannot build the AsyncAPI document: {}", e.toString());
@@ -87,19 +98,44 @@ public final class Catalogue implements AutoCloseable {
         return served;
     }
 
+    /**
+     * One build, rendered: the bytes before the host and after it in {@code servers}, or the whole document in
+     * {@code before} when {@code catalogue.publicUrl} fixes the host ({@code after} null).
+     */
+    private record Rendered(byte[] before, byte[] after) {
+    }
+
     /** The document as fetched with this Host header: its server is the URL the client reached (or publicUrl). */
     byte[] documentFor(String host) {
-        ObjectNode doc = document.deepCopy();
+        Rendered r = rendered;
+        if (r.after() == null) {
+            return r.before();
+        }
+        byte[] name = (host != null && HOST.matcher(host).matches() ? host
+                : config.server().listen().host() + ":" + config.server().listen().port()).getBytes(StandardCharsets.US_ASCII);
+        byte[] out = Arrays.copyOf(r.before(), r.before().length + name.length + r.after().length);
+        System.arraycopy(name, 0, out, r.before().length, name.length);
+        System.arraycopy(r.after(), 0, out, r.before().length + name.length, r.after().length);
+        return out;
+    }
+
+    int renders() {
+        return renders.get();
+    }
+
+    private Rendered render(ObjectNode doc) {
+        renders.incrementAndGet();
         ObjectNode server = JsonNodeFactory.instance.objectNode();
         URI publicUri = config.catalogue().publicUri();
+        // Unguessable, so that no schema text can hold it; a host (HOST) needs no JSON escaping in its place.
+        String placeholder = "sluice-host-" + UUID.randomUUID();
         if (publicUri != null) {
             server.put("host", publicUri.getRawAuthority()).put("protocol", publicUri.getScheme())
                     .put("pathname", publicUri.getRawPath() == null || publicUri.getRawPath().isEmpty()
                             ? config.server().path() : publicUri.getRawPath());
         }
         else {
-            server.put("host", host != null && HOST.matcher(host).matches() ? host
-                            : config.server().listen().host() + ":" + config.server().listen().port())
+            server.put("host", placeholder)
                     .put("protocol", config.server().scheme())
                     .put("pathname", config.server().path());
         }
@@ -113,7 +149,15 @@ public final class Catalogue implements AutoCloseable {
                 ordered.putObject("servers").set("bridge", server);
             }
         });
-        return AsyncApiGenerator.bytes(ordered);
+        byte[] bytes = AsyncApiGenerator.bytes(ordered);
+        if (publicUri != null) {
+            return new Rendered(bytes, null);
+        }
+        String text = new String(bytes, StandardCharsets.UTF_8);
+        int at = text.indexOf(placeholder);
+        byte[] before = text.substring(0, at).getBytes(StandardCharsets.UTF_8);
+        byte[] after = text.substring(at + placeholder.length()).getBytes(StandardCharsets.UTF_8);
+        return new Rendered(before, after);
     }
 
     private static java.util.function.Supplier<byte[]> resource(String name) {

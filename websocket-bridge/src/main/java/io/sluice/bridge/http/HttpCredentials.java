@@ -6,6 +6,7 @@ import java.util.Map;
 import java.util.Set;
 
 import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.QueryStringDecoder;
@@ -17,19 +18,28 @@ import io.sluice.bridge.protocol.ErrorCodes;
  * The token of an HTTP request: {@code Authorization: Bearer} first, else the {@link SessionCookie} (docs/bridge-http.md).
  * Bounded by {@code requests.maxTokenBytes} before anyone validates it; a token in the query string is refused, since
  * URLs end up in access logs, proxies' logs and browser history. A cookie is accepted only from an allowed
- * {@link Origins origin}. Never logs or echoes a token.
+ * {@link Origins origin}, and on a request that changes something (every method but GET and HEAD) only with the
+ * {@value #REQUEST_HEADER} header: a custom header is what a page of another origin cannot send without a CORS
+ * preflight, which the node grants only to listed origins. That holds where the {@code Origin} check cannot (a browser
+ * or an extension that omits {@code Origin}); a {@code Content-Type} check would not (a {@code text/plain} form, a
+ * {@code no-cors} fetch or {@code sendBeacon} need no preflight). Never logs or echoes a token.
  */
 public final class HttpCredentials {
 
     private static final Set<String> TOKEN_PARAMETERS = Set.of("token", "access_token", "jwt");
     private static final String BEARER = "bearer ";
+    /** The header a cookie-authenticated POST or DELETE must carry (any value). */
+    public static final String REQUEST_HEADER = "X-Sluice-Request";
 
     private final int maxTokenBytes;
     private final Origins origins;
+    private final String cookieName;
 
-    public HttpCredentials(int maxTokenBytes, Origins origins) {
+    /** @param cookieSecure {@code http.cookieSecure}, which names the cookie read ({@link SessionCookie#name}) */
+    public HttpCredentials(int maxTokenBytes, Origins origins, boolean cookieSecure) {
         this.maxTokenBytes = maxTokenBytes;
         this.origins = origins;
+        this.cookieName = SessionCookie.name(cookieSecure);
     }
 
     /** What {@link #of} found. */
@@ -47,7 +57,7 @@ public final class HttpCredentials {
     /**
      * The answer to send instead: 400 {@code malformed} (a token in the URL, an unusable header), 401
      * {@code invalid_token} (no credentials; send {@code WWW-Authenticate: Bearer}), 403 {@code forbidden} (the cookie
-     * from an origin not allowed) or 431 (a token over {@code requests.maxTokenBytes}).
+     * from an origin not allowed, or on a POST without {@value #REQUEST_HEADER}) or 431 (a token over {@code requests.maxTokenBytes}).
      */
     public record Refused(HttpResponseStatus status, String code, String message) implements Result {
         /** Whether the answer carries {@code WWW-Authenticate: Bearer}. */
@@ -77,9 +87,13 @@ public final class HttpCredentials {
             return new Refused(HttpResponseStatus.UNAUTHORIZED, ErrorCodes.INVALID_TOKEN,
                     "send Authorization: Bearer <token>, or the session cookie from POST .../session");
         }
-        if (!origins.cookieAllowed(request.headers().get(HttpHeaderNames.ORIGIN))) {
-            return new Refused(HttpResponseStatus.FORBIDDEN, ErrorCodes.FORBIDDEN,
-                    "the session cookie is accepted only from the origins in connections.allowedOrigins");
+        if (!origins.cookieAllowed(request.headers())) {
+            return new Refused(HttpResponseStatus.FORBIDDEN, ErrorCodes.FORBIDDEN, "the session cookie is accepted only from"
+                    + " this node's own origin or those in connections.allowedOrigins; other pages send Authorization: Bearer");
+        }
+        if (!safe(request.method()) && !request.headers().contains(REQUEST_HEADER)) {
+            return new Refused(HttpResponseStatus.FORBIDDEN, ErrorCodes.FORBIDDEN, "a " + request.method()
+                    + " authenticated by the session cookie needs the header " + REQUEST_HEADER + ": 1 (against cross-site request forgery)");
         }
         return bounded(cookie, true);
     }
@@ -96,11 +110,15 @@ public final class HttpCredentials {
         return new Token(token, fromCookie);
     }
 
-    /** The first {@code sluice-token} cookie (the most specific path comes first), or null. */
-    private static String cookie(HttpRequest request) {
+    private static boolean safe(HttpMethod method) {
+        return HttpMethod.GET.equals(method) || HttpMethod.HEAD.equals(method);
+    }
+
+    /** The first session cookie of this node's name (the most specific path comes first), or null. */
+    private String cookie(HttpRequest request) {
         for (String header : request.headers().getAll(HttpHeaderNames.COOKIE)) {
             for (Cookie c : ServerCookieDecoder.STRICT.decodeAll(header)) {
-                if (SessionCookie.NAME.equals(c.name())) {
+                if (cookieName.equals(c.name())) {
                     return c.value();
                 }
             }

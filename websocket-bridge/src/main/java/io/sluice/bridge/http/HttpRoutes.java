@@ -90,7 +90,7 @@ public final class HttpRoutes extends ChannelInboundHandlerAdapter {
         this.config = config;
         this.services = services;
         this.origins = origins;
-        this.credentials = new HttpCredentials(services.requests().maxTokenBytes(), origins);
+        this.credentials = new HttpCredentials(services.requests().maxTokenBytes(), origins, config.cookieSecure());
         this.keepAlive = keepAlive;
         this.maxWaiting = services.requests().publishesInFlight() + 16;
     }
@@ -198,7 +198,7 @@ public final class HttpRoutes extends ChannelInboundHandlerAdapter {
         FullHttpResponse response = Answers.empty(slot.version, HttpResponseStatus.NO_CONTENT);
         if (origins.corsAllowed(slot.requestHeaders.get(HttpHeaderNames.ORIGIN))) {
             response.headers().set(HttpHeaderNames.ACCESS_CONTROL_ALLOW_METHODS, route.allow())
-                    .set(HttpHeaderNames.ACCESS_CONTROL_ALLOW_HEADERS, "Authorization, Content-Type")
+                    .set(HttpHeaderNames.ACCESS_CONTROL_ALLOW_HEADERS, "Authorization, Content-Type, " + HttpCredentials.REQUEST_HEADER)
                     .set(HttpHeaderNames.ACCESS_CONTROL_MAX_AGE, 600);
         }
         return response;

@@ -122,8 +122,8 @@ final class BridgeChannelInitializer extends ChannelInitializer<SocketChannel> {
         this.server = server;
         this.streams = streams;
         this.http = http;
-        this.origins = new Origins(limits.allowedOrigins());
-        this.credentials = new HttpCredentials(services.requests().maxTokenBytes(), origins);
+        this.origins = Origins.forListener(limits.allowedOrigins(), tls != null, http);
+        this.credentials = new HttpCredentials(services.requests().maxTokenBytes(), origins, http.cookieSecure());
         this.limits = limits;
         this.trustedProxies = limits.trustedProxyBlocks();
         this.gate = new ConnectionGate(limits, System::nanoTime);

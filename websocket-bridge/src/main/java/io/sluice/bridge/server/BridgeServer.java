@@ -175,7 +175,7 @@ public final class BridgeServer implements AutoCloseable {
                 .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK,
                         new WriteBufferWaterMark(config.outbound().lowWaterMarkBytes(), config.outbound().highWaterMarkBytes()))
                 .childHandler(new BridgeChannelInitializer(config.server(), config.connections(), config.http(), tls, services, channels, content,
-                        config.http().enabled() ? new SseStreams(services, config.http(), new Origins(config.connections().allowedOrigins())) : null));
+                        config.http().enabled() ? new SseStreams(services, config.http(), Origins.forListener(config.connections().allowedOrigins(), tls != null, config.http())) : null));
         if (config.server().socketSendBufferBytes() > 0) {
             bootstrap.childOption(ChannelOption.SO_SNDBUF, config.server().socketSendBufferBytes());
         }

@@ -100,7 +100,30 @@ final class SseWire implements Wire {
         int length = frame.getByte(start + 1) & 0x7f;
         int header = length < 126 ? 2 : length == 126 ? 4 : 10;
         ByteBuf json = frame.retainedSlice(start + header, frame.readableBytes() - header);
-        writeChunk(head, json);
+        writeChunk(head, oneLine(json));
+    }
+
+    /**
+     * The JSON on one line, as a {@code data:} field must be: a record's JSON is carried byte for byte, and a raw CR or
+     * LF in it (JSON allows them only as whitespace between tokens; inside strings they are escaped) would end the
+     * field, so the client would see a truncated event and lines that are no field. Each is replaced by a space, which
+     * is the same JSON. Only such a message costs a copy (for this stream): the shared frame is left as it is.
+     */
+    static ByteBuf oneLine(ByteBuf json) {
+        if (json.forEachByte(b -> b != '\r' && b != '\n') < 0) {
+            return json;
+        }
+        try {
+            ByteBuf copy = Unpooled.buffer(json.readableBytes());
+            json.forEachByte(b -> {
+                copy.writeByte(b == '\r' || b == '\n' ? ' ' : b);
+                return true;
+            });
+            return copy;
+        }
+        finally {
+            json.release();
+        }
     }
 
     private void advance(EncodedMessage message, String pattern) {

@@ -22,13 +22,22 @@ import io.sluice.bridge.protocol.PerRecord;
  *
  * <p>A projected message is a new frame whose payload is the selected fields; for delta subscribers its delta is
  * computed against the group's previous projected message of the same endpoint, so a patch carries only the fields that
- * changed. Those previous messages are kept for at most {@link #MAX_DELTA_BASES} endpoints per group (beyond, the least
- * recently updated endpoint's next message goes whole) and only while the group has a delta subscriber.
+ * changed. Those previous messages are kept for at most {@link #MAX_DELTA_BASES} endpoints and
+ * {@link #MAX_DELTA_BASE_BYTES} per group (beyond, the least recently updated endpoints' are dropped and their next
+ * message goes whole), only while the group has a delta subscriber, and only when a delta could be computed against
+ * them at all (a payload over {@code delta.maxValueBytes} never is).
  */
 public final class Group {
 
     /** Endpoints per group whose last projected message is kept as the base of the next delta. */
     static final int MAX_DELTA_BASES = 10_000;
+    /**
+     * What the kept bases may hold per group, counted as {@link #cost}. A count alone let 10,000 bases of any size
+     * stay, each with its parsed JSON. 16 MiB keeps 250 bases at the largest payload a delta is computed for
+     * ({@code delta.maxValueBytes}, 64 KiB, counted twice: frame and parsed value) and some thousands of typical
+     * 1-2 KiB ones, which is what deltas are for: the same endpoints updated again and again.
+     */
+    static final long MAX_DELTA_BASE_BYTES = 16L << 20;
 
     private final Filter filter;
     private final Projection projection;
@@ -38,6 +47,8 @@ public final class Group {
     volatile int deltaMembers;
     // The reader thread only.
     private final LinkedHashMap<String, EncodedMessage> lastProjected = new LinkedHashMap<>(16, 0.75f, true);
+    // The sum of the kept bases' cost.
+    private long deltaBaseBytes;
 
     /** @param filter null for every record; @param projection null for whole payloads; not both null */
     Group(Filter filter, Projection projection) {
@@ -84,16 +95,37 @@ public final class Group {
                 projected.attachDelta(delta, base.seq());
             }
         }
-        EncodedMessage replaced = lastProjected.put(message.endpoint(), projected.retain());
+        // The next message diffs against this one or against none: never against an older one.
+        boolean keep = projected.payloadBytes() <= limits.maxValueBytes();
+        EncodedMessage replaced = keep ? lastProjected.put(message.endpoint(), projected.retain()) : lastProjected.remove(message.endpoint());
         if (replaced != null) {
+            deltaBaseBytes -= cost(replaced);
             replaced.release();
         }
-        if (lastProjected.size() > MAX_DELTA_BASES) {
-            Iterator<Map.Entry<String, EncodedMessage>> eldest = lastProjected.entrySet().iterator();
-            eldest.next().getValue().release();
+        if (keep) {
+            deltaBaseBytes += cost(projected);
+        }
+        Iterator<Map.Entry<String, EncodedMessage>> eldest = lastProjected.entrySet().iterator();
+        while (eldest.hasNext() && (lastProjected.size() > MAX_DELTA_BASES || deltaBaseBytes > MAX_DELTA_BASE_BYTES)) {
+            EncodedMessage dropped = eldest.next().getValue();
             eldest.remove();
+            deltaBaseBytes -= cost(dropped);
+            dropped.release();
         }
         return projected;
+    }
+
+    /**
+     * What a kept base holds: its frames, and its parsed value counted as its text (a tree takes more; the bound is
+     * on what records can make it hold, and that grows with their bytes).
+     */
+    private static long cost(EncodedMessage base) {
+        return (long) base.bytes() + base.payloadBytes();
+    }
+
+    /** The kept bases' cost (tests). Reader thread only. */
+    long deltaBaseBytes() {
+        return deltaBaseBytes;
     }
 
     /**
@@ -137,6 +169,7 @@ public final class Group {
         if (!lastProjected.isEmpty()) {
             lastProjected.values().forEach(EncodedMessage::release);
             lastProjected.clear();
+            deltaBaseBytes = 0;
         }
     }
 }

@@ -39,7 +39,9 @@ class SessionCookieTest {
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final String APP = "https://app.example";
     private static final Pattern COOKIE = Pattern.compile(
-            "sluice-token=([A-Za-z0-9_.-]+); Path=/ws; Max-Age=(\\d+); HttpOnly; SameSite=Strict; Secure");
+            "__Host-sluice-token=([A-Za-z0-9_.-]+); Path=/; Max-Age=(\\d+); HttpOnly; SameSite=Strict; Secure");
+    // The name a Secure session cookie has (SessionCookie): what a browser sends back.
+    private static final String COOKIE_NAME = "__Host-sluice-token=";
 
     @BrokerCluster(numBrokers = 1)
     static KafkaCluster cluster;
@@ -92,8 +94,9 @@ class SessionCookieTest {
     }
 
     private HttpRequest.Builder publish(String body) {
+        // X-Sluice-Request: what a cookie-authenticated POST needs (HttpCredentials), as a page of an allowed origin sends.
         return HttpRequest.newBuilder(uri("/publish?endpoint=/" + topic + "/room/1")).header("Content-Type", "application/json")
-                .POST(HttpRequest.BodyPublishers.ofString(body));
+                .header("X-Sluice-Request", "1").POST(HttpRequest.BodyPublishers.ofString(body));
     }
 
     @Test
@@ -109,16 +112,16 @@ class SessionCookieTest {
         assertThat(cookie.group(1)).isEqualTo(token);
         assertThat(Long.parseLong(cookie.group(2))).isBetween(590L, 600L);
 
-        HttpResponse<String> published = send(publish("{\"n\": 1}").header("Cookie", "sluice-token=" + token));
+        HttpResponse<String> published = send(publish("{\"n\": 1}").header("Cookie", COOKIE_NAME + token));
         assertThat(published.statusCode()).isEqualTo(200);
         assertThat(JSON.readTree(published.body()).get("type").asText()).isEqualTo("ack");
         assertThat(HttpPublishTest.records(cluster.getBootstrapServers(), topic)).hasSize(1);
 
         // The header wins over the cookie: a stale cookie beside a good header does not matter.
-        assertThat(send(publish("{\"n\": 2}").header("Authorization", "Bearer " + token).header("Cookie", "sluice-token=stale"))
+        assertThat(send(publish("{\"n\": 2}").header("Authorization", "Bearer " + token).header("Cookie", COOKIE_NAME + "stale"))
                 .statusCode()).isEqualTo(200);
         // The cookie is no credential for getting another cookie.
-        assertThat(send(HttpRequest.newBuilder(uri("/session")).header("Cookie", "sluice-token=" + token)
+        assertThat(send(HttpRequest.newBuilder(uri("/session")).header("Cookie", COOKIE_NAME + token).header("X-Sluice-Request", "1")
                 .POST(HttpRequest.BodyPublishers.noBody())).statusCode()).isEqualTo(401);
     }
 
@@ -126,12 +129,12 @@ class SessionCookieTest {
     void theCookieFromAnOriginNotAllowedIs403WhileAnAllowedOriginGetsCredentialedCors() throws Exception {
         String token = token(Duration.ofMinutes(10));
 
-        HttpResponse<String> evil = send(publish("{}").header("Cookie", "sluice-token=" + token).header("Origin", "https://evil.example"));
+        HttpResponse<String> evil = send(publish("{}").header("Cookie", COOKIE_NAME + token).header("Origin", "https://evil.example"));
         assertThat(evil.statusCode()).isEqualTo(403);
         assertThat(evil.headers().firstValue("Access-Control-Allow-Origin")).isEmpty();
         assertThat(HttpPublishTest.records(cluster.getBootstrapServers(), topic)).isEmpty();
 
-        HttpResponse<String> app = send(publish("{}").header("Cookie", "sluice-token=" + token).header("Origin", APP));
+        HttpResponse<String> app = send(publish("{}").header("Cookie", COOKIE_NAME + token).header("Origin", APP));
         assertThat(app.statusCode()).isEqualTo(200);
         assertThat(app.headers().firstValue("Access-Control-Allow-Origin")).hasValue(APP);
         assertThat(app.headers().firstValue("Access-Control-Allow-Credentials")).hasValue("true");
@@ -142,7 +145,7 @@ class SessionCookieTest {
         assertThat(preflight.statusCode()).isEqualTo(204);
         assertThat(preflight.headers().firstValue("Access-Control-Allow-Origin")).hasValue(APP);
         assertThat(preflight.headers().firstValue("Access-Control-Allow-Methods")).hasValue("POST, OPTIONS");
-        assertThat(preflight.headers().firstValue("Access-Control-Allow-Headers")).hasValue("Authorization, Content-Type");
+        assertThat(preflight.headers().firstValue("Access-Control-Allow-Headers")).hasValue("Authorization, Content-Type, X-Sluice-Request");
 
         HttpResponse<String> evilPreflight = send(HttpRequest.newBuilder(uri("/session")).header("Origin", "https://evil.example")
                 .header("Access-Control-Request-Method", "POST").method("OPTIONS", HttpRequest.BodyPublishers.noBody()));
@@ -154,14 +157,14 @@ class SessionCookieTest {
     void aCookieReplayedAfterItsTokenExpiredIs401AndAnExpiredTokenGetsNoCookie() throws Exception {
         String token = token(Duration.ofSeconds(3));
         assertThat(session(token).statusCode()).isEqualTo(204);
-        assertThat(send(publish("{\"before\": true}").header("Cookie", "sluice-token=" + token)).statusCode()).isEqualTo(200);
+        assertThat(send(publish("{\"before\": true}").header("Cookie", COOKIE_NAME + token)).statusCode()).isEqualTo(200);
 
         // Publishing with the cookie on one keep-alive connection until its token runs out: each is written until
         // then, none after (the connection does not keep trusting a token it validated once).
         int accepted = 1;
         try (RawHttp raw = new RawHttp(bridge.port())) {
             String request = RawHttp.request("POST", "/ws/publish?endpoint=/" + topic + "/room/1",
-                    Map.of("Cookie", "sluice-token=" + token, "Content-Type", "application/json"), "{\"after\": true}");
+                    Map.of("Cookie", COOKIE_NAME + token, "Content-Type", "application/json", "X-Sluice-Request", "1"), "{\"after\": true}");
             long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
             int status = 0;
             while (status != 401 && System.nanoTime() < deadline) {
@@ -174,7 +177,7 @@ class SessionCookieTest {
             }
             assertThat(status).as("refused once expired").isEqualTo(401);
         }
-        HttpResponse<String> replay = send(publish("{\"after\": true}").header("Cookie", "sluice-token=" + token));
+        HttpResponse<String> replay = send(publish("{\"after\": true}").header("Cookie", COOKIE_NAME + token));
         assertThat(replay.statusCode()).isEqualTo(401);
         assertThat(replay.headers().firstValue("WWW-Authenticate")).hasValueSatisfying(v -> assertThat(v).startsWith("Bearer"));
         assertThat(JSON.readTree(replay.body()).get("code").asText()).isEqualTo("invalid_token");
@@ -190,7 +193,7 @@ class SessionCookieTest {
         String token = token(Duration.ofSeconds(4));
         assertThat(session(token).statusCode()).isEqualTo(204);
         HttpRequest.Builder stream = HttpRequest.newBuilder(uri("/sse?endpoint=/" + topic + "/room/1"))
-                .header("Cookie", "sluice-token=" + token).header("Accept", "text/event-stream").GET();
+                .header("Cookie", COOKIE_NAME + token).header("Accept", "text/event-stream").GET();
 
         HttpResponse<String> evil = send(stream.copy().header("Origin", "https://evil.example"));
         assertThat(evil.statusCode()).isEqualTo(403);
@@ -226,7 +229,7 @@ class SessionCookieTest {
         HttpResponse<String> deleted = send(HttpRequest.newBuilder(uri("/session")).DELETE());
         assertThat(deleted.statusCode()).isEqualTo(204);
         assertThat(deleted.headers().firstValue("Set-Cookie")).hasValueSatisfying(c ->
-                assertThat(c).startsWith("sluice-token=; Path=/ws; Max-Age=0;").contains("HttpOnly").contains("SameSite=Strict").contains("Secure"));
+                assertThat(c).startsWith("__Host-sluice-token=; Path=/; Max-Age=0;").contains("HttpOnly").contains("SameSite=Strict").contains("Secure"));
         HttpResponse<String> put = send(HttpRequest.newBuilder(uri("/session")).PUT(HttpRequest.BodyPublishers.noBody()));
         assertThat(put.statusCode()).isEqualTo(405);
         assertThat(put.headers().firstValue("Allow")).hasValue("POST, DELETE, OPTIONS");

@@ -7,6 +7,9 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import javax.net.ssl.SSLContext;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -18,6 +21,9 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.kroxylicious.testing.kafka.api.KafkaCluster;
 import io.kroxylicious.testing.kafka.common.BrokerCluster;
 import io.kroxylicious.testing.kafka.junit5ext.KafkaClusterExtension;
+import io.netty.pkitesting.CertificateBuilder;
+import io.netty.pkitesting.X509Bundle;
+import io.sluice.bridge.format.registry.RegistryStandIn;
 
 /** {@code GET /asyncapi.json} and {@code /catalogue} on the WebSocket port: served when enabled, 404 when not. */
 @ExtendWith(KafkaClusterExtension.class)
@@ -61,6 +67,49 @@ class CatalogueHttpTest {
             assertThat(page.body()).contains("/catalogue.js");
             assertThat(get(bridge, "/catalogue.js").body()).contains("from '/sluice-bridge.js'");
             assertThat(get(bridge, "/sluice-bridge.js").statusCode()).isEqualTo(200);
+        }
+    }
+
+    /**
+     * The document is served before any token: with the registry refusing connections, or answering with a certificate
+     * the node does not trust, it says the schema is unavailable and nothing of why (no address, port, URL or TLS
+     * reason); the node's log has the details.
+     */
+    @Test
+    void aRegistryDownOrWithABadCertificateLeaksNothingIntoTheDocument() throws Exception {
+        X509Bundle untrusted = new CertificateBuilder().subject("CN=registry.internal").addSanIpAddress("127.0.0.1")
+                .setIsCertificateAuthority(true).addExtendedKeyUsageServerAuth().ecp256().buildSelfSigned();
+        SSLContext context = SSLContext.getInstance("TLS");
+        context.init(untrusted.toKeyManagerFactory().getKeyManagers(), null, null);
+        try (RegistryStandIn tls = RegistryStandIn.startHttps(context)) {
+            String refusing = "http://127.0.0.1:1";
+            for (String url : List.of(refusing, tls.url())) {
+                String topic = kafka.createTopic(1);
+                try (BridgeFixture bridge = BridgeFixture.on(cluster.getBootstrapServers(), "node-a").start("""
+                        topics: %s
+                        catalogue: {enabled: true}
+                        schemaRegistry: {url: "%s", timeout: 2s}
+                        formats:
+                          - topics: %s
+                            value: {type: avro}
+                        """.formatted(topic, url, topic))) {
+                    String pointer = "/components/schemas/" + topic + ".value/description";
+                    String description = "";
+                    String body = "";
+                    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+                    // The first build asks nothing of the registry; the refresh that did is the one that can leak.
+                    while (System.nanoTime() < deadline && (description.isEmpty() || description.contains("not been fetched"))) {
+                        HttpResponse<String> response = get(bridge, "/asyncapi.json");
+                        assertThat(response.statusCode()).isEqualTo(200);
+                        body = response.body();
+                        description = new ObjectMapper().readTree(body).at(pointer).asText();
+                    }
+                    assertThat(description).as(url).startsWith("Schema unavailable").doesNotContain("not been fetched");
+                    // (Its own servers section names the bridge's 127.0.0.1:port, without a scheme.)
+                    assertThat(body).as(url).doesNotContain(url, "https://", "http://", "registry at", "TLS", "PKIX", "certificate",
+                            "cannot connect", "SSL", "handshake");
+                }
+            }
         }
     }
 

@@ -115,12 +115,12 @@ final class SseClient implements AutoCloseable {
                 else if (line.startsWith("retry: ")) {
                     retry = line.substring(7);
                 }
-                else if (line.startsWith("data: ")) {
-                    assertThat(data).as("one data line per event").isNull();
+                else if (line.startsWith("data: ") && data == null) {
                     data = line.substring(6);
                 }
                 else {
-                    throw new IllegalStateException("not an SSE line: " + line);
+                    // A wire the bridge must not write: an event the test sees at once (as no type it expects).
+                    events.add(new Event(null, (line.startsWith("data: ") ? "a second data line: " : "not an SSE line: ") + line, null, null));
                 }
             }
         }

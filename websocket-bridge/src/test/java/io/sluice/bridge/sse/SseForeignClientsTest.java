@@ -111,6 +111,27 @@ class SseForeignClientsTest {
         }
     }
 
+    /** httpx-sse parses the record with raw CR, LF and CRLF in its JSON as one event with the record's value. */
+    @Test
+    void pythonHttpxSseReadsARecordWithRawLineBreaksAsOneEvent() throws Exception {
+        String topic = kafka.createTopic(1);
+        String token = TestAuthenticator.token("pia", topic + "/*", "");
+        try (BridgeFixture a = BridgeFixture.start(cluster.getBootstrapServers(), "node-a", "topics: " + topic)) {
+            kafka.send(topic, "k", SseStreamTest.MULTILINE);
+            kafka.send(topic, "k", "{\"n\":8}");
+            Map<String, Long> fromTheStart = new java.util.LinkedHashMap<>();
+            try (SseClient probe = SseClient.open(a.port(), "endpoint=/" + topic + "/*", token, null)) {
+                probe.expect("connected");
+                probe.expect("subscribed").json().get("positions").forEach(p -> fromTheStart.put(p.get("epoch").asText(), -1L));
+            }
+            JsonNode run = PythonClients.run("sse_resume.py", TIMEOUT, Map.of("TOKEN", token, "LAST_EVENT_ID",
+                    EventIds.encode(List.of(fromTheStart))), "--url", "http://127.0.0.1:" + a.port() + "/ws/sse?endpoint=/" + topic + "/*",
+                    "--count", "2").ok();
+            assertThat(run.get("messages").get(0).get(2).asInt()).isEqualTo(7);
+            assertThat(run.get("messages").get(1).get(2).asInt()).isEqualTo(8);
+        }
+    }
+
     private static Process curl(String url, String token, String lastEventId) throws Exception {
         List<String> command = new ArrayList<>(List.of("curl", "-sN", "--max-time", "60", "-H", "Authorization: Bearer " + token));
         if (lastEventId != null) {

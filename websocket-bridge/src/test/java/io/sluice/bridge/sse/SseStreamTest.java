@@ -75,6 +75,30 @@ class SseStreamTest {
         }
     }
 
+    /** JSON whitespace with raw CR, LF and CRLF in a record, which the WebSocket frame carries byte for byte. */
+    static final String MULTILINE = "{\r\n  \"n\": 7,\r  \"text\": \"a\\r\\nb\",\n  \"list\": [1,\r\n2]\n}\r\n";
+
+    /** Each raw line break is one space on the stream's one data line: one event, the same JSON. */
+    @Test
+    void aRecordWithRawLineBreaksInItsJsonIsOneEventWithTheSameJson() throws Exception {
+        String topic = kafka.createTopic(1);
+        String token = TestAuthenticator.token("sam", topic + "/*", "");
+        try (BridgeFixture bridge = node("node-a", "topics: " + topic);
+             SseClient stream = SseClient.open(bridge.port(), "endpoint=/" + topic + "/*", token, null)) {
+            stream.expect("connected");
+            stream.expect("subscribed");
+            long seq = kafka.send(topic, "k", MULTILINE);
+            long after = kafka.send(topic, "k", "{\"n\":8}");
+            SseClient.Event message = stream.expect("message");
+            assertThat(message.json().get("seq").asLong()).isEqualTo(seq);
+            assertThat(message.json().get("payload")).isEqualTo(SseClient.JSON.readTree(MULTILINE));
+            assertThat(message.data()).doesNotContain("\r", "\n");
+            // The next event is the next record: nothing of the first spilled into the stream.
+            SseClient.Event next = stream.expect("message");
+            assertThat(next.json().get("seq").asLong()).isEqualTo(after);
+        }
+    }
+
     /** A position in an epoch no node reads (a recreated topic's old history): a gap event, and the id forgets it. */
     @Test
     void aPositionInAGoneEpochIsAGapEventWithAnId() throws Exception {
