@@ -192,7 +192,7 @@ final class BridgeChannelInitializer extends ChannelInitializer<SocketChannel> {
                 .setMaxInitialLineLength(limits.maxRequestLineBytes())
                 .setMaxHeaderSize(limits.maxHeaderBytes())));
         if (http.enabled()) {
-            p.addLast(BodyLimit.NAME, new BodyLimit(server.path(), server.maxInboundMessageBytes()));
+            p.addLast(BodyLimit.NAME, new BodyLimit(server.path(), server.maxInboundMessageBytes(), services.metrics().bodyBytes()));
         }
         p.addLast("handshake", new HttpObjectAggregator(MAX_HANDSHAKE_BYTES));
         p.addLast(HELD, WritabilityGate.holdingDecoded());
@@ -222,7 +222,7 @@ final class BridgeChannelInitializer extends ChannelInitializer<SocketChannel> {
         ChannelPipeline p = stream.pipeline();
         p.addLast("http", new Http2StreamFrameToHttpObjectCodec(true, true));
         if (http.enabled()) {
-            p.addLast(BodyLimit.NAME, new BodyLimit(server.path(), server.maxInboundMessageBytes()));
+            p.addLast(BodyLimit.NAME, new BodyLimit(server.path(), server.maxInboundMessageBytes(), services.metrics().bodyBytes()));
         }
         p.addLast("handshake", new HttpObjectAggregator(MAX_HANDSHAKE_BYTES));
         p.addLast("guard", new UpgradeGuard(admission, limits, trustedProxies, services.metrics(), refusals,
