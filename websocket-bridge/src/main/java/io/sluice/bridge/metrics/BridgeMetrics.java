@@ -99,7 +99,7 @@ public final class BridgeMetrics {
     /** The {@code reason}s of {@link #refused}: which limit refused a request. */
     public static final List<String> REFUSALS = List.of(
             "recovery_node_busy", "recovery_connection_busy", "refresh_in_flight", "subscribe_rate", "publishes_in_flight",
-            "token_validation_busy", "reader_starting", "subject_connections");
+            "token_validation_busy", "reader_starting", "subject_connections", "http2_request_deadline", "http2_body_budget");
 
     /** Where {@code BodyLimit}s count the body bytes they hold (+) and hand on or drop (-): the node's total. */
     public java.util.function.LongConsumer bodyBytes() {
