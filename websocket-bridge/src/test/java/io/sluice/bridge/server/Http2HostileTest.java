@@ -186,6 +186,43 @@ class Http2HostileTest {
     }
 
     /**
+     * After an authenticated request, ten streams each announcing a 1 MiB body: the connection's body budget
+     * (max(requests.publishBytesInFlight, server.maxInboundMessageBytes), 4 MiB) holds four of them; the other six are
+     * refused with REFUSED_STREAM before their bodies are read, and the node holds no more than the budget.
+     */
+    @Test
+    void anAuthenticatedConnectionsBodiesAreBoundedByItsBudget() throws Exception {
+        String topic = kafka.createTopic(1);
+        String token = TestAuthenticator.token("rex", topic + "/*", topic + "/*");
+        try (BridgeFixture bridge = BridgeFixture.start(cluster.getBootstrapServers(), "node-a", "topics: " + topic);
+             RawH2 raw = RawH2.connect(bridge.port(), 0)) {
+            BlockingQueue<RawH2.Frame> frames = raw.readInBackground();
+            raw.headers(1, RawH2.post("/ws/publish?endpoint=/" + topic + "/k", token, "text/plain", 2), false);
+            raw.data(1, Unpooled.copiedBuffer("ok", StandardCharsets.UTF_8), true);
+            assertThat(status(frames, 1)).isEqualTo(200);
+            for (int stream = 3; stream <= 21; stream += 2) {
+                raw.headers(stream, RawH2.post("/ws/publish?endpoint=/" + topic + "/k", token, "text/plain", MIB), false);
+                // A start of each body, all of them within the connection's first window.
+                raw.sendWithinWindows(stream, 4000, 1000);
+            }
+            // The first RST_STREAM of each stream (DATA the client sent after a refusal earns a STREAM_CLOSED too).
+            Map<Integer, Long> firstReset = new HashMap<>();
+            long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            while (firstReset.size() < 6 && System.nanoTime() < until) {
+                RawH2.Frame f = frames.poll(1, TimeUnit.SECONDS);
+                if (f != null && f.type() == RawH2.RST_STREAM) {
+                    firstReset.putIfAbsent(f.stream(), f.errorCode());
+                }
+            }
+            List<Integer> refused = firstReset.entrySet().stream().filter(e -> e.getValue() == Http2Error.REFUSED_STREAM.code())
+                    .map(Map.Entry::getKey).sorted().toList();
+            assertThat(firstReset.keySet()).as("streams reset").containsExactlyInAnyOrderElementsOf(refused);
+            assertThat(refused).containsExactly(11, 13, 15, 17, 19, 21);
+            assertThat(bridge.metric("sluice_bridge_http_body_bytes", "")).isBetween(1.0, 4.0 * MIB);
+        }
+    }
+
+    /**
      * Publishes on two streams of one connection, read together, with requests.publishesInFlight 1: the second is
      * refused as on HTTP/1.1 (429, busy), since the bound is the connection's, not the stream's.
      */
