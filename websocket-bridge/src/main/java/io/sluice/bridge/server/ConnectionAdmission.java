@@ -17,7 +17,8 @@ import io.sluice.bridge.metrics.BridgeMetrics;
  * (or close), everything given back exactly once at close. Also the handshake deadline: a connection not upgraded by
  * {@code connections.handshakeTimeout} after the accept is closed, whatever it sent or did not send. Event loop only,
  * apart from construction. A connection that stays HTTP (session and publish requests, keep-alive) has the same
- * timeout as its idle timeout, counted from its last answer ({@link KeepAlive}).
+ * timeout as its idle timeout, counted from its last answer ({@link KeepAlive}). An HTTP/2 connection shares it among
+ * its streams ({@link #stream}) and leaves the handshake pool with its first request completed authenticated.
  */
 final class ConnectionAdmission implements KeepAlive {
 
