@@ -1,5 +1,7 @@
 package io.sluice.bridge.http;
 
+import java.util.function.LongConsumer;
+
 import io.netty.buffer.CompositeByteBuf;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
@@ -35,10 +37,14 @@ public final class BodyLimit extends ChannelInboundHandlerAdapter {
     private HttpRequest head;
     private CompositeByteBuf body;
     private boolean discarding;
+    // The node's count of body bytes held (a gauge); what this one holds is body's readable bytes.
+    private final LongConsumer held;
 
-    public BodyLimit(String serverPath, int maxBytes) {
+    /** @param held told every change of the bytes this holds: the node's gauge of buffered request bodies */
+    public BodyLimit(String serverPath, int maxBytes, LongConsumer held) {
         this.serverPath = serverPath;
         this.maxBytes = maxBytes;
+        this.held = held;
     }
 
     @Override
@@ -89,9 +95,12 @@ public final class BodyLimit extends ChannelInboundHandlerAdapter {
             refuse(ctx, request, -1);
             return;
         }
+        held.accept(content.content().readableBytes());
         body.addComponent(true, content.content().retain());
         content.release();
         if (content instanceof LastHttpContent last) {
+            // Handed on whole: the routes read it at once, and a publish's bytes count against the publish bounds.
+            held.accept(-body.readableBytes());
             FullHttpRequest full = new DefaultFullHttpRequest(head.protocolVersion(), head.method(), head.uri(), body,
                     head.headers(), last.trailingHeaders());
             full.setDecoderResult(last.decoderResult());
@@ -109,6 +118,7 @@ public final class BodyLimit extends ChannelInboundHandlerAdapter {
     private void drop() {
         head = null;
         if (body != null) {
+            held.accept(-body.readableBytes());
             body.release();
             body = null;
         }

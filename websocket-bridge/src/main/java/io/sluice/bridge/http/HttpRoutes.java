@@ -85,6 +85,13 @@ public final class HttpRoutes extends ChannelInboundHandlerAdapter {
     private Principal validatedPrincipal;
 
     public HttpRoutes(String serverPath, HttpConfig config, SessionServices services, Origins origins, KeepAlive keepAlive) {
+        this(serverPath, config, services, origins, keepAlive, null);
+    }
+
+    /** @param publishes the connection's, shared by its HTTP/2 streams; null: one of this connection's own */
+    public HttpRoutes(String serverPath, HttpConfig config, SessionServices services, Origins origins, KeepAlive keepAlive,
+                      Publishes publishes) {
+        this.publishes = publishes;
         this.serverPath = serverPath.endsWith("/") ? serverPath.substring(0, serverPath.length() - 1) : serverPath;
         this.cookiePath = serverPath;
         this.config = config;
@@ -121,7 +128,9 @@ public final class HttpRoutes extends ChannelInboundHandlerAdapter {
     @Override
     public void handlerAdded(ChannelHandlerContext ctx) {
         this.ctx = ctx;
-        this.publishes = new Publishes(services, ctx.channel());
+        if (publishes == null) {
+            publishes = new Publishes(services, ctx.channel());
+        }
     }
 
     @Override
@@ -397,6 +406,7 @@ public final class HttpRoutes extends ChannelInboundHandlerAdapter {
             }
             validatedToken = token;
             validatedPrincipal = verdict.principal();
+            keepAlive.authenticated();
             then.accept(verdict.principal());
         }));
     }

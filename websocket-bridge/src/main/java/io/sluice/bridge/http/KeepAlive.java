@@ -12,4 +12,11 @@ public interface KeepAlive {
 
     /** Every request has been answered: the connection is closed if nothing more is asked within the deadline. */
     void idle();
+
+    /**
+     * A request's token was valid. HTTP/2 takes the connection out of the handshake pool here; an HTTP/1.1 connection
+     * that only publishes keeps its slot, its deadline being its idle timeout.
+     */
+    default void authenticated() {
+    }
 }

@@ -47,6 +47,7 @@ public final class BridgeMetrics {
     private final Timer endToEnd;
     private final Map<String, Counter> refusals = new HashMap<>();
     private final AtomicLong groups = new AtomicLong();
+    private final AtomicLong bodyBytes = new AtomicLong();
     private final LongAdder groupSelections = new LongAdder();
 
     public BridgeMetrics(MeterRegistry registry) {
@@ -57,6 +58,9 @@ public final class BridgeMetrics {
                 .description("Subscriptions currently active").strongReference(true).register(registry);
         Gauge.builder("sluice.bridge.groups", groups, AtomicLong::get)
                 .description("Distinct (filter, fields) selections subscribed on this node (docs/bridge-filters.md#groups)")
+                .strongReference(true).register(registry);
+        Gauge.builder("sluice.bridge.http.body.bytes", bodyBytes, AtomicLong::get)
+                .description("Bytes of HTTP session and publish request bodies read and held until the request is complete (docs/security.md)")
                 .strongReference(true).register(registry);
         FunctionCounter.builder("sluice.bridge.group.selections", groupSelections, LongAdder::doubleValue)
                 .description("Live messages run through a group's filter and field list: once per message and group, not per subscriber")
@@ -95,7 +99,12 @@ public final class BridgeMetrics {
     /** The {@code reason}s of {@link #refused}: which limit refused a request. */
     public static final List<String> REFUSALS = List.of(
             "recovery_node_busy", "recovery_connection_busy", "refresh_in_flight", "subscribe_rate", "publishes_in_flight",
-            "token_validation_busy", "reader_starting", "subject_connections");
+            "token_validation_busy", "reader_starting", "subject_connections", "http2_request_deadline", "http2_body_budget");
+
+    /** Where {@code BodyLimit}s count the body bytes they hold (+) and hand on or drop (-): the node's total. */
+    public java.util.function.LongConsumer bodyBytes() {
+        return bodyBytes::addAndGet;
+    }
 
     /** A record's key or value its topic's format could not decode (docs/bridge-formats.md#decode-failures). */
     public void decodeFailed(String topic, String part, String reason) {

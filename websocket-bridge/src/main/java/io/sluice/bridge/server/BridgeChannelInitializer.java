@@ -29,12 +29,12 @@ import io.sluice.bridge.config.HttpConfig;
 import io.sluice.bridge.http.BodyLimit;
 import io.sluice.bridge.http.HttpCredentials;
 import io.sluice.bridge.http.HttpRoutes;
-import io.sluice.bridge.http.KeepAlive;
 import io.sluice.bridge.http.Origins;
 import io.sluice.bridge.http.StreamRoute;
 import io.sluice.bridge.http.StreamStarter;
 import io.sluice.bridge.config.ServerConfig;
 import io.sluice.bridge.metrics.BridgeMetrics;
+import io.sluice.bridge.session.Publishes;
 import io.sluice.bridge.session.Session;
 import io.sluice.bridge.session.SessionServices;
 import io.sluice.bridge.web.StaticContent;
@@ -80,22 +80,16 @@ import io.sluice.flow.WritabilityGate;
  * </pre>
  * An HTTP/2 connection instead has Netty's frame codec ('h2', with the node's SETTINGS and hostile-frame limits), the
  * stream multiplexer ('h2-streams') and the idle deadline ('h2-idle', {@link Http2Connections}); each stream is a child
- * channel with http (frames to HTTP objects), http-body, handshake, guard, http-routes, sse-route and static as above.
+ * channel with h2-request ({@link StreamRequest}: the request's deadline and its share of the connection's body budget),
+ * http (frames to HTTP objects), http-body, handshake, guard, http-routes, sse-route and static as above. The streams
+ * share the connection's admission (its handshake deadline and slot, until a request completes authenticated) and
+ * its {@code Publishes} (the in-flight bounds).
  */
 final class BridgeChannelInitializer extends ChannelInitializer<SocketChannel> {
 
     private static final Logger LOG = LoggerFactory.getLogger(BridgeChannelInitializer.class);
     private static final int MAX_HANDSHAKE_BYTES = 16 * 1024;
     static final String HELD = "held";
-    private static final KeepAlive NO_KEEP_ALIVE = new KeepAlive() {
-        @Override
-        public void busy() {
-        }
-
-        @Override
-        public void idle() {
-        }
-    };
 
     private final ServerConfig server;
     private final SslContext tls;
@@ -164,7 +158,12 @@ final class BridgeChannelInitializer extends ChannelInitializer<SocketChannel> {
         OutboundConfig outbound = services.outbound();
         p.addLast(WritabilityGate.NAME, new WritabilityGate(outbound.maxSlowTime(), (channel, after) -> stuck(channel, after, metrics)));
         Runnable http1 = () -> http1(ch, admission);
-        Runnable http2 = () -> Http2Connections.addTo(p, http, limits, admission, stream -> stream(stream, admission));
+        Runnable http2 = () -> {
+            // The connection's, shared by its streams: HTTP/1.1's per-connection bounds hold across them (docs/security.md).
+            Publishes publishes = new Publishes(services, ch);
+            BodyBudget budget = new BodyBudget(admission::handshaking, server.maxInboundMessageBytes(), services.requests().publishBytesInFlight());
+            Http2Connections.addTo(p, http, limits, stream -> stream(stream, admission, publishes, budget));
+        };
         if (tls != null) {
             p.addLast("tls", tls.newHandler(ch.alloc()));
             if (http.http2()) {
@@ -192,7 +191,7 @@ final class BridgeChannelInitializer extends ChannelInitializer<SocketChannel> {
                 .setMaxInitialLineLength(limits.maxRequestLineBytes())
                 .setMaxHeaderSize(limits.maxHeaderBytes())));
         if (http.enabled()) {
-            p.addLast(BodyLimit.NAME, new BodyLimit(server.path(), server.maxInboundMessageBytes()));
+            p.addLast(BodyLimit.NAME, new BodyLimit(server.path(), server.maxInboundMessageBytes(), services.metrics().bodyBytes()));
         }
         p.addLast("handshake", new HttpObjectAggregator(MAX_HANDSHAKE_BYTES));
         p.addLast(HELD, WritabilityGate.holdingDecoded());
@@ -216,24 +215,25 @@ final class BridgeChannelInitializer extends ChannelInitializer<SocketChannel> {
      * over HTTP/2 (no RFC 8441 extended CONNECT), so browsers open WebSockets on an HTTP/1.1 connection. The stream
      * writes through its own flow-controlled channel, whose writability the session follows as it follows a socket's.
      */
-    private void stream(Http2StreamChannel stream, ConnectionAdmission admission) {
+    private void stream(Http2StreamChannel stream, ConnectionAdmission admission, Publishes publishes, BodyBudget budget) {
         OutboundConfig outbound = services.outbound();
         stream.config().setWriteBufferWaterMark(new WriteBufferWaterMark(outbound.lowWaterMarkBytes(), outbound.highWaterMarkBytes()));
         ChannelPipeline p = stream.pipeline();
+        p.addLast(StreamRequest.NAME, new StreamRequest(budget, server.maxInboundMessageBytes(), limits.handshakeTimeout(), services.metrics()));
         p.addLast("http", new Http2StreamFrameToHttpObjectCodec(true, true));
         if (http.enabled()) {
-            p.addLast(BodyLimit.NAME, new BodyLimit(server.path(), server.maxInboundMessageBytes()));
+            p.addLast(BodyLimit.NAME, new BodyLimit(server.path(), server.maxInboundMessageBytes(), services.metrics().bodyBytes()));
         }
         p.addLast("handshake", new HttpObjectAggregator(MAX_HANDSHAKE_BYTES));
         p.addLast("guard", new UpgradeGuard(admission, limits, trustedProxies, services.metrics(), refusals,
                 streams != null ? StreamRoute.streamPath(server.path()) : null));
         if (http.enabled()) {
-            // The connection's idle deadline counts open streams (Http2Connections); a stream has none of its own.
-            p.addLast(HttpRoutes.NAME, new HttpRoutes(server.path(), http, services, origins, NO_KEEP_ALIVE));
+            // The connection's deadline, busy while any stream answers a request (ConnectionAdmission.stream).
+            p.addLast(HttpRoutes.NAME, new HttpRoutes(server.path(), http, services, origins, admission.stream(stream), publishes));
         }
         if (streams != null) {
-            // The connection left the handshake pool with its preface.
-            p.addLast(StreamRoute.NAME, new StreamRoute(server.path(), streams, credentials, origins, () -> { }));
+            // A stream started with a valid token takes the connection out of the handshake pool, as on HTTP/1.1.
+            p.addLast(StreamRoute.NAME, new StreamRoute(server.path(), streams, credentials, origins, admission::upgraded));
         }
         p.addLast("static", new StaticFileHandler(content));
         p.addLast(StreamErrors.NAME, new StreamErrors());

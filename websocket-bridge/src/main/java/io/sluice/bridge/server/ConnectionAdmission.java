@@ -17,7 +17,8 @@ import io.sluice.bridge.metrics.BridgeMetrics;
  * (or close), everything given back exactly once at close. Also the handshake deadline: a connection not upgraded by
  * {@code connections.handshakeTimeout} after the accept is closed, whatever it sent or did not send. Event loop only,
  * apart from construction. A connection that stays HTTP (session and publish requests, keep-alive) has the same
- * timeout as its idle timeout, counted from its last answer ({@link KeepAlive}).
+ * timeout as its idle timeout, counted from its last answer ({@link KeepAlive}). An HTTP/2 connection shares it among
+ * its streams ({@link #stream}) and leaves the handshake pool with its first request completed authenticated.
  */
 final class ConnectionAdmission implements KeepAlive {
 
@@ -31,6 +32,8 @@ final class ConnectionAdmission implements KeepAlive {
     private InetAddress forwardedClient;
     private ScheduledFuture<?> deadline;
     private long handshakeTimeoutMillis;
+    // HTTP/2: streams answering a request now; the connection is busy while there is one.
+    private int busyStreams;
 
     private ConnectionAdmission(ConnectionGate gate, BridgeMetrics metrics, Channel channel, InetAddress peer, boolean fromTrustedProxy) {
         this.gate = gate;
@@ -80,8 +83,25 @@ final class ConnectionAdmission implements KeepAlive {
         return fromTrustedProxy;
     }
 
-    /** Counts the upgrade against the forwarded client's limits; null when admitted, else the reason. */
-    String admitForwarded(InetAddress client) {
+    /** Whether the connection is still in the handshake pool: not upgraded, no request completed authenticated on HTTP/2. */
+    boolean handshaking() {
+        return handshaking;
+    }
+
+    /**
+     * Counts the upgrade (or event stream) {@code via} carries against the forwarded client's limits; null when
+     * admitted, else the reason. On HTTP/1.1 {@code via} is the connection, which counts once, for the client it names
+     * last. An HTTP/2 stream is a request of its own, maybe for another client of the same proxy: each is counted for its
+     * client until that stream closes, without touching the others'.
+     */
+    String admitForwarded(InetAddress client, Channel via) {
+        if (via != channel) {
+            String refused = gate.acceptForwarded(client);
+            if (refused == null) {
+                via.closeFuture().addListener(f -> gate.forwardedClosed(client));
+            }
+            return refused;
+        }
         if (forwardedClient != null) {
             // A second upgrade request on the same connection (the first one failed inside the WebSocket handshake):
             // the connection counts once, for the client it names last.
@@ -120,6 +140,48 @@ final class ConnectionAdmission implements KeepAlive {
             deadline.cancel(false);
             deadline = channel.eventLoop().schedule(this::handshakeTimedOut, handshakeTimeoutMillis, TimeUnit.MILLISECONDS);
         }
+    }
+
+    /**
+     * One HTTP/2 stream's {@link KeepAlive}, the same deadline shared the way one HTTP/1.1 connection shares it among
+     * its requests: the connection is busy (no deadline) while any of its streams is answering a request, and its
+     * deadline starts again once none is. A request completed with a valid token (each stream is one request) takes the
+     * connection out of the handshake pool, as a WebSocket upgrade does; until then a stream's unfinished request holds
+     * the connection no longer than the deadline. HTTP/1.1 keeps the handshake slot of a connection that only publishes
+     * (its deadline is also its idle timeout); HTTP/2 has its own idle timeout ({@link Http2Connections}).
+     */
+    KeepAlive stream(Channel stream) {
+        KeepAlive view = new KeepAlive() {
+            private boolean busy;
+
+            @Override
+            public void busy() {
+                if (!busy) {
+                    busy = true;
+                    if (busyStreams++ == 0) {
+                        ConnectionAdmission.this.busy();
+                    }
+                }
+            }
+
+            @Override
+            public void idle() {
+                if (busy) {
+                    busy = false;
+                    if (--busyStreams == 0) {
+                        ConnectionAdmission.this.idle();
+                    }
+                }
+            }
+
+            @Override
+            public void authenticated() {
+                upgraded();
+            }
+        };
+        // A stream reset while its request was being answered is no longer busy.
+        stream.closeFuture().addListener(f -> view.idle());
+        return view;
     }
 
     private void handshakeTimedOut() {

@@ -33,9 +33,12 @@ import io.sluice.flow.Closing;
  * An HTTP/2 connection (ALPN {@code h2}, or h2c by prior knowledge): Netty's frame codec with the node's limits, and a
  * child channel per stream whose pipeline the caller builds (the HTTP routes, as on HTTP/1.1). The connection counts
  * once against the node's and the peer's connection limits (it is one socket); each event stream on it is a session.
- * It leaves the handshake pool once the client's preface and SETTINGS are read; from then on a connection with no
- * open stream for {@code connections.handshakeTimeout} is closed (GOAWAY, then the close), as an idle HTTP/1.1
- * keep-alive connection is.
+ * Like an HTTP/1.1 connection it stays in the handshake pool, under {@link ConnectionAdmission}'s deadline (running
+ * while none of its streams is answering a request), until a request completes authenticated (a valid token's
+ * publish or session, an event stream started: {@link ConnectionAdmission#stream}); each stream's request must be
+ * complete within {@code connections.handshakeTimeout} and fit the connection's {@link BodyBudget}
+ * ({@link StreamRequest}). Apart from that, a connection with no open stream for {@code connections.handshakeTimeout}
+ * is closed (GOAWAY, then the close), as an idle HTTP/1.1 keep-alive connection is.
  */
 final class Http2Connections {
 
@@ -96,8 +99,7 @@ final class Http2Connections {
     }
 
     /** Adds the HTTP/2 handlers at the end of {@code p}; {@code streams} sets up each stream's child channel. */
-    static void addTo(ChannelPipeline p, HttpConfig http, ConnectionsConfig limits, ConnectionAdmission admission,
-                      Consumer<Http2StreamChannel> streams) {
+    static void addTo(ChannelPipeline p, HttpConfig http, ConnectionsConfig limits, Consumer<Http2StreamChannel> streams) {
         Http2FrameCodec codec = Http2FrameCodecBuilder.forServer()
                 .initialSettings(Http2Settings.defaultSettings()
                         .maxConcurrentStreams(http.maxConcurrentStreams())
@@ -108,7 +110,7 @@ final class Http2Connections {
                 .gracefulShutdownTimeoutMillis(Closing.DEFAULT_GRACE.toMillis())
                 .validateHeaders(true)
                 .build();
-        Idle idle = new Idle(admission, limits.handshakeTimeout());
+        Idle idle = new Idle(limits.handshakeTimeout());
         p.addLast(CODEC, codec);
         p.addLast("h2-streams", new Http2MultiplexHandler(new ChannelInitializer<Http2StreamChannel>() {
             @Override
@@ -122,18 +124,19 @@ final class Http2Connections {
         p.addLast(IDLE, idle);
     }
 
-    /** The handshake deadline until the preface is read, then the idle deadline whenever no stream is open. */
+    /**
+     * The idle deadline whenever no stream is open, from the preface on (before it, and until a request completes
+     * authenticated, the handshake deadline holds too).
+     */
     private static final class Idle extends ChannelInboundHandlerAdapter {
 
-        private final ConnectionAdmission admission;
         private final Duration timeout;
         private Channel connection;
         private boolean prefaceRead;
         private final Set<Channel> streams = new HashSet<>();
         private ScheduledFuture<?> deadline;
 
-        Idle(ConnectionAdmission admission, Duration timeout) {
-            this.admission = admission;
+        Idle(Duration timeout) {
             this.timeout = timeout;
         }
 
@@ -147,7 +150,6 @@ final class Http2Connections {
             // The codec checks that the preface is followed by SETTINGS: the first one read means both were.
             if (msg instanceof Http2SettingsFrame && !prefaceRead) {
                 prefaceRead = true;
-                admission.upgraded();
                 if (streams.isEmpty()) {
                     schedule();
                 }

@@ -102,7 +102,7 @@ final class UpgradeGuard extends ChannelInboundHandlerAdapter {
                     refuse(ctx, request, BAD_FORWARDED_FOR, HttpResponseStatus.BAD_REQUEST, admission.peer());
                     return;
                 }
-                String refused = admission.admitForwarded(client);
+                String refused = admission.admitForwarded(client, ctx.channel());
                 if (refused != null) {
                     refuse(ctx, request, refused, HttpResponseStatus.TOO_MANY_REQUESTS, client);
                     return;

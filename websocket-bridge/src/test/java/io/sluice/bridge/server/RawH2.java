@@ -52,6 +52,10 @@ final class RawH2 implements AutoCloseable {
     private final ChannelHandlerContext ctx = sink.pipeline().firstContext();
     private final DefaultHttp2FrameWriter writer = new DefaultHttp2FrameWriter();
     private final DefaultHttp2HeadersDecoder decoder = new DefaultHttp2HeadersDecoder(false);
+    private final java.util.Map<Integer, Long> windows = new java.util.HashMap<>();
+    private final java.util.Set<Integer> reset = new java.util.HashSet<>();
+    private boolean ended;
+    private boolean corked;
 
     private RawH2(Socket socket) throws IOException {
         this.socket = socket;
@@ -81,12 +85,12 @@ final class RawH2 implements AutoCloseable {
         return headers;
     }
 
-    void headers(int stream, Http2Headers headers, boolean endStream) throws IOException {
+    synchronized void headers(int stream, Http2Headers headers, boolean endStream) throws IOException {
         writer.writeHeaders(ctx, stream, headers, 0, endStream, ctx.newPromise());
         send();
     }
 
-    void data(int stream, ByteBuf data, boolean endStream) throws IOException {
+    synchronized void data(int stream, ByteBuf data, boolean endStream) throws IOException {
         writer.writeData(ctx, stream, data, 0, endStream, ctx.newPromise());
         send();
     }
@@ -100,7 +104,110 @@ final class RawH2 implements AutoCloseable {
         socket.getOutputStream().write(ByteBufUtil.getBytes(bytes));
     }
 
+    /** Frames written until {@link #uncork()} go out in one socket write: the server reads them together. */
+    void cork() {
+        corked = true;
+    }
+
+    void uncork() throws IOException {
+        corked = false;
+        send();
+    }
+
+    static Http2Headers post(String pathAndQuery, String token, String contentType, long contentLength) {
+        Http2Headers headers = new DefaultHttp2Headers().method("POST").scheme("http").authority("127.0.0.1").path(pathAndQuery)
+                .add("content-type", contentType);
+        if (contentLength >= 0) {
+            headers.add("content-length", Long.toString(contentLength));
+        }
+        if (token != null) {
+            headers.add("authorization", "Bearer " + token);
+        }
+        return headers;
+    }
+
+    /**
+     * Reads frames in the background from now on, keeping the flow-control windows the server grants, for
+     * {@link #sendWithinWindows}; every frame read is also added to the returned queue, and a frame of type -1 marks
+     * the end of the connection.
+     */
+    java.util.concurrent.BlockingQueue<Frame> readInBackground() {
+        java.util.concurrent.BlockingQueue<Frame> frames = new java.util.concurrent.LinkedBlockingQueue<>();
+        Thread reader = new Thread(() -> {
+            try {
+                for (Frame f = next(); f != null; f = next()) {
+                    synchronized (windows) {
+                        if (f.type() == WINDOW_UPDATE) {
+                            windows.merge(f.stream(), Unpooled.wrappedBuffer(f.payload()).getInt(0) & 0x7fffffffL, Long::sum);
+                        }
+                        else if (f.type() == RST_STREAM) {
+                            reset.add(f.stream());
+                        }
+                        windows.notifyAll();
+                    }
+                    frames.add(f);
+                }
+            }
+            catch (Exception e) {
+                // Closed.
+            }
+            synchronized (windows) {
+                ended = true;
+                windows.notifyAll();
+            }
+            frames.add(new Frame(-1, 0, 0, new byte[0], null));
+        }, "h2-frames");
+        reader.setDaemon(true);
+        reader.start();
+        return frames;
+    }
+
+    /**
+     * Sends {@code bytes} of body on {@code stream} as DATA frames no larger than the default SETTINGS_MAX_FRAME_SIZE,
+     * each within the stream's and the connection's windows as the server grants them (needs
+     * {@link #readInBackground}), without END_STREAM. Stops early when the stream is reset, the connection ends or no
+     * window comes for {@code patienceMillis}.
+     *
+     * @return the bytes sent
+     */
+    long sendWithinWindows(int stream, long bytes, long patienceMillis) throws IOException, InterruptedException {
+        long sent = 0;
+        byte[] chunk = new byte[Http2CodecUtil.DEFAULT_MAX_FRAME_SIZE];
+        while (sent < bytes) {
+            int n;
+            synchronized (windows) {
+                long waitUntil = System.currentTimeMillis() + patienceMillis;
+                while (!ended && !reset.contains(stream) && window(stream) <= 0 && System.currentTimeMillis() < waitUntil) {
+                    windows.wait(Math.max(1, waitUntil - System.currentTimeMillis()));
+                }
+                if (ended || reset.contains(stream) || window(stream) <= 0) {
+                    return sent;
+                }
+                n = (int) Math.min(Math.min(chunk.length, window(stream)), bytes - sent);
+                windows.merge(0, (long) -n, Long::sum);
+                windows.merge(stream, (long) -n, Long::sum);
+            }
+            try {
+                data(stream, Unpooled.wrappedBuffer(chunk, 0, n), false);
+            }
+            catch (java.net.SocketException e) {
+                return sent;
+            }
+            sent += n;
+        }
+        return sent;
+    }
+
+    // Event loop of neither side: the windows the server granted (stream 0: the connection's), under their own lock.
+    private long window(int stream) {
+        return Math.min(windows.computeIfAbsent(0, s -> (long) Http2CodecUtil.DEFAULT_WINDOW_SIZE),
+                windows.computeIfAbsent(stream, s -> (long) Http2CodecUtil.DEFAULT_WINDOW_SIZE));
+    }
+
     private void send() throws IOException {
+        if (corked) {
+            return;
+        }
         sink.flush();
         for (Object out = sink.readOutbound(); out != null; out = sink.readOutbound()) {
             ByteBuf buf = (ByteBuf) out;
