@@ -4,7 +4,6 @@ import java.io.IOException;
 
 import com.fasterxml.jackson.core.exc.StreamConstraintsException;
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 
 /**
  * The strict JSON reader and compact writer the codecs share ({@link ExactJson}: exactly one value, no duplicate keys,
@@ -13,15 +12,15 @@ import com.fasterxml.jackson.databind.ObjectMapper;
  */
 final class Json {
 
-    private final ObjectMapper mapper;
+    private final ExactJson json;
 
     Json(int maxDepth) {
-        mapper = ExactJson.mapper(maxDepth);
+        json = ExactJson.withDepth(maxDepth);
     }
 
     JsonNode read(String text) throws DecodeException {
         try {
-            JsonNode node = mapper.readTree(text);
+            JsonNode node = json.read(text);
             if (node == null || node.isMissingNode()) {
                 throw new DecodeException("not a JSON value: empty");
             }
@@ -30,13 +29,13 @@ final class Json {
         catch (IOException e) {
             // Jackson's messages quote the offending token, which is payload: the reason is named, not quoted.
             throw new DecodeException(e instanceof StreamConstraintsException
-                    ? "JSON nested deeper than the limit" : "not exactly one JSON value");
+                    ? "JSON nested deeper, or a number larger, than the limits" : "not exactly one JSON value");
         }
     }
 
     byte[] write(JsonNode value) throws EncodeException {
         try {
-            return mapper.writeValueAsBytes(value);
+            return json.mapper().writeValueAsBytes(value);
         }
         catch (IOException e) {
             throw new EncodeException("cannot write the value as JSON", e);
@@ -45,7 +44,7 @@ final class Json {
 
     String writeString(JsonNode value) throws EncodeException {
         try {
-            return mapper.writeValueAsString(value);
+            return json.mapper().writeValueAsString(value);
         }
         catch (IOException e) {
             throw new EncodeException("cannot write the value as JSON", e);

@@ -4,9 +4,12 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 
+import org.slf4j.LoggerFactory;
+
 import io.sluice.bridge.format.registry.RegisteredSchema;
 import io.sluice.bridge.format.registry.SchemaSource;
 import io.sluice.bridge.format.registry.SchemaUnavailableException;
+import io.sluice.logging.RateLimitedByCause;
 
 /**
  * A codec's parsed schemas by registry id, least recently used evicted beyond a bound. Ids are immutable, so a schema
@@ -14,6 +17,8 @@ import io.sluice.bridge.format.registry.SchemaUnavailableException;
  * Fetching and parsing happen outside the lock: two threads may parse the same id once each, which is harmless.
  */
 final class ParsedSchemas<T> {
+
+    private static final RateLimitedByCause OUTAGES = new RateLimitedByCause(LoggerFactory.getLogger(ParsedSchemas.class));
 
     /** Turns a registered schema into what the codec uses; a {@link SchemaException} means it never will. */
     interface Parser<T> {
@@ -113,8 +118,12 @@ final class ParsedSchemas<T> {
             return new Latest<>(latest, of(latest));
         }
         catch (SchemaUnavailableException e) {
-            throw new EncodeException(e.notFound() ? "no schema registered under subject " + subject
-                    : "the schema of subject " + subject + " is unavailable: " + e.getMessage());
+            if (e.notFound()) {
+                throw new EncodeException("no schema registered under subject " + subject);
+            }
+            // The registry client's message names the registry (its URL, why a connection or TLS failed): the log's.
+            OUTAGES.log(e, "The schema of subject {} for a publish is unavailable: {}", subject, e.getMessage());
+            throw new SchemaOutageException(subject);
         }
         catch (SchemaException e) {
             throw new EncodeException("subject " + subject + ": " + e.getMessage());

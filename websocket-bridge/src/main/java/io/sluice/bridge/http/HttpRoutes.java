@@ -12,10 +12,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.function.Consumer;
 
-import com.fasterxml.jackson.core.StreamReadConstraints;
-import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.NullNode;
 import com.fasterxml.jackson.databind.node.TextNode;
 
@@ -37,6 +34,7 @@ import io.netty.handler.codec.http.QueryStringDecoder;
 import io.netty.util.ReferenceCountUtil;
 import io.sluice.bridge.auth.Principal;
 import io.sluice.bridge.config.HttpConfig;
+import io.sluice.bridge.format.ExactJson;
 import io.sluice.bridge.protocol.ClientRequest;
 import io.sluice.bridge.protocol.ErrorCodes;
 import io.sluice.bridge.protocol.PayloadFormat;
@@ -59,13 +57,9 @@ public final class HttpRoutes extends ChannelInboundHandlerAdapter {
 
     public static final String NAME = "http-routes";
 
-    // One JSON value and nothing after it, as a WebSocket publish's payload is.
-    private static final ObjectMapper JSON = new ObjectMapper().enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
-
-    static {
-        // The body is bounded by server.maxInboundMessageBytes; nesting is what could still hurt, as on WebSocket.
-        JSON.getFactory().setStreamReadConstraints(StreamReadConstraints.builder().maxNestingDepth(64).build());
-    }
+    // One JSON value and nothing after it, read as a WebSocket publish's payload is (ClientRequests): exact numbers,
+    // no key twice. The body is bounded by server.maxInboundMessageBytes; nesting is bounded as on WebSocket.
+    private static final ExactJson JSON = ExactJson.withDepth(64);
 
     private final String serverPath;
     private final String cookiePath;
@@ -343,7 +337,7 @@ public final class HttpRoutes extends ChannelInboundHandlerAdapter {
         switch (type) {
             case "application/json": {
                 try {
-                    JsonNode json = JSON.readTree(body);
+                    JsonNode json = JSON.read(body);
                     if (json == null || json.isMissingNode()) {
                         throw new RequestRefusedException(ErrorCodes.INVALID_PAYLOAD, "the body is empty; an application/json body must be one JSON value", null);
                     }

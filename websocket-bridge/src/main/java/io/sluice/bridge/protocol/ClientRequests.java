@@ -9,7 +9,6 @@ import java.util.List;
 import java.util.Set;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufInputStream;
@@ -35,7 +34,7 @@ public final class ClientRequests {
 
     // Frame size is already bounded by server.maxInboundMessageBytes; nesting is what could still hurt. Numbers exact
     // (ExactJson), as records are read: a filter literal is compared with them, a published payload written back.
-    private static final ObjectMapper JSON = ExactJson.mapper(64);
+    private static final ExactJson JSON = ExactJson.withDepth(64);
 
     private ClientRequests() {
     }
@@ -47,7 +46,7 @@ public final class ClientRequests {
     public static ClientRequest parse(ByteBuf text, RequestLimitsConfig limits, FilterLimits filters) throws RequestRefusedException {
         JsonNode node;
         try (ByteBufInputStream in = new ByteBufInputStream(text.duplicate())) {
-            node = JSON.readTree(in);
+            node = JSON.read(in);
         }
         catch (IOException e) {
             throw new RequestRefusedException(ErrorCodes.MALFORMED, "not a JSON object: " + firstLine(e.getMessage()), null);

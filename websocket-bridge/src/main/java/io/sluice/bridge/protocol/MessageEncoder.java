@@ -13,7 +13,6 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.StreamReadConstraints;
 import com.fasterxml.jackson.core.io.JsonStringEncoder;
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import com.flipkart.zjsonpatch.DiffFlags;
 import com.fasterxml.jackson.databind.node.NullNode;
 import com.flipkart.zjsonpatch.JsonDiff;
@@ -41,7 +40,7 @@ public final class MessageEncoder {
     // Exact numbers as well (ExactJson): the tree kept for filters and deltas, and the one read back from a cached
     // frame for recovery, must hold the numbers a format's codec would, or a filter selects differently in each.
     // Jackson's default nesting bound, as before: a value too deep for it is carried as text.
-    private static final ObjectMapper JSON = ExactJson.mapper(StreamReadConstraints.DEFAULT_MAX_DEPTH);
+    private static final ExactJson JSON = ExactJson.withDepth(StreamReadConstraints.DEFAULT_MAX_DEPTH);
 
     // Without move and copy detection: matching every removal against every addition is quadratic in the number of
     // operations, which object keys (not bounded by the array lengths in JsonShape.diffWork) can make large. Patches
@@ -100,7 +99,7 @@ public final class MessageEncoder {
         JsonNode patch = JsonDiff.asJson(previous.json(), current.json(), DIFF_FLAGS);
         byte[] patchBytes;
         try {
-            patchBytes = JSON.writeValueAsBytes(patch);
+            patchBytes = JSON.mapper().writeValueAsBytes(patch);
         }
         catch (JsonProcessingException e) {
             return null;
@@ -164,7 +163,7 @@ public final class MessageEncoder {
                                               Header[] headers) {
         byte[] payload;
         try {
-            payload = JSON.writeValueAsBytes(tree);
+            payload = JSON.mapper().writeValueAsBytes(tree);
         }
         catch (JsonProcessingException e) {
             throw new IllegalStateException("a JSON tree is plain JSON", e);
@@ -210,7 +209,7 @@ public final class MessageEncoder {
         int length = frame.getByte(start + 1) & 0x7f;
         int header = length < 126 ? 2 : length == 126 ? 4 : 10;
         try (ByteBufInputStream in = new ByteBufInputStream(frame.duplicate().readerIndex(start + header))) {
-            JsonNode payload = JSON.readTree(in).get("payload");
+            JsonNode payload = JSON.read(in).get("payload");
             return payload == null ? NullNode.getInstance() : payload;
         }
         catch (IOException e) {
@@ -261,7 +260,7 @@ public final class MessageEncoder {
                 // The decoded text, not the bytes: from bytes Jackson detects the encoding itself, and UTF-16 or
                 // UTF-32 without a byte order mark is valid UTF-8 too (7B 00 7D 00 is "{", NUL, "}", NUL), which it
                 // would read as {} and which would then be embedded, NULs and all, into the message.
-                JsonNode tree = JSON.readTree(text);
+                JsonNode tree = JSON.read(text);
                 if (tree != null && (tree.isObject() || tree.isArray())) {
                     // Proven to be exactly one well-formed JSON value in UTF-8 (no trailing text, no duplicate keys):
                     // embedded as the producer wrote it, byte for byte. The tree is kept for deltas.
@@ -332,7 +331,7 @@ public final class MessageEncoder {
             case BASE64 -> Base64.getDecoder().decode(payload.asText());
             case JSON -> {
                 try {
-                    yield JSON.writeValueAsBytes(payload);
+                    yield JSON.mapper().writeValueAsBytes(payload);
                 }
                 catch (JsonProcessingException e) {
                     throw new IllegalArgumentException("payload cannot be written as JSON", e);

@@ -12,6 +12,7 @@ import org.apache.kafka.common.TopicPartition;
 import io.netty.channel.Channel;
 import io.sluice.bridge.auth.Principal;
 import io.sluice.bridge.format.EncodeException;
+import io.sluice.bridge.format.SchemaOutageException;
 import io.sluice.bridge.format.Formats;
 import io.sluice.bridge.protocol.ClientRequest;
 import io.sluice.bridge.protocol.ErrorCodes;
@@ -102,7 +103,11 @@ public final class Publishes {
             inFlight--;
             bytesInFlight -= bytes;
             services.metrics().published(error == null);
-            if (error instanceof EncodeException refused) {
+            if (error instanceof SchemaOutageException outage) {
+                // Not the payload's fault: the registry did not answer. A fixed reason; its details are in the log.
+                answer.accept(new Failed(ErrorCodes.PUBLISH_FAILED, outage.getMessage()));
+            }
+            else if (error instanceof EncodeException refused) {
                 answer.accept(new Failed(ErrorCodes.INVALID_PAYLOAD, "the payload does not fit " + target.topic()
                         + "'s format, nothing was published: " + refused.getMessage()));
             }

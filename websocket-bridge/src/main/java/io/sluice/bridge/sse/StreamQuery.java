@@ -1,18 +1,18 @@
 package io.sluice.bridge.sse;
 
+import java.io.IOException;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
 import io.netty.handler.codec.http.QueryStringDecoder;
+import io.sluice.bridge.format.ExactJson;
 import io.sluice.bridge.protocol.ErrorCodes;
 import io.sluice.bridge.protocol.RequestRefusedException;
 
@@ -23,7 +23,8 @@ import io.sluice.bridge.protocol.RequestRefusedException;
  */
 record StreamQuery(List<String> endpoints, JsonNode filter, ArrayNode fields, boolean delta, boolean snapshot, String lastEventId) {
 
-    private static final ObjectMapper JSON = new ObjectMapper();
+    // As a WebSocket subscribe's filter is read (ClientRequests): its literals compare exactly with records' numbers.
+    private static final ExactJson JSON = ExactJson.withDepth(64);
     private static final Set<String> SINGLE = Set.of("filter", "fields", "delta", "snapshot", "lastEventId");
     private static final int MAX_NAME_CHARS = 40;
 
@@ -56,16 +57,16 @@ record StreamQuery(List<String> endpoints, JsonNode filter, ArrayNode fields, bo
         String filterText = single(params, "filter");
         if (filterText != null) {
             try {
-                filter = JSON.readTree(filterText);
+                filter = JSON.read(filterText);
             }
-            catch (JsonProcessingException e) {
+            catch (IOException e) {
                 throw malformed("parameter filter is not JSON (URL-encode the filter object)");
             }
         }
         ArrayNode fields = null;
         String fieldsText = single(params, "fields");
         if (fieldsText != null) {
-            fields = JSON.createArrayNode();
+            fields = ExactJson.NODES.arrayNode();
             for (String pointer : fieldsText.split(",", -1)) {
                 fields.add(pointer);
             }
@@ -76,7 +77,7 @@ record StreamQuery(List<String> endpoints, JsonNode filter, ArrayNode fields, bo
 
     /** The WebSocket subscribe that endpoint parameter {@code index} stands for, recovering from {@code recover}. */
     ObjectNode subscribe(int index, List<io.sluice.bridge.protocol.ClientRequest.Position> recover) {
-        ObjectNode s = JSON.createObjectNode().put("type", "subscribe").put("endpoint", endpoints.get(index));
+        ObjectNode s = ExactJson.NODES.objectNode().put("type", "subscribe").put("endpoint", endpoints.get(index));
         if (filter != null) {
             s.set("filter", filter);
         }
