@@ -12,6 +12,7 @@ import java.util.function.BiFunction;
 import java.util.function.Predicate;
 
 import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.slf4j.LoggerFactory;
 
 import io.netty.buffer.ByteBufAllocator;
 import io.sluice.bridge.kafka.LogReader;
@@ -29,15 +30,15 @@ import io.sluice.logging.RateLimitedByCause;
  * longer starts early enough.
  *
  * <p>Decoding runs on the log reader's thread, which serves recoveries only, so it may wait for a schema id the node has
- * not seen: through the same lookups as the live reader ({@link Formats#pending}, at the node's rate), for at most
- * {@link #SCHEMA_WAIT_NANOS} per read in all; past that, a record's decoding asks the registry itself (one request,
- * bounded by the registry's timeout and remembered).
+ * not seen, its key's (to route it) and, for the records it keeps, its value's: through the same lookups as the live
+ * reader ({@link Formats#pending}, at the node's rate), for at most {@link #SCHEMA_WAIT_NANOS} per read in all; past
+ * that, a record's decoding asks the registry itself (one request, bounded by the registry's timeout and remembered).
  */
 public final class KafkaRecovery {
 
     /** How long one log read may wait for new schema ids in all (decision: within a recovery's patience). */
     static final long SCHEMA_WAIT_NANOS = TimeUnit.SECONDS.toNanos(10);
-    private static final RateLimitedByCause FAILURES = new RateLimitedByCause(org.slf4j.LoggerFactory.getLogger(KafkaRecovery.class));
+    private static final RateLimitedByCause FAILURES = new RateLimitedByCause(LoggerFactory.getLogger(KafkaRecovery.class));
 
     private final LogReader reader;
     private final ByteBufAllocator allocator;
@@ -71,12 +72,15 @@ public final class KafkaRecovery {
             // Keys are routed as the live reader routes them, through the topic's key format; failures are counted when
             // the kept records are encoded, not here as well.
             RecordMessages keys = new RecordMessages(new MessageEncoder(allocator), formats, (topic, part, reason) -> { });
+            SchemaWait schemas = new SchemaWait();
             Predicate<ConsumerRecord<byte[], byte[]>> filter = r -> {
+                // The key only: a record the subscription does not want costs no wait for its value's schema.
+                schemas.await(r.topic(), r.key(), null);
                 RecordMessages.Record keyed = keys.decode(r);
                 return keyed.routable() && !endpoints.apply(r.topic(), routingKey(keyed)).isEmpty();
             };
             parts.add(reader.read(read.partition(), read.from(), read.to(), filter)
-                    .thenApply(range -> encode(subscription, read, range, endpoints)));
+                    .thenApply(range -> encode(subscription, read, range, endpoints, schemas)));
         }
         return CompletableFuture.allOf(parts.toArray(CompletableFuture[]::new)).handle((ignored, error) -> {
             if (error != null) {
@@ -90,7 +94,7 @@ public final class KafkaRecovery {
     }
 
     private List<EncodedMessage> encode(String subscription, RecoveryPlan.LogRead read, LogReader.Range range,
-                                        BiFunction<String, String, List<String>> endpoints) {
+                                        BiFunction<String, String, List<String>> endpoints, SchemaWait schemas) {
         List<EncodedMessage> out = new ArrayList<>();
         if (range.logStart() > read.from()) {
             metrics.recoveryGap();
@@ -98,10 +102,9 @@ public final class KafkaRecovery {
                     read.from(), Math.min(read.to(), range.logStart() - 1), RecoveryPlan.GAP_RETENTION));
         }
         RecordMessages records = new RecordMessages(new MessageEncoder(allocator), formats, metrics::decodeFailed);
-        long schemaDeadline = System.nanoTime() + SCHEMA_WAIT_NANOS;
         for (ConsumerRecord<byte[], byte[]> r : range.records()) {
             try {
-                awaitSchemas(r, schemaDeadline);
+                schemas.await(r.topic(), r.key(), r.value());
                 RecordMessages.Record record = records.decode(r);
                 if (!record.routable()) {
                     continue;
@@ -123,23 +126,34 @@ public final class KafkaRecovery {
         return out;
     }
 
-    /** Waits, until the deadline at most, for the lookups of the schema ids the record names. */
-    private void awaitSchemas(ConsumerRecord<byte[], byte[]> record, long deadline) {
-        for (var pending = formats.pending(record.topic(), record.key(), record.value()); pending != null;
-             pending = formats.pending(record.topic(), record.key(), record.value())) {
-            long left = deadline - System.nanoTime();
-            if (left <= 0) {
-                return;
-            }
-            try {
-                pending.get(left, TimeUnit.NANOSECONDS);
-            }
-            catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                return;
-            }
-            catch (ExecutionException | TimeoutException e) {
-                return; // pending futures never fail; a timeout is the deadline
+    /**
+     * One log read's waits for the lookups of the schema ids its records name: {@link #SCHEMA_WAIT_NANOS} in all, counted
+     * from its first wait. The read's key filter and its encoding run one after the other, never at once.
+     */
+    private final class SchemaWait {
+        private long deadline;
+        private boolean started;
+
+        void await(String topic, byte[] key, byte[] value) {
+            for (var pending = formats.pending(topic, key, value); pending != null; pending = formats.pending(topic, key, value)) {
+                if (!started) {
+                    started = true;
+                    deadline = System.nanoTime() + SCHEMA_WAIT_NANOS;
+                }
+                long left = deadline - System.nanoTime();
+                if (left <= 0) {
+                    return;
+                }
+                try {
+                    pending.get(left, TimeUnit.NANOSECONDS);
+                }
+                catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    return;
+                }
+                catch (ExecutionException | TimeoutException e) {
+                    return; // pending futures never fail; a timeout is the deadline
+                }
             }
         }
     }

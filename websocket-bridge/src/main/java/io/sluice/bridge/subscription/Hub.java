@@ -17,6 +17,7 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.utils.Utils;
+import org.slf4j.LoggerFactory;
 
 import io.netty.buffer.ByteBuf;
 import io.sluice.bridge.config.DeltaConfig;
@@ -46,7 +47,7 @@ import io.sluice.logging.RateLimitedByCause;
 public final class Hub implements RecordSink {
 
     /** A record whose work threw unexpectedly: one line per cause per interval (the record is counted and skipped). */
-    private static final RateLimitedByCause RECORD_FAILURES = new RateLimitedByCause(org.slf4j.LoggerFactory.getLogger(Hub.class));
+    private static final RateLimitedByCause RECORD_FAILURES = new RateLimitedByCause(LoggerFactory.getLogger(Hub.class));
 
     private final EndpointTable table;
     private final PartitionEpochs epochs;

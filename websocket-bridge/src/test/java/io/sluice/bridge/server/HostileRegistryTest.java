@@ -42,7 +42,9 @@ class HostileRegistryTest {
     /** The same shape under another name: another schema, so another id, that the node has not seen. */
     private static final Schema POINT2 = new Schema.Parser().parse(
             "{\"type\":\"record\",\"name\":\"Point2\",\"fields\":[{\"name\":\"x\",\"type\":\"int\"},{\"name\":\"y\",\"type\":\"int\"}]}");
-    private static final int BOGUS = 200;
+    // 60 at 10/s after a burst of 10 (the 4 lookup threads at 200 ms a lookup could ask 20/s): about 5 s of attack;
+    // synchronous lookups on the reader would take 12 s (60 x 200 ms).
+    private static final int BOGUS = 60;
     /** One lookup waits per partition at a time: eight of them, at 200 ms a lookup, ask faster than the rate. */
     private static final int PARTITIONS = 8;
     private static final int LOOKUPS_PER_SECOND = 10;
@@ -247,6 +249,42 @@ class HostileRegistryTest {
                 List<JsonNode> recovered = client.messages(3);
                 assertThat(recovered).extracting(m -> m.get("seq").asLong()).containsExactlyElementsOf(before.subList(1, 4));
                 assertThat(recovered.get(0).get("payload")).isEqualTo(JSON.readTree("{\"x\":1,\"y\":-1}"));
+                assertThat(registry.requests("schemas.ids")).isEqualTo(1);
+                assertThat(bridge.metric("sluice_bridge_registry_new_ids_total", "outcome=\"started\"")).isEqualTo(1);
+            }
+        }
+    }
+
+    /**
+     * The same for a topic whose keys carry the schema id: a recovery routes each record by its decoded key, and that
+     * key's id is looked up through the rate-limited lookups too (it was fetched on the log reader by the key filter).
+     */
+    @Test
+    void recoveredRecordsWhoseKeyNamesASchemaIdTheNodeNeverSawAreRoutedThroughTheSameLookups() throws Exception {
+        try (KafkaHelper kafka = new KafkaHelper(cluster.getBootstrapServers());
+             RegistryStandIn registry = RegistryStandIn.start()) {
+            String topic = kafka.createTopic(1);
+            int id = registry.register(topic + "-key", "\"string\"");
+            // Avro's string "p": its zig-zag length 1, then the byte.
+            byte[] key = framed(id, new byte[] {2, 'p'});
+            List<Long> before = new ArrayList<>();
+            for (int i = 0; i < 4; i++) {
+                before.add(kafka.send(new ProducerRecord<>(topic, key, ("{\"n\":" + i + "}").getBytes(java.nio.charset.StandardCharsets.UTF_8))));
+            }
+            String config = "topics: " + topic + "\nschemaRegistry:\n  url: " + registry.url()
+                    + "\nformats:\n  - topics: " + topic + "\n    key: {type: avro}\n";
+            try (BridgeFixture bridge = BridgeFixture.start(cluster.getBootstrapServers(), "node-recover-new-key-id", config);
+                 WsClient client = WsClient.connected(bridge.port(), TestAuthenticator.token("h", topic + "/*", ""))) {
+                registry.misbehave(Misbehaviour.delay(Duration.ofMillis(200)));
+                JsonNode subscribed = client.subscribe("/" + topic + "/p", m -> { });
+                String epoch = subscribed.get("positions").get(0).get("epoch").asText();
+                client.request("unsubscribe", m -> m.put("endpoint", "/" + topic + "/p"));
+                client.expect("unsubscribed");
+                client.subscribe("/" + topic + "/p", m -> m.putArray("recover").addObject().put("epoch", epoch)
+                        .put("seq", before.get(0)));
+                List<JsonNode> recovered = client.messages(3);
+                assertThat(recovered).extracting(m -> m.get("seq").asLong()).containsExactlyElementsOf(before.subList(1, 4));
+                assertThat(recovered).extracting(m -> m.get("endpoint").asText()).containsOnly("/" + topic + "/p");
                 assertThat(registry.requests("schemas.ids")).isEqualTo(1);
                 assertThat(bridge.metric("sluice_bridge_registry_new_ids_total", "outcome=\"started\"")).isEqualTo(1);
             }
