@@ -20,9 +20,8 @@ import io.sluice.bridge.metrics.BridgeMetrics;
 import io.sluice.bridge.protocol.EncodedMessage;
 import io.sluice.bridge.format.Formats;
 import io.sluice.bridge.protocol.MessageEncoder;
-import io.sluice.bridge.protocol.PerRecord;
+import io.sluice.bridge.protocol.RecordFailures;
 import io.sluice.bridge.protocol.RecordMessages;
-import io.sluice.logging.RateLimitedByCause;
 
 /**
  * Carries out the Kafka part of a {@link RecoveryPlan}: reads each range from the log, keeps the records of the
@@ -38,12 +37,12 @@ public final class KafkaRecovery {
 
     /** How long one log read may wait for new schema ids in all (decision: within a recovery's patience). */
     static final long SCHEMA_WAIT_NANOS = TimeUnit.SECONDS.toNanos(10);
-    private static final RateLimitedByCause FAILURES = new RateLimitedByCause(LoggerFactory.getLogger(KafkaRecovery.class));
 
     private final LogReader reader;
     private final ByteBufAllocator allocator;
     private final BridgeMetrics metrics;
     private final Formats formats;
+    private final RecordFailures failures;
 
     public KafkaRecovery(LogReader reader, ByteBufAllocator allocator, BridgeMetrics metrics) {
         this(reader, allocator, metrics, Formats.none());
@@ -54,6 +53,7 @@ public final class KafkaRecovery {
         this.allocator = allocator;
         this.metrics = metrics;
         this.formats = formats;
+        this.failures = new RecordFailures(LoggerFactory.getLogger(KafkaRecovery.class), metrics::recordFailed);
     }
 
     /**
@@ -118,9 +118,7 @@ public final class KafkaRecovery {
             }
             catch (Throwable e) {
                 // As live (Hub.accept): one record's failure outside its codec costs that record, not the recovery.
-                PerRecord.rethrowIfFatal(e);
-                metrics.recordFailed("recovery");
-                FAILURES.log(e, "A recovered record's encoding failed; it cost that record only: {}", PerRecord.reason(e));
+                failures.failed("recovery", e);
             }
         }
         return out;

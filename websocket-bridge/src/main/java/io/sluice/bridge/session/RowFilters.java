@@ -10,6 +10,9 @@ import io.sluice.bridge.auth.Principal;
 import io.sluice.bridge.filter.Filter;
 import io.sluice.bridge.filter.FilterException;
 import io.sluice.bridge.filter.FilterLimits;
+import io.sluice.bridge.protocol.ErrorCodes;
+import io.sluice.bridge.protocol.RequestRefusedException;
+import io.sluice.bridge.subscription.EndpointTable;
 
 /**
  * A token's row filters (docs/bridge-filters.md#filters-in-tokens-row-level-permission): compiled with the node's
@@ -55,6 +58,39 @@ final class RowFilters {
             all = all == null ? f : all.and(f);
         }
         return all;
+    }
+
+    /**
+     * The token's row filters for the topics a pattern covers, ANDed; null when none applies. Refused (forbidden) when the
+     * covered topics are filtered differently.
+     */
+    static Filter forPattern(Principal principal, EndpointTable table, String pattern, FilterLimits limits, Long id)
+            throws RequestRefusedException {
+        List<String> topics = table.cover(pattern).stream().map(EndpointTable.Cover::topic).distinct().toList();
+        try {
+            return mandatory(principal, topics, limits);
+        }
+        catch (IllegalStateException e) {
+            throw new RequestRefusedException(ErrorCodes.FORBIDDEN, e.getMessage(), id);
+        }
+        catch (FilterException e) {
+            // Checked when the token was accepted; only a change of the node's limits could get here.
+            throw new RequestRefusedException(ErrorCodes.FORBIDDEN, "the token's row filter is not usable here: " + e.getMessage(), id);
+        }
+    }
+
+    /**
+     * The canonical form of the row filter a subscription to the pattern would get now ({@code "refused"} when it would
+     * be refused); it differs from the subscription's after a refresh changed the token's filters.
+     */
+    static String canonicalNow(Principal principal, EndpointTable table, String pattern, FilterLimits limits) {
+        try {
+            Filter now = forPattern(principal, table, pattern, limits, null);
+            return now == null ? null : now.canonical();
+        }
+        catch (RequestRefusedException e) {
+            return "refused";
+        }
     }
 
     private static String path(String pattern) {

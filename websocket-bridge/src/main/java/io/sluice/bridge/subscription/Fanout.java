@@ -27,7 +27,7 @@ final class Fanout {
     }
 
     /** {@code message} must already be retained for this delivery. */
-    void add(Subscription subscription, EncodedMessage message) {
+    void add(Subscription<?> subscription, EncodedMessage message) {
         EventExecutor executor = subscription.executor();
         Batch batch = batches.get(executor);
         if (batch == null) {
@@ -58,7 +58,7 @@ final class Fanout {
 
     private static final class Batch implements Runnable {
         private final BridgeMetrics metrics;
-        private final List<Subscription> subscriptions;
+        private final List<Subscription<?>> subscriptions;
         private final List<EncodedMessage> messages;
 
         Batch(BridgeMetrics metrics, int expectedSize) {
@@ -71,31 +71,32 @@ final class Fanout {
             return messages.size();
         }
 
-        void add(Subscription subscription, EncodedMessage message) {
+        void add(Subscription<?> subscription, EncodedMessage message) {
             subscriptions.add(subscription);
             messages.add(message);
         }
 
         @Override
         public void run() {
-            List<Outlet> toFlush = new ArrayList<>(messages.size());
+            List<Outlet<?>> toFlush = new ArrayList<>(messages.size());
             EncodedMessage previous = null;
             long now = System.currentTimeMillis();
             for (int i = 0; i < messages.size(); i++) {
                 EncodedMessage message = messages.get(i);
-                Outlet outlet = subscriptions.get(i).outlet();
+                Subscription<?> subscription = subscriptions.get(i);
+                Outlet<?> outlet = subscription.outlet();
                 if (message != previous) {
                     // Deliveries of one record are adjacent: one latency sample per record and loop, not per subscriber.
                     metrics.endToEndLatency(now - message.timestamp());
                     previous = message;
                 }
-                outlet.deliver(subscriptions.get(i), message);
+                subscription.deliver(message);
                 if (!outlet.flushPending) {
                     outlet.flushPending = true;
                     toFlush.add(outlet);
                 }
             }
-            for (Outlet outlet : toFlush) {
+            for (Outlet<?> outlet : toFlush) {
                 outlet.flushPending = false;
                 outlet.flush();
             }

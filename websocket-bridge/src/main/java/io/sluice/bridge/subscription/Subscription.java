@@ -3,14 +3,17 @@ package io.sluice.bridge.subscription;
 import io.netty.util.concurrent.EventExecutor;
 import io.sluice.bridge.filter.Filter;
 import io.sluice.bridge.filter.Projection;
+import io.sluice.bridge.protocol.EncodedMessage;
 
 /**
  * One subscription of one connection: an exact endpoint or a prefix ({@code /scores/live/*}). The hub knows only the
- * pattern and whether deltas are wanted; the connection keeps its delivery state in {@link #attachment}.
+ * pattern, whether deltas are wanted and the selection; the connection keeps its delivery state in {@link #state}.
+ *
+ * @param <S> the type of that state, the outlet's own
  */
-public final class Subscription {
+public final class Subscription<S> {
 
-    private final Outlet outlet;
+    private final Outlet<S> outlet;
     // The outlet's loop, kept here so that picking a message's receivers reads only the subscription lists.
     private final EventExecutor executor;
     private final String pattern;
@@ -19,15 +22,15 @@ public final class Subscription {
     private final Projection projection;
     // Set by the hub when the subscription joins (under its lock), before any message is dispatched to it.
     private volatile Group group;
-    private Object attachment;
+    private final S state;
 
-    public Subscription(Outlet outlet, String pattern, boolean delta) {
-        this(outlet, pattern, delta, null, null);
-    }
-
-    /** @param filter null for every record; @param projection null for whole payloads */
-    public Subscription(Outlet outlet, String pattern, boolean delta, Filter filter, Projection projection) {
+    /**
+     * @param filter null for every record; @param projection null for whole payloads; @param state the outlet's own,
+     * only touched on the outlet's event loop
+     */
+    public Subscription(Outlet<S> outlet, String pattern, boolean delta, Filter filter, Projection projection, S state) {
         this.outlet = outlet;
+        this.state = state;
         this.executor = outlet.executor();
         this.pattern = pattern;
         this.delta = delta;
@@ -52,8 +55,13 @@ public final class Subscription {
         this.group = group;
     }
 
-    public Outlet outlet() {
+    public Outlet<S> outlet() {
         return outlet;
+    }
+
+    /** Hands the message to the outlet on its event loop (the caller is there); takes over one reference. */
+    void deliver(EncodedMessage message) {
+        outlet.deliver(this, message);
     }
 
     EventExecutor executor() {
@@ -69,11 +77,7 @@ public final class Subscription {
     }
 
     /** The outlet's own state for this subscription; only touched on the outlet's event loop. */
-    public Object attachment() {
-        return attachment;
-    }
-
-    public void attach(Object state) {
-        this.attachment = state;
+    public S state() {
+        return state;
     }
 }
