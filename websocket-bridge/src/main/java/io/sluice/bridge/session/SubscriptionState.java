@@ -7,9 +7,10 @@ import java.util.Map;
 import io.sluice.bridge.protocol.EncodedMessage;
 
 /**
- * A subscription's delivery state, kept by its session on the event loop. While a subscription catches up, recovered
- * messages (and notices) wait in {@code backlog} and live ones in {@code held}; the backlog goes out first, so the
- * client sees one ordered stream.
+ * A subscription's delivery state, the connection's own: each {@code Subscription<SubscriptionState>} carries one,
+ * touched on the connection's event loop only ({@link Outbound}, {@link CatchUp}, {@link Session}). While a
+ * subscription catches up, recovered messages (and notices) wait in {@code backlog} and live ones in {@code held}; the
+ * backlog goes out first, so the client sees one ordered stream.
  */
 final class SubscriptionState {
 

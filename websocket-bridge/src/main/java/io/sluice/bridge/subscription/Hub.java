@@ -55,7 +55,7 @@ public final class Hub implements RecordSink {
     private final RecordFailures failures;
     private final ReentrantLock lock = new ReentrantLock();
 
-    // Guarded by lock.
+    // Guarded by lock (the Dispatcher's work after the lock excepted: see its comment).
     private final SubscriptionIndex index = new SubscriptionIndex();
     private final Groups groups;
     private final RecoveryPlanner planner;
