@@ -47,8 +47,8 @@ import com.sun.net.httpserver.HttpsServer;
  * <p>Tests can make it unavailable (503 as when sealed), or stop it and start it again on the same port.
  *
  * <p>It is not a KMS (its keys live in this JVM's memory and die with it), and not in the KMS jar: a module of its own
- * (kms/vault-stand-in) rather than the KMS's test sources because {@code sluice bench scenario kroxylicious-omb} uses it as the proxy's Vault when no real one is given
- * ({@code VAULT_ADDR}): the proxy's KMS calls are then real HTTP round trips to a Transit API, and each route's
+ * (kms/vault-stand-in) rather than the KMS's test sources because {@code sluice bench scenario kroxylicious-omb} uses
+ * it as the proxy's Vault when no real one is given ({@code VAULT_ADDR}): the proxy's KMS calls are then real HTTP round trips to a Transit API, and each route's
  * request count ({@link #requests}) is the KMS's own view of how many calls a benchmark made.
  */
 public final class VaultTransitStandIn implements AutoCloseable {
