@@ -185,9 +185,7 @@ final class FuzzTarget implements AutoCloseable {
     }
 
     void createTopics(String... topics) throws Exception {
-        try (Admin admin = Admin.create(cluster.getKafkaClientConfiguration())) {
-            io.sluice.testkit.Topics.createTopics(admin, java.util.Arrays.stream(topics).map(t -> new NewTopic(t, 2, (short) 1)).toList());
-        }
+        io.sluice.testkit.Topics.createTopics(cluster.getKafkaClientConfiguration(), java.util.Arrays.stream(topics).map(t -> new NewTopic(t, 2, (short) 1)).toList());
     }
 
     @Override

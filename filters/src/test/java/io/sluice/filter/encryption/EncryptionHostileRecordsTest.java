@@ -3,7 +3,6 @@ package io.sluice.filter.encryption;
 import java.util.List;
 import java.util.UUID;
 
-import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -80,9 +79,7 @@ class EncryptionHostileRecordsTest {
 
     private static void refused(MemoryRecords records, Errors error, long maxAllocated) throws Exception {
         String topic = "secure." + UUID.randomUUID();
-        try (Admin admin = Admin.create(cluster.getKafkaClientConfiguration())) {
-            io.sluice.testkit.Topics.createTopics(admin, List.of(new NewTopic(topic, 1, (short) 1)));
-        }
+        io.sluice.testkit.Topics.createTopics(cluster.getKafkaClientConfiguration(), List.of(new NewTopic(topic, 1, (short) 1)));
         SwitchableKmsService.createKey("kek-" + topic);
         double keyRequests = proxy.metric(KEY_REQUESTS, "");
         long allocated = ForgedBatches.proxyThreadsAllocated();

@@ -5,7 +5,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.stream.IntStream;
 
-import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
@@ -62,9 +61,7 @@ class LibrdkafkaEncryptionTest {
     @ValueSource(strings = { "lz4", "zstd" })
     void compressedBatchesFromLibrdkafkaAreReadBackInPlaintextAndTheBrokerHoldsOnlyCiphertext(String codec) throws Exception {
         String topic = "secure.librdkafka-" + codec;
-        try (Admin admin = Admin.create(cluster.getKafkaClientConfiguration())) {
-            io.sluice.testkit.Topics.createTopics(admin, List.of(new NewTopic(topic, 1, (short) 1)));
-        }
+        io.sluice.testkit.Topics.createTopics(cluster.getKafkaClientConfiguration(), List.of(new NewTopic(topic, 1, (short) 1)));
         List<Map.Entry<String, String>> records = IntStream.range(0, 30)
                 .mapToObj(i -> Map.entry("customer-" + i, "card-4111-1111-1111-" + i + "-" + codec)).toList();
         List<String> values = records.stream().map(Map.Entry::getValue).toList();

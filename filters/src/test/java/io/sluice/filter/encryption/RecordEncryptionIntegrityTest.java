@@ -91,7 +91,7 @@ class RecordEncryptionIntegrityTest {
     @Test
     void aForgedMarkerOnAnUnencryptedTopicIsDeliveredAsIsAndTheRestOfThePartitionStaysReadable() throws Exception {
         String topic = "plain-" + UUID.randomUUID();
-        createTopic(topic);
+        topics.create(topic, Map.of());
         try (KafkaProducer<String, String> producer = producer(failing)) {
             producer.send(new ProducerRecord<>(topic, "a", "before")).get();
             ProducerRecord<String, String> forged = new ProducerRecord<>(topic, "b", "\u0002 not encrypted at all");
@@ -243,7 +243,7 @@ class RecordEncryptionIntegrityTest {
     @Test
     void aTopicIdTheProxyCannotResolveIsRefusedOnProduceV13AndWithheldOnFetchV13() throws Exception {
         String topic = "secure.hidden-" + UUID.randomUUID();
-        createTopic(topic);
+        topics.create(topic, Map.of());
         SwitchableKmsService.createKey("kek-" + topic);
         Uuid id;
         try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, cluster.getBootstrapServers()))) {
@@ -322,10 +322,6 @@ class RecordEncryptionIntegrityTest {
 
     private static String secureTopic() throws Exception {
         return topics.secure(Map.of());
-    }
-
-    private static void createTopic(String topic) throws Exception {
-        topics.create(topic, Map.of());
     }
 
     private static KafkaProducer<String, String> producer(ProxyFixture through) {

@@ -136,7 +136,7 @@ class RecordEncryptionTest {
     @Test
     void topicsNotSelectedPassInPlaintext() throws Exception {
         String topic = "plain-" + UUID.randomUUID();
-        createTopic(topic, Map.of());
+        new EncryptedTopics(cluster).create(topic, Map.of());
         try (KafkaProducer<String, String> producer = producer(proxy, Map.of())) {
             producer.send(new ProducerRecord<>(topic, "k", "visible")).get();
         }
@@ -164,7 +164,7 @@ class RecordEncryptionTest {
     @Test
     void produceToATopicWhoseKekDoesNotExistIsRejectedAndNothingIsWritten() throws Exception {
         String topic = "secure.nokek-" + UUID.randomUUID();
-        createTopic(topic, Map.of());
+        new EncryptedTopics(cluster).create(topic, Map.of());
         try (ProxyFixture strict = ProxyFixture.start(cluster.getBootstrapServers(), "", """
                 filterDefinitions:
                   - name: encrypt
@@ -229,10 +229,6 @@ class RecordEncryptionTest {
 
     private static String secureTopic(Map<String, String> configs) throws Exception {
         return new EncryptedTopics(cluster).secure(configs);
-    }
-
-    private static void createTopic(String topic, Map<String, String> configs) throws Exception {
-        new EncryptedTopics(cluster).create(topic, configs);
     }
 
     private static KafkaProducer<String, String> producer(ProxyFixture through, Map<String, Object> extra) {

@@ -7,7 +7,6 @@ import java.util.Map;
 import java.util.function.Supplier;
 
 import org.apache.kafka.clients.CommonClientConfigs;
-import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.common.config.SaslConfigs;
 
@@ -111,9 +110,7 @@ public final class JwtProxy implements AutoCloseable {
 
     /** Creates topics directly on the cluster, not through the proxy. */
     public void createTopics(String... topics) throws Exception {
-        try (Admin admin = Admin.create(cluster.getKafkaClientConfiguration())) {
-            io.sluice.testkit.Topics.createTopics(admin, java.util.Arrays.stream(topics).map(t -> new NewTopic(t, 1, (short) 1)).toList());
-        }
+        io.sluice.testkit.Topics.createTopics(cluster.getKafkaClientConfiguration(), java.util.Arrays.stream(topics).map(t -> new NewTopic(t, 1, (short) 1)).toList());
     }
 
     double metric(String name, String labels) {

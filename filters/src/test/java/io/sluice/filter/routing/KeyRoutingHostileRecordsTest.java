@@ -6,8 +6,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
-import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -33,6 +31,7 @@ import io.sluice.filter.records.WireRecords;
 import io.sluice.proxy.testing.KafkaReads;
 import io.sluice.proxy.testing.KafkaWire;
 import io.sluice.proxy.testing.ProxyFixture;
+import io.sluice.testkit.Topics;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -100,7 +99,7 @@ class KeyRoutingHostileRecordsTest {
 
     @Test
     void aFetchCutByTheFetchSizeNeverCarriesAByteOfAnotherKeysRecord() throws Exception {
-        createTopic("hr-cut");
+        Topics.createTopics(cluster.getKafkaClientConfiguration(), "hr-cut");
         WireRecords.produceBatches(cluster.getBootstrapServers(), "hr-cut", List.of(Map.entry("live/1", "fine"), Map.entry("secret/1", "SECRET-VALUE")));
         int firstBatch;
         try (KafkaWire broker = new KafkaWire(Integer.parseInt(cluster.getBootstrapServers().split(":")[1]))) {
@@ -122,7 +121,7 @@ class KeyRoutingHostileRecordsTest {
 
     @Test
     void aConsumerWithASmallFetchSizeReadsEveryRecordOfItsKeysIncludingOnesLargerThanTheFetchSize() throws Exception {
-        createTopic("hr-small");
+        Topics.createTopics(cluster.getKafkaClientConfiguration(), "hr-small");
         List<Map.Entry<String, String>> written = new ArrayList<>();
         List<String> expected = new ArrayList<>();
         for (int i = 0; i < 12; i++) {
@@ -159,7 +158,7 @@ class KeyRoutingHostileRecordsTest {
 
     /** Sends {@code records} to {@code <topic>.live} over the wire and checks the refusal and its cost. */
     private static void refused(String topic, MemoryRecords records, Errors error, long maxAllocated) throws Exception {
-        createTopic(topic);
+        Topics.createTopics(cluster.getKafkaClientConfiguration(), topic);
         double unreadable = proxy.metric("sluice_filter_records_unreadable_total", "direction=\"produce\"");
         long before = ForgedBatches.proxyThreadsAllocated();
         try (KafkaWire wire = new KafkaWire(proxy.bootstrapPort())) {
@@ -176,9 +175,4 @@ class KeyRoutingHostileRecordsTest {
         assertThat(KafkaReads.endOffset(cluster.getBootstrapServers(), topic)).isEqualTo(1);
     }
 
-    private static void createTopic(String topic) throws Exception {
-        try (Admin admin = Admin.create(cluster.getKafkaClientConfiguration())) {
-            io.sluice.testkit.Topics.createTopics(admin, List.of(new NewTopic(topic, 1, (short) 1)));
-        }
-    }
 }

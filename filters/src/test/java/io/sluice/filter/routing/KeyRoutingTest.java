@@ -9,7 +9,6 @@ import java.util.Set;
 import java.util.concurrent.ExecutionException;
 
 import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
@@ -60,6 +59,7 @@ import io.kroxylicious.testing.kafka.junit5ext.KafkaClusterExtension;
 import io.sluice.proxy.testing.KafkaReads;
 import io.sluice.proxy.testing.KafkaWire;
 import io.sluice.proxy.testing.ProxyFixture;
+import io.sluice.testkit.Topics;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -99,7 +99,7 @@ class KeyRoutingTest {
 
     @Test
     void producedRecordLandsInTheRealTopicWithItsKey() throws Exception {
-        createTopics("kr-produce");
+        Topics.createTopics(cluster.getKafkaClientConfiguration(), "kr-produce");
         try (KafkaProducer<String, String> producer = producer(Map.of())) {
             RecordMetadata sent = producer.send(new ProducerRecord<>("kr-produce.live.football", "live/football", "2-1")).get();
             assertThat(sent.topic()).isEqualTo("kr-produce.live.football");
@@ -112,7 +112,7 @@ class KeyRoutingTest {
 
     @Test
     void keyOutsideTheVirtualTopicIsRefusedWithInvalidRecordAndNothingIsWritten() throws Exception {
-        createTopics("kr-refuse");
+        Topics.createTopics(cluster.getKafkaClientConfiguration(), "kr-refuse");
         try (KafkaProducer<String, String> producer = producer(Map.of(ProducerConfig.LINGER_MS_CONFIG, 200))) {
             var good = producer.send(new ProducerRecord<>("kr-refuse.live.football", "live/football", "fine"));
             var bad = producer.send(new ProducerRecord<>("kr-refuse.live.football", "live/tennis", "wrong sport"));
@@ -128,7 +128,7 @@ class KeyRoutingTest {
 
     @Test
     void fetchGivesOnlyTheVirtualTopicsRecordsWithTheirOffsetsAndThePositionMovesPastTheRest() throws Exception {
-        createTopics("kr-fetch");
+        Topics.createTopics(cluster.getKafkaClientConfiguration(), "kr-fetch");
         produceDirect("kr-fetch", "live/football", "results", "live/football", "uefa-f35", "results", "live/tennis");
 
         assertThat(readFromStart("kr-fetch.live.football", 6)).containsExactly("0:live/football", "2:live/football");
@@ -138,7 +138,7 @@ class KeyRoutingTest {
 
     @Test
     void oneConsumerReadingTwoVirtualTopicsOfOneRealPartitionGetsEachItsOwnRecords() throws Exception {
-        createTopics("kr-both");
+        Topics.createTopics(cluster.getKafkaClientConfiguration(), "kr-both");
         produceDirect("kr-both", "live/football", "results", "live/football", "results", "live/tennis");
         TopicPartition football = new TopicPartition("kr-both.live.football", 0);
         TopicPartition results = new TopicPartition("kr-both.results", 0);
@@ -155,7 +155,7 @@ class KeyRoutingTest {
 
     @Test
     void consumerGroupResumesAtItsCommittedOffsetWithoutDuplicates() throws Exception {
-        createTopics("kr-group");
+        Topics.createTopics(cluster.getKafkaClientConfiguration(), "kr-group");
         List<String> keys = new ArrayList<>();
         for (int i = 0; i < 20; i++) {
             keys.add(i % 2 == 0 ? "live/football" : "results");
@@ -200,7 +200,7 @@ class KeyRoutingTest {
 
     @Test
     void anOffsetCommittedUnderAnotherNameOfTheSameRealPartitionIsNotReused() throws Exception {
-        createTopics("kr-other");
+        Topics.createTopics(cluster.getKafkaClientConfiguration(), "kr-other");
         produceDirect("kr-other", "live/football", "results", "live/football");
         String group = "kr-other-app";
         try (KafkaConsumer<String, String> consumer = consumer(Map.of(ConsumerConfig.GROUP_ID_CONFIG, group))) {
@@ -216,7 +216,7 @@ class KeyRoutingTest {
 
     @Test
     void metadataShowsVirtualNamesAndHidesTheRealTopic() throws Exception {
-        createTopics("kr-meta");
+        Topics.createTopics(cluster.getKafkaClientConfiguration(), "kr-meta");
         try (Admin admin = Admin.create(proxy.clientConfig()); Admin direct = Admin.create(cluster.getKafkaClientConfiguration())) {
             Set<String> listed = admin.listTopics().names().get();
             assertThat(listed).contains("kr-meta.results").doesNotContain("kr-meta");
@@ -235,7 +235,7 @@ class KeyRoutingTest {
 
     @Test
     void listOffsetsAnswersForVirtualNamesWithTheRealPartitionsOffsets() throws Exception {
-        createTopics("kr-offsets");
+        Topics.createTopics(cluster.getKafkaClientConfiguration(), "kr-offsets");
         produceDirect("kr-offsets", "live/football", "results", "results");
         try (Admin admin = Admin.create(proxy.clientConfig())) {
             TopicPartition football = new TopicPartition("kr-offsets.live.football", 0);
@@ -262,7 +262,7 @@ class KeyRoutingTest {
 
     @Test
     void oneProducerWritesARealTopicThroughOneNameOnly() throws Exception {
-        createTopics("kr-writer");
+        Topics.createTopics(cluster.getKafkaClientConfiguration(), "kr-writer");
         try (KafkaProducer<String, String> producer = producer(Map.of())) {
             producer.send(new ProducerRecord<>("kr-writer.results", "results", "final")).get();
             assertThatThrownBy(() -> producer.send(new ProducerRecord<>("kr-writer.live.football", "live/football", "1-0")).get())
@@ -276,7 +276,7 @@ class KeyRoutingTest {
 
     @Test
     void aTransactionWritesAVirtualTopicAndCommitsOffsetsOfAnotherUnderItsVirtualName() throws Exception {
-        createTopics("kr-txout", "kr-txin");
+        Topics.createTopics(cluster.getKafkaClientConfiguration(), "kr-txout", "kr-txin");
         TopicPartition input = new TopicPartition("kr-txin.results", 0);
         try (KafkaProducer<String, String> producer = producer(Map.of(ProducerConfig.TRANSACTIONAL_ID_CONFIG, "kr-tx"))) {
             producer.initTransactions();
@@ -305,7 +305,7 @@ class KeyRoutingTest {
 
     @Test
     void producersOfTransactionsV1AddTheRealPartitionsOfVirtualTopicsToTheirTransactions() throws Exception {
-        createTopics("kr-tv1");
+        Topics.createTopics(cluster.getKafkaClientConfiguration(), "kr-tv1");
         // kafka-clients 4 on this broker use transactions v2 and never send AddPartitionsToTxn; older clients send v3.
         try (KafkaWire wire = new KafkaWire(proxy.bootstrapPort())) {
             InitProducerIdResponseData producer = initProducerId(wire, "kr-tv1");
@@ -337,7 +337,7 @@ class KeyRoutingTest {
 
     @Test
     void apisThatNameTopicsButAreNotRoutedAreRefusedWhenSentAnyway() throws Exception {
-        createTopics("kr-raw");
+        Topics.createTopics(cluster.getKafkaClientConfiguration(), "kr-raw");
         produceDirect("kr-raw", "results", "results", "results");
         Uuid realId;
         try (Admin direct = Admin.create(cluster.getKafkaClientConfiguration())) {
@@ -409,12 +409,6 @@ class KeyRoutingTest {
                 return response;
             }
             Thread.sleep(200);
-        }
-    }
-
-    private static void createTopics(String... topics) throws Exception {
-        try (Admin admin = Admin.create(cluster.getKafkaClientConfiguration())) {
-            io.sluice.testkit.Topics.createTopics(admin, java.util.Arrays.stream(topics).map(t -> new NewTopic(t, 1, (short) 1)).toList());
         }
     }
 

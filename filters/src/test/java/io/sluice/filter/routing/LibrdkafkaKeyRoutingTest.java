@@ -4,7 +4,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
-import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.common.record.MemoryRecords;
 import org.junit.jupiter.api.AfterAll;
@@ -58,9 +57,7 @@ class LibrdkafkaKeyRoutingTest {
 
     @Test
     void aConsumerWithSmallFetchSizesReadsEveryRecordOfItsKeysAndNothingElse() throws Exception {
-        try (Admin admin = Admin.create(cluster.getKafkaClientConfiguration())) {
-            io.sluice.testkit.Topics.createTopics(admin, List.of(new NewTopic("lr-small", 1, (short) 1)));
-        }
+        io.sluice.testkit.Topics.createTopics(cluster.getKafkaClientConfiguration(), List.of(new NewTopic("lr-small", 1, (short) 1)));
         List<Map.Entry<String, String>> written = new ArrayList<>();
         List<String> expectedKeys = new ArrayList<>();
         List<Integer> expectedLengths = new ArrayList<>();

@@ -21,7 +21,6 @@ import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
 import org.apache.kafka.clients.CommonClientConfigs;
-import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -199,9 +198,7 @@ class DistributionIT {
                 Map.of("KAFKA_BOOTSTRAP", cluster.getBootstrapServers(), "SLUICE_BOOTSTRAP", proxyBootstrap), "proxy.log");
         awaitReady(proxy, proxyManagement);
 
-        try (Admin admin = Admin.create(Map.of(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG, proxyBootstrap))) {
-            io.sluice.testkit.Topics.createTopics(admin, List.of(new NewTopic(topic, 1, (short) 1)));
-        }
+        io.sluice.testkit.Topics.createTopics(Map.of(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG, proxyBootstrap), List.of(new NewTopic(topic, 1, (short) 1)));
         try (KafkaProducer<String, String> producer = producer(proxyBootstrap)) {
             producer.send(new ProducerRecord<>(topic, "warm-up", "{\"n\":0}")).get(30, TimeUnit.SECONDS);
         }
@@ -280,9 +277,7 @@ class DistributionIT {
         Process proxy = start(List.of("proxy", "--config", proxyConfig.toString()),
                 Map.of("KAFKA_BOOTSTRAP", cluster.getBootstrapServers(), "SLUICE_BOOTSTRAP", proxyBootstrap), proxyLog.getFileName().toString());
         awaitReady(proxy, proxyManagement);
-        try (Admin admin = Admin.create(Map.of(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG, proxyBootstrap))) {
-            io.sluice.testkit.Topics.createTopics(admin, List.of(new NewTopic(topic, 1, (short) 1)));
-        }
+        io.sluice.testkit.Topics.createTopics(Map.of(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG, proxyBootstrap), List.of(new NewTopic(topic, 1, (short) 1)));
         int bridgeManagement = FreePorts.block(1);
         Path bridgeLog = work.resolve("outage-bridge.log");
         Process bridge = start(List.of("bridge", "--config", home.resolve("config/examples/bridge.yaml").toString()), Map.of(

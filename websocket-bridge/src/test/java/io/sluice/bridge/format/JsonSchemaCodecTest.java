@@ -1,14 +1,17 @@
 package io.sluice.bridge.format;
 
+import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 
 import org.junit.jupiter.api.Test;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.sun.net.httpserver.HttpExchange;
 
 import io.sluice.bridge.format.registry.SchemaReference;
 import io.sluice.bridge.format.registry.SchemaType;
+import io.sluice.testkit.HttpStandIn;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -68,26 +71,20 @@ class JsonSchemaCodecTest {
 
     @Test
     void remoteReferencesAreNeverFetched() throws Exception {
-        java.util.concurrent.atomic.AtomicInteger requests = new java.util.concurrent.atomic.AtomicInteger();
-        com.sun.net.httpserver.HttpServer server = com.sun.net.httpserver.HttpServer.create(
-                new java.net.InetSocketAddress("127.0.0.1", 0), 0);
-        server.createContext("/", exchange -> {
-            requests.incrementAndGet();
-            byte[] body = "{\"type\": \"object\"}".getBytes(StandardCharsets.UTF_8);
-            exchange.sendResponseHeaders(200, body.length);
-            exchange.getResponseBody().write(body);
-            exchange.close();
-        });
-        server.start();
-        try {
-            registry.register("t-value", SchemaType.JSON,
-                    "{\"$ref\": \"http://127.0.0.1:" + server.getAddress().getPort() + "/evil.json\"}");
+        try (HttpStandIn server = new HttpStandIn("schema-host", null) {
+            {
+                listen(0);
+            }
+
+            @Override
+            protected void handle(HttpExchange exchange) throws IOException {
+                send(exchange, 200, "application/json", "{\"type\": \"object\"}".getBytes(StandardCharsets.UTF_8));
+            }
+        }) {
+            registry.register("t-value", SchemaType.JSON, "{\"$ref\": \"" + server.url() + "/evil.json\"}");
             JsonSchemaCodec codec = JsonSchemaCodec.registry(registry, RecordPart.VALUE, FormatLimits.defaults());
             assertThatThrownBy(() -> codec.encode("t", JSON.readTree("{}"))).isInstanceOf(EncodeException.class);
-            assertThat(requests).hasValue(0);
-        }
-        finally {
-            server.stop(0);
+            assertThat(server.requests()).isZero();
         }
     }
 

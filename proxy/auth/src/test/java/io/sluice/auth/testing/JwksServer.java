@@ -1,43 +1,42 @@
 package io.sluice.auth.testing;
 
 import java.io.IOException;
-import java.io.OutputStream;
-import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.concurrent.atomic.AtomicInteger;
 
-import com.sun.net.httpserver.HttpServer;
+import com.sun.net.httpserver.HttpExchange;
+
+import io.sluice.testkit.HttpStandIn;
 
 /**
  * Serves a JWKS document over HTTP on loopback, as an identity provider's jwks_uri does; the document can change, and
- * the answers can be slowed down, as an overloaded identity provider's are.
+ * the answers can be slowed down, as an overloaded identity provider's are. The server half is {@link HttpStandIn}'s.
  */
-public final class JwksServer implements AutoCloseable {
+public final class JwksServer extends HttpStandIn {
 
-    private final HttpServer server;
-    private final AtomicInteger fetches = new AtomicInteger();
+    private static final String PATH = "/jwks.json";
+
     private volatile String jwks;
-    private volatile Duration delay = Duration.ZERO;
 
     public JwksServer(String jwks) throws IOException {
+        super("jwks-server", null);
         this.jwks = jwks;
-        this.server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
-        server.createContext("/jwks.json", exchange -> {
-            fetches.incrementAndGet();
-            pause(delay);
-            byte[] body = this.jwks.getBytes(StandardCharsets.UTF_8);
-            exchange.getResponseHeaders().add("Content-Type", "application/json");
-            exchange.sendResponseHeaders(200, body.length);
-            try (OutputStream out = exchange.getResponseBody()) {
-                out.write(body);
-            }
-        });
-        server.start();
+        listen(0);
     }
 
+    @Override
+    protected void handle(HttpExchange exchange) throws IOException {
+        if (!exchange.getRequestURI().getPath().startsWith(PATH)) {
+            send(exchange, 404, "text/plain", "not found".getBytes(StandardCharsets.UTF_8));
+            return;
+        }
+        count("jwks");
+        send(exchange, 200, "application/json", jwks.getBytes(StandardCharsets.UTF_8));
+    }
+
+    @Override
     public String url() {
-        return "http://127.0.0.1:" + server.getAddress().getPort() + "/jwks.json";
+        return super.url() + PATH;
     }
 
     public void publish(String jwks) {
@@ -46,23 +45,10 @@ public final class JwksServer implements AutoCloseable {
 
     /** Every later answer is sent this long after its request arrived. */
     public void delay(Duration delay) {
-        this.delay = delay;
-    }
-
-    private static void pause(Duration delay) {
-        try {
-            Thread.sleep(delay.toMillis());
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
+        latency(delay);
     }
 
     public int fetches() {
-        return fetches.get();
-    }
-
-    @Override
-    public void close() {
-        server.stop(0);
+        return requests("jwks");
     }
 }

@@ -10,7 +10,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 
-import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -46,9 +45,7 @@ class BackPressureTest {
     @Test
     void slowClientPausesBrokerReadsAndLosesNothing(KafkaCluster cluster) throws Exception {
         String topic = "slow-" + UUID.randomUUID();
-        try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, cluster.getBootstrapServers()))) {
-            io.sluice.testkit.Topics.createTopics(admin, List.of(new NewTopic(topic, 1, (short) 1)));
-        }
+        io.sluice.testkit.Topics.createTopics(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, cluster.getBootstrapServers()), List.of(new NewTopic(topic, 1, (short) 1)));
         try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, cluster.getBootstrapServers(),
                 ProducerConfig.LINGER_MS_CONFIG, 10), new ByteArraySerializer(), new ByteArraySerializer())) {
             byte[] value = new byte[1024];

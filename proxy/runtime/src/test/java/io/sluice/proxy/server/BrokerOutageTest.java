@@ -47,9 +47,7 @@ class BrokerOutageTest {
     void clientsRecoverThroughTheProxyWhenTheBrokerRestarts(KafkaCluster cluster) throws Exception {
         try (ProxyFixture proxy = ProxyFixture.start(cluster.getBootstrapServers())) {
             String topic = "restart-" + UUID.randomUUID();
-            try (Admin admin = Admin.create(proxy.clientConfig())) {
-                io.sluice.testkit.Topics.createTopics(admin, List.of(new NewTopic(topic, 1, (short) 1)));
-            }
+            io.sluice.testkit.Topics.createTopics(proxy.clientConfig(), List.of(new NewTopic(topic, 1, (short) 1)));
             Map<String, Object> config = new HashMap<>(proxy.clientConfig());
             config.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, 120_000);
             config.put(ProducerConfig.RECONNECT_BACKOFF_MAX_MS_CONFIG, 1000);

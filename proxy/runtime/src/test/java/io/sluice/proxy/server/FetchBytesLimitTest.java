@@ -4,7 +4,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 
-import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -39,9 +38,7 @@ class FetchBytesLimitTest {
     @Test
     void aFetchAskingForGigabytesIsAnsweredWithAtMostTheLimitAndTheRestComesInLaterFetches(KafkaCluster cluster) throws Exception {
         String topic = "big-" + UUID.randomUUID();
-        try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, cluster.getBootstrapServers()))) {
-            io.sluice.testkit.Topics.createTopics(admin, List.of(new NewTopic(topic, 1, (short) 1)));
-        }
+        io.sluice.testkit.Topics.createTopics(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, cluster.getBootstrapServers()), List.of(new NewTopic(topic, 1, (short) 1)));
         try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, cluster.getBootstrapServers(),
                 ProducerConfig.LINGER_MS_CONFIG, 5, ProducerConfig.BATCH_SIZE_CONFIG, 16384), new ByteArraySerializer(), new ByteArraySerializer())) {
             byte[] value = new byte[1024];

@@ -38,6 +38,7 @@ import org.apache.kafka.common.message.ProduceRequestData;
 import org.apache.kafka.common.protocol.ApiKeys;
 
 import io.sluice.proxy.testing.KafkaWire;
+import io.sluice.testkit.Topics;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -56,7 +57,7 @@ class FilterChainTest {
                     type: UppercaseValues
                 defaultFilters: [upper]
                 """)) {
-            String topic = createTopic(proxy);
+            String topic = Topics.createTopic(onTheBroker(), "f-" + UUID.randomUUID(), 1);
             produce(proxy, topic, "hello", "sluice");
             assertThat(consume(proxy, topic, 2)).extracting(ConsumerRecord::value).containsExactly("HELLO", "SLUICE");
         }
@@ -70,7 +71,7 @@ class FilterChainTest {
                     type: io.sluice.proxy.testing.filters.PartitionCountHeader
                 defaultFilters: [partition-count]
                 """)) {
-            String topic = createTopic(proxy, 3);
+            String topic = Topics.createTopic(onTheBroker(), "f-" + UUID.randomUUID(), 3);
             produce(proxy, topic, "a");
             ConsumerRecord<String, String> record = consume(proxy, topic, 1).get(0);
             assertThat(new String(record.headers().lastHeader("partitions").value(), StandardCharsets.UTF_8)).isEqualTo("3");
@@ -87,7 +88,7 @@ class FilterChainTest {
                     type: TopicNamesOnFetch
                 defaultFilters: [names]
                 """)) {
-            String topic = createTopic(proxy);
+            String topic = Topics.createTopic(onTheBroker(), "f-" + UUID.randomUUID(), 1);
             produce(proxy, topic, "fetched");
             assertThat(consume(proxy, topic, 1)).extracting(ConsumerRecord::value).containsExactly("fetched");
             assertThat(proxy.metric("sluice_filter_errors_total", "filter=\"names\"")).isZero();
@@ -104,7 +105,7 @@ class FilterChainTest {
                     type: PartitionCountHeader
                 defaultFilters: [upper, partition-count]
                 """)) {
-            String topic = createTopic(proxy);
+            String topic = Topics.createTopic(onTheBroker(), "f-" + UUID.randomUUID(), 1);
             produce(proxy, topic, "both");
             ConsumerRecord<String, String> record = consume(proxy, topic, 1).get(0);
             assertThat(record.value()).isEqualTo("BOTH");
@@ -122,11 +123,9 @@ class FilterChainTest {
                       prefix: forbidden-
                 defaultFilters: [reject]
                 """)) {
-            String allowed = createTopic(proxy);
+            String allowed = Topics.createTopic(onTheBroker(), "f-" + UUID.randomUUID(), 1);
             String forbidden = "forbidden-" + UUID.randomUUID();
-            try (Admin admin = Admin.create(Map.of("bootstrap.servers", cluster.getBootstrapServers()))) {
-                io.sluice.testkit.Topics.createTopics(admin, List.of(new NewTopic(forbidden, 1, (short) 1)));
-            }
+            io.sluice.testkit.Topics.createTopics(Map.of("bootstrap.servers", cluster.getBootstrapServers()), List.of(new NewTopic(forbidden, 1, (short) 1)));
             try (KafkaProducer<String, String> producer = producer(proxy)) {
                 assertThatThrownBy(() -> producer.send(new ProducerRecord<>(forbidden, "k", "secret")).get())
                         .isInstanceOf(ExecutionException.class).hasCauseInstanceOf(TopicAuthorizationException.class);
@@ -147,7 +146,7 @@ class FilterChainTest {
                     type: StallListOffsets
                 defaultFilters: [stall]
                 """)) {
-            String topic = createTopic(proxy);
+            String topic = Topics.createTopic(onTheBroker(), "f-" + UUID.randomUUID(), 1);
             Map<String, Object> adminConfig = new HashMap<>(proxy.clientConfig());
             adminConfig.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 4000);
             adminConfig.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, 3000);
@@ -219,7 +218,7 @@ class FilterChainTest {
                     type: StallListOffsetsResponses
                 defaultFilters: [stall]
                 """)) {
-            String topic = createTopic(proxy);
+            String topic = Topics.createTopic(onTheBroker(), "f-" + UUID.randomUUID(), 1);
             assertListOffsetsClosesItsConnectionAfterOneSecond(proxy, topic);
             assertThat(proxy.metric("sluice_filter_errors_total", "filter=\"stall\"")).isEqualTo(1);
             produce(proxy, topic, "still-working");
@@ -238,7 +237,7 @@ class FilterChainTest {
                       completeAfter: 1500ms
                 defaultFilters: [late]
                 """)) {
-            String topic = createTopic(proxy);
+            String topic = Topics.createTopic(onTheBroker(), "f-" + UUID.randomUUID(), 1);
             try (KafkaWire wire = new KafkaWire(proxy.bootstrapPort())) {
                 wire.socket().setSoTimeout(3_000);
                 wire.send(ApiKeys.LIST_OFFSETS, (short) 7, listOffsets(topic));
@@ -265,7 +264,7 @@ class FilterChainTest {
                       prefix: never-
                 defaultFilters: [reject]
                 """)) {
-            String topic = createTopic(proxy);
+            String topic = Topics.createTopic(onTheBroker(), "f-" + UUID.randomUUID(), 1);
             ProduceRequestData.TopicProduceDataCollection topics = new ProduceRequestData.TopicProduceDataCollection();
             topics.add(new ProduceRequestData.TopicProduceData().setName(topic)
                     .setPartitionData(List.of(new ProduceRequestData.PartitionProduceData().setIndex(0).setRecords(null))));
@@ -324,17 +323,9 @@ class FilterChainTest {
         return ProxyFixture.start(cluster.getBootstrapServers(), "", yaml);
     }
 
-    private static String createTopic(ProxyFixture proxy) throws Exception {
-        return createTopic(proxy, 1);
-    }
-
-    private static String createTopic(ProxyFixture proxy, int partitions) throws Exception {
-        String topic = "f-" + UUID.randomUUID();
-        // On the broker itself: some of these proxies stall ListOffsets, which Topics asks to know the topic is usable.
-        try (Admin admin = Admin.create(Map.of("bootstrap.servers", cluster.getBootstrapServers()))) {
-            io.sluice.testkit.Topics.createTopics(admin, List.of(new NewTopic(topic, partitions, (short) 1)));
-        }
-        return topic;
+    /** Where tests create their topics: on the broker itself, as some of these proxies stall ListOffsets, which Topics asks. */
+    private static Map<String, Object> onTheBroker() {
+        return Map.of("bootstrap.servers", cluster.getBootstrapServers());
     }
 
     private static KafkaProducer<String, String> producer(ProxyFixture proxy) {

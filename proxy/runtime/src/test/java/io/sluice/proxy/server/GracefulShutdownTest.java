@@ -14,9 +14,7 @@ import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
-import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
-import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
@@ -37,6 +35,7 @@ import io.kroxylicious.testing.kafka.junit5ext.KafkaClusterExtension;
 import io.sluice.build.BuildInfo;
 import io.sluice.proxy.testing.KafkaWire;
 import io.sluice.proxy.testing.ProxyFixture;
+import io.sluice.testkit.Topics;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -54,7 +53,7 @@ class GracefulShutdownTest {
 
     @Test
     void aFetchInFlightIsAnsweredWhileReadinessFailsAndNewConnectionsAreRefused(KafkaCluster cluster) throws Exception {
-        String topic = createTopic(cluster);
+        String topic = Topics.createTopic(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, cluster.getBootstrapServers()), "shutdown-" + UUID.randomUUID(), 1);
         ProxyFixture proxy = ProxyFixture.start(cluster.getBootstrapServers(), "", "network:\n  shutdownTimeout: 20s");
         CompletableFuture<Void> closing = null;
         try (KafkaWire wire = new KafkaWire(proxy.bootstrapPort())) {
@@ -87,7 +86,7 @@ class GracefulShutdownTest {
 
     @Test
     void whatIsStillUnansweredAfterTheShutdownTimeoutIsCut(KafkaCluster cluster) throws Exception {
-        String topic = createTopic(cluster);
+        String topic = Topics.createTopic(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, cluster.getBootstrapServers()), "shutdown-" + UUID.randomUUID(), 1);
         ProxyFixture proxy = ProxyFixture.start(cluster.getBootstrapServers(), "", "network:\n  shutdownTimeout: 1s");
         boolean closed = false;
         try (KafkaWire wire = new KafkaWire(proxy.bootstrapPort())) {
@@ -108,7 +107,7 @@ class GracefulShutdownTest {
 
     @Test
     void aGracefulShutdownWithAnIdleConsumerAttachedLogsNoWarning(KafkaCluster cluster) throws Exception {
-        String topic = createTopic(cluster);
+        String topic = Topics.createTopic(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, cluster.getBootstrapServers()), "shutdown-" + UUID.randomUUID(), 1);
         Logger logger = (Logger) LoggerFactory.getLogger(ProxyServer.class);
         ListAppender<ILoggingEvent> appender = new ListAppender<>();
         appender.start();
@@ -183,11 +182,4 @@ class GracefulShutdownTest {
         return fetch;
     }
 
-    private static String createTopic(KafkaCluster cluster) throws Exception {
-        String topic = "shutdown-" + UUID.randomUUID();
-        try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, cluster.getBootstrapServers()))) {
-            io.sluice.testkit.Topics.createTopics(admin, List.of(new NewTopic(topic, 1, (short) 1)));
-        }
-        return topic;
-    }
 }

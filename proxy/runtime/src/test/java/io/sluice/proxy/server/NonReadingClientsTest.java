@@ -12,7 +12,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 
-import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -50,9 +49,7 @@ class NonReadingClientsTest {
     @Test
     void clientsThatNeverReadStopBeingReadPinAFewMegabytesEachAndAreClosedWhileAnHonestClientCarriesOn(KafkaCluster cluster) throws Exception {
         String topic = "honest-" + UUID.randomUUID();
-        try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, cluster.getBootstrapServers()))) {
-            io.sluice.testkit.Topics.createTopics(admin, List.of(new NewTopic(topic, 1, (short) 1)));
-        }
+        io.sluice.testkit.Topics.createTopics(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, cluster.getBootstrapServers()), List.of(new NewTopic(topic, 1, (short) 1)));
         try (ProxyFixture proxy = ProxyFixture.start(cluster.getBootstrapServers(), "", """
                 network:
                   maxUnwritableTime: 3s

@@ -39,6 +39,7 @@ import io.kroxylicious.testing.kafka.api.KafkaCluster;
 import io.kroxylicious.testing.kafka.common.BrokerCluster;
 import io.kroxylicious.testing.kafka.junit5ext.KafkaClusterExtension;
 import io.sluice.proxy.testing.ProxyFixture;
+import io.sluice.testkit.Topics;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -70,7 +71,7 @@ class PassthroughTest {
         for (String s : cluster.getBootstrapServers().split(",")) {
             realPorts.add(Integer.parseInt(s.substring(s.lastIndexOf(':') + 1)));
         }
-        String topic = createTopic(3, (short) 3);
+        String topic = Topics.createTopic(proxy.clientConfig(), new NewTopic("t-" + UUID.randomUUID(), 3, (short) 3));
         try (Admin admin = Admin.create(proxy.clientConfig())) {
             Collection<Node> nodes = admin.describeCluster().nodes().get();
             assertThat(nodes).hasSize(3);
@@ -99,7 +100,7 @@ class PassthroughTest {
 
     @Test
     void idempotentProducerWithAcksAllRoundTripsThroughAConsumerGroup() throws Exception {
-        String topic = createTopic(3, (short) 3);
+        String topic = Topics.createTopic(proxy.clientConfig(), new NewTopic("t-" + UUID.randomUUID(), 3, (short) 3));
         int count = 300;
         try (KafkaProducer<String, String> producer = producer(Map.of(ProducerConfig.ACKS_CONFIG, "all", ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true))) {
             for (int i = 0; i < count; i++) {
@@ -114,7 +115,7 @@ class PassthroughTest {
 
     @Test
     void acksZeroProducerIsForwardedWithoutWaitingForResponses() throws Exception {
-        String topic = createTopic(1, (short) 1);
+        String topic = Topics.createTopic(proxy.clientConfig(), new NewTopic("t-" + UUID.randomUUID(), 1, (short) 1));
         try (KafkaProducer<String, String> producer = producer(Map.of(ProducerConfig.ACKS_CONFIG, "0", ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, false))) {
             for (int i = 0; i < 50; i++) {
                 producer.send(new ProducerRecord<>(topic, "k", "fire-and-forget-" + i)).get();
@@ -126,7 +127,7 @@ class PassthroughTest {
 
     @Test
     void transactionsCommitAndAbortAreHonouredForReadCommittedConsumers() throws Exception {
-        String topic = createTopic(2, (short) 3);
+        String topic = Topics.createTopic(proxy.clientConfig(), new NewTopic("t-" + UUID.randomUUID(), 2, (short) 3));
         try (KafkaProducer<String, String> producer = producer(Map.of(ProducerConfig.TRANSACTIONAL_ID_CONFIG, "tx-" + UUID.randomUUID()))) {
             producer.initTransactions();
             producer.beginTransaction();
@@ -148,7 +149,7 @@ class PassthroughTest {
 
     @Test
     void consumerGroupRebalancesWhenASecondMemberJoins() throws Exception {
-        String topic = createTopic(4, (short) 3);
+        String topic = Topics.createTopic(proxy.clientConfig(), new NewTopic("t-" + UUID.randomUUID(), 4, (short) 3));
         String group = "rebalance-" + UUID.randomUUID();
         try (KafkaConsumer<String, String> first = consumer(group, Map.of());
              KafkaConsumer<String, String> second = consumer(group, Map.of())) {
@@ -175,7 +176,7 @@ class PassthroughTest {
     @ParameterizedTest
     @ValueSource(strings = { "gzip", "snappy", "lz4", "zstd" })
     void compressedBatchesRoundTrip(String codec) throws Exception {
-        String topic = createTopic(1, (short) 3);
+        String topic = Topics.createTopic(proxy.clientConfig(), new NewTopic("t-" + UUID.randomUUID(), 1, (short) 3));
         try (KafkaProducer<String, String> producer = producer(Map.of(ProducerConfig.COMPRESSION_TYPE_CONFIG, codec, ProducerConfig.LINGER_MS_CONFIG, 20))) {
             for (int i = 0; i < 100; i++) {
                 producer.send(new ProducerRecord<>(topic, "key-" + i, codec + "-value-" + i + "-" + "x".repeat(200)));
@@ -189,7 +190,7 @@ class PassthroughTest {
 
     @Test
     void recordsNearTheMaximumSizePassIntact() throws Exception {
-        String topic = createTopic(1, (short) 3);
+        String topic = Topics.createTopic(proxy.clientConfig(), new NewTopic("t-" + UUID.randomUUID(), 1, (short) 3));
         byte[] big = new byte[1_000_000];
         new java.util.Random(42).nextBytes(big);
         Map<String, Object> config = new HashMap<>(proxy.clientConfig());
@@ -235,7 +236,7 @@ class PassthroughTest {
 
     @Test
     void metricsCountRequestsAndBytesPerVirtualCluster() throws Exception {
-        String topic = createTopic(1, (short) 1);
+        String topic = Topics.createTopic(proxy.clientConfig(), new NewTopic("t-" + UUID.randomUUID(), 1, (short) 1));
         try (KafkaProducer<String, String> producer = producer(Map.of())) {
             producer.send(new ProducerRecord<>(topic, "k", "v")).get();
         }
@@ -254,14 +255,6 @@ class PassthroughTest {
     }
 
     // ---- helpers ----
-
-    static String createTopic(int partitions, short replicationFactor) throws Exception {
-        String topic = "t-" + UUID.randomUUID();
-        try (Admin admin = Admin.create(proxy.clientConfig())) {
-            io.sluice.testkit.Topics.createTopics(admin, List.of(new NewTopic(topic, partitions, replicationFactor)));
-        }
-        return topic;
-    }
 
     static KafkaProducer<String, String> producer(Map<String, Object> extra) {
         Map<String, Object> config = new HashMap<>(proxy.clientConfig());

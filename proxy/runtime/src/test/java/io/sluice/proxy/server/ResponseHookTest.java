@@ -146,9 +146,7 @@ class ResponseHookTest {
     private static String createTopicWithOneRecord(ProxyFixture proxy) throws Exception {
         String topic = "hook-" + UUID.randomUUID();
         Map<String, Object> direct = Map.of("bootstrap.servers", cluster.getBootstrapServers());
-        try (Admin admin = Admin.create(direct)) {
-            io.sluice.testkit.Topics.createTopics(admin, List.of(new NewTopic(topic, 1, (short) 1)));
-        }
+        io.sluice.testkit.Topics.createTopics(direct, List.of(new NewTopic(topic, 1, (short) 1)));
         try (KafkaProducer<String, String> producer = new KafkaProducer<>(direct, new StringSerializer(), new StringSerializer())) {
             producer.send(new ProducerRecord<>(topic, 0, "k", "v")).get();
         }

@@ -123,9 +123,7 @@ class SecurityPassthroughTest {
 
     private static void roundTrip(Map<String, Object> client) throws Exception {
         String topic = "sec-" + UUID.randomUUID();
-        try (Admin admin = Admin.create(client)) {
-            io.sluice.testkit.Topics.createTopics(admin, List.of(new NewTopic(topic, 1, (short) 1)));
-        }
+        io.sluice.testkit.Topics.createTopics(client, List.of(new NewTopic(topic, 1, (short) 1)));
         try (KafkaProducer<String, String> producer = new KafkaProducer<>(client, new StringSerializer(), new StringSerializer())) {
             producer.send(new ProducerRecord<>(topic, "k", "secured")).get();
         }

@@ -76,9 +76,7 @@ class UpstreamSaslTest {
 
     private static void roundTrip(ProxyFixture proxy) throws Exception {
         String topic = "sasl-" + UUID.randomUUID();
-        try (Admin admin = Admin.create(proxy.clientConfig())) {
-            io.sluice.testkit.Topics.createTopics(admin, List.of(new NewTopic(topic, 1, (short) 1)));
-        }
+        io.sluice.testkit.Topics.createTopics(proxy.clientConfig(), List.of(new NewTopic(topic, 1, (short) 1)));
         try (KafkaProducer<String, String> producer = new KafkaProducer<>(proxy.clientConfig(), new StringSerializer(), new StringSerializer())) {
             producer.send(new ProducerRecord<>(topic, "k", "via-proxy-credentials")).get();
         }

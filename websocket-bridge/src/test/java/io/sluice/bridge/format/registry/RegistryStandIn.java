@@ -2,7 +2,6 @@ package io.sluice.bridge.format.registry;
 
 import java.io.IOException;
 import java.io.OutputStream;
-import java.net.InetSocketAddress;
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -14,8 +13,6 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -26,9 +23,8 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.sun.net.httpserver.HttpExchange;
-import com.sun.net.httpserver.HttpServer;
-import com.sun.net.httpserver.HttpsConfigurator;
-import com.sun.net.httpserver.HttpsServer;
+
+import io.sluice.testkit.HttpStandIn;
 
 /**
  * An in-process stand-in for a Confluent-compatible Schema Registry, speaking the real REST API for what serializers
@@ -44,17 +40,11 @@ import com.sun.net.httpserver.HttpsServer;
  * FileDescriptorProto comes back as that base64, as Apicurio does), deletion, contexts, modes other than READWRITE.
  *
  * <p>For hostile tests it can {@link #misbehave misbehave} on every request until told to {@link #behave()}, require
- * credentials, and be stopped and restarted on the same port with its schemas kept. Usable from any module's tests
+ * credentials, and be stopped and restarted on the same port with its schemas kept ({@link HttpStandIn}, the server half,
+ * with the request counts per route: {@code schemas.ids}, {@code subjects.versions.get}, {@code register}, {@code lookup}, ...). Usable from any module's tests
  * (websocket-bridge's test-jar) and, through {@link #main}, from other processes.
  */
-public final class RegistryStandIn implements AutoCloseable {
-
-    static {
-        // As for VaultTransitStandIn: without it separate header and body writes meet the client's delayed ACK.
-        if (System.getProperty("sun.net.httpserver.nodelay") == null) {
-            System.setProperty("sun.net.httpserver.nodelay", "true");
-        }
-    }
+public final class RegistryStandIn extends HttpStandIn {
 
     /** What the stand-in does instead of answering properly. */
     public sealed interface Misbehaviour {
@@ -114,31 +104,21 @@ public final class RegistryStandIn implements AutoCloseable {
     private static final String CONTENT_TYPE = "application/vnd.schemaregistry.v1+json";
     private static final int MAX_REQUEST_BYTES = 16 * 1024 * 1024;
 
-    private final SSLContext tls;
     private final String basePath;
     private final Map<Integer, Stored> byId = new ConcurrentHashMap<>();
     private final Map<Stored, Integer> ids = new ConcurrentHashMap<>();
     private final Map<String, List<Integer>> subjects = new ConcurrentHashMap<>();
     private final Map<String, String> subjectCompatibility = new ConcurrentHashMap<>();
     private final AtomicInteger nextId = new AtomicInteger(1);
-    private final Map<String, AtomicInteger> requests = new ConcurrentHashMap<>();
-    private final AtomicInteger totalRequests = new AtomicInteger();
     private final List<String> authorizations = new CopyOnWriteArrayList<>();
     private final AtomicLong bodyBytesSent = new AtomicLong();
     private final AtomicInteger hugeBodiesCompleted = new AtomicInteger();
-    private final ExecutorService executor = Executors.newCachedThreadPool(r -> {
-        Thread t = new Thread(r, "registry-stand-in");
-        t.setDaemon(true);
-        return t;
-    });
     private volatile String compatibility = "BACKWARD";
     private volatile String requiredAuthorization;
     private volatile Misbehaviour misbehaviour;
-    private volatile HttpServer server;
-    private int port;
 
     private RegistryStandIn(SSLContext tls, String basePath) {
-        this.tls = tls;
+        super("registry-stand-in", tls);
         this.basePath = basePath;
     }
 
@@ -162,31 +142,10 @@ public final class RegistryStandIn implements AutoCloseable {
         return standIn;
     }
 
-    private void listen(int wantedPort) throws IOException {
-        InetSocketAddress address = new InetSocketAddress("127.0.0.1", wantedPort);
-        HttpServer s;
-        if (tls != null) {
-            HttpsServer https = HttpsServer.create(address, 50);
-            https.setHttpsConfigurator(new HttpsConfigurator(tls));
-            s = https;
-        }
-        else {
-            s = HttpServer.create(address, 50);
-        }
-        s.createContext("/", this::handle);
-        s.setExecutor(executor);
-        s.start();
-        port = s.getAddress().getPort();
-        server = s;
-    }
-
     /** The registry's base URL, what {@code schemaRegistry.url} would be. */
+    @Override
     public String url() {
-        return (tls != null ? "https" : "http") + "://127.0.0.1:" + port + basePath;
-    }
-
-    public int port() {
-        return port;
+        return super.url() + basePath;
     }
 
     /** Registers a schema as a serializer would; returns its id. */
@@ -227,17 +186,6 @@ public final class RegistryStandIn implements AutoCloseable {
         this.misbehaviour = null;
     }
 
-    /** Requests per route: {@code schemas.ids}, {@code subjects.versions.get}, {@code register}, {@code lookup}, ... */
-    public int requests(String route) {
-        AtomicInteger n = requests.get(route);
-        return n == null ? 0 : n.get();
-    }
-
-    /** Every request received, misbehaved ones included. */
-    public int requests() {
-        return totalRequests.get();
-    }
-
     /** Body bytes written by {@link Misbehaviour.HugeBody} and {@link Misbehaviour.Trickle} answers. */
     public long misbehavingBodyBytesSent() {
         return bodyBytesSent.get();
@@ -246,26 +194,6 @@ public final class RegistryStandIn implements AutoCloseable {
     /** Huge bodies written to the end: a client that cuts off reading prevents that. */
     public int hugeBodiesCompleted() {
         return hugeBodiesCompleted.get();
-    }
-
-    /** Stops listening; schemas are kept for {@link #restart()}. */
-    public void stop() {
-        HttpServer s = server;
-        if (s != null) {
-            s.stop(0);
-            server = null;
-        }
-    }
-
-    /** Listens again on the same port. */
-    public void restart() throws IOException {
-        listen(port);
-    }
-
-    @Override
-    public void close() {
-        stop();
-        executor.shutdownNow();
     }
 
     /** Runs a stand-in until killed, printing its URL: for tests in other languages. Argument: the port (0: any). */
@@ -279,46 +207,38 @@ public final class RegistryStandIn implements AutoCloseable {
 
     // ---- HTTP ----
 
-    private void handle(HttpExchange exchange) throws IOException {
-        try (exchange) {
-            totalRequests.incrementAndGet();
-            authorizations.add(exchange.getRequestHeaders().getFirst("Authorization"));
-            Misbehaviour m = misbehaviour;
-            if (m != null && misbehaved(exchange, m)) {
-                return;
-            }
-            Reply reply;
-            String required = requiredAuthorization;
-            if (required != null && !required.equals(exchange.getRequestHeaders().getFirst("Authorization"))) {
-                reply = Reply.error(401, 40101, "Unauthorized");
-            }
-            else {
-                try {
-                    reply = route(exchange);
-                }
-                catch (IOException | RuntimeException e) {
-                    reply = Reply.error(500, 50001, "Error in the backend data store: " + e);
-                }
-            }
-            send(exchange, reply.status, JSON.writeValueAsBytes(reply.body));
+    @Override
+    protected void handle(HttpExchange exchange) throws IOException {
+        authorizations.add(exchange.getRequestHeaders().getFirst("Authorization"));
+        Misbehaviour m = misbehaviour;
+        if (m != null && misbehaved(exchange, m)) {
+            return;
         }
+        Reply reply;
+        String required = requiredAuthorization;
+        if (required != null && !required.equals(exchange.getRequestHeaders().getFirst("Authorization"))) {
+            reply = Reply.error(401, 40101, "Unauthorized");
+        }
+        else {
+            try {
+                reply = route(exchange);
+            }
+            catch (IOException | RuntimeException e) {
+                reply = Reply.error(500, 50001, "Error in the backend data store: " + e);
+            }
+        }
+        send(exchange, reply.status, JSON.writeValueAsBytes(reply.body));
     }
 
     private static void send(HttpExchange exchange, int status, byte[] body) throws IOException {
-        exchange.getResponseHeaders().set("Content-Type", CONTENT_TYPE);
-        exchange.sendResponseHeaders(status, body.length == 0 ? -1 : body.length);
-        if (body.length > 0) {
-            try (OutputStream out = exchange.getResponseBody()) {
-                out.write(body);
-            }
-        }
+        send(exchange, status, CONTENT_TYPE, body);
     }
 
     /** @return true when the request was answered (or not) the misbehaving way */
     private boolean misbehaved(HttpExchange exchange, Misbehaviour m) throws IOException {
         exchange.getRequestBody().readAllBytes();
         if (m instanceof Misbehaviour.Delay delay) {
-            sleep(delay.delay().toMillis());
+            pause(delay.delay());
             return false;
         }
         if (m instanceof Misbehaviour.Status status) {
@@ -350,7 +270,7 @@ public final class RegistryStandIn implements AutoCloseable {
                     out.write(b);
                     out.flush();
                     bodyBytesSent.incrementAndGet();
-                    sleep(trickle.interval().toMillis());
+                    pause(trickle.interval());
                 }
                 out.close();
             }
@@ -389,15 +309,6 @@ public final class RegistryStandIn implements AutoCloseable {
         }
         catch (IOException e) {
             // The client stopped reading and closed the connection: what a bounded client does.
-        }
-    }
-
-    private static void sleep(long millis) {
-        try {
-            Thread.sleep(millis);
-        }
-        catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
         }
     }
 
@@ -646,10 +557,6 @@ public final class RegistryStandIn implements AutoCloseable {
             }
         }
         return id;
-    }
-
-    private void count(String route) {
-        requests.computeIfAbsent(route, r -> new AtomicInteger()).incrementAndGet();
     }
 
     private static Integer integer(String text) {

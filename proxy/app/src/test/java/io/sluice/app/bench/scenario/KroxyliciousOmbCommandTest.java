@@ -13,7 +13,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 
-import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -67,9 +66,7 @@ class KroxyliciousOmbCommandTest {
         String kafka = SharedKafka.bootstrap();
         try (ScenarioKms kms = ScenarioKms.from(Map.of())) {
             kms.ensureKey(KroxyliciousOmbRun.KEK);
-            try (Admin admin = Admin.create(Map.of("bootstrap.servers", kafka))) {
-                io.sluice.testkit.Topics.createTopics(admin, List.of(new NewTopic(ORDERS, 1, (short) 1), new NewTopic(PAYMENTS, 1, (short) 1)));
-            }
+            io.sluice.testkit.Topics.createTopics(Map.of("bootstrap.servers", kafka), List.of(new NewTopic(ORDERS, 1, (short) 1), new NewTopic(PAYMENTS, 1, (short) 1)));
             try (ScenarioProxy proxy = ScenarioProxy.start(kafka, kms.filterDefinition("encrypt", KroxyliciousOmbRun.KEK),
                     kms.proxyEnvironment())) {
                 KmsCalls servedBefore = kms.servedCalls().orElseThrow();

@@ -1,8 +1,6 @@
 package io.sluice.kms.vault;
 
 import java.io.IOException;
-import java.io.OutputStream;
-import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.security.GeneralSecurityException;
@@ -16,9 +14,6 @@ import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -33,9 +28,8 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.NullNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.sun.net.httpserver.HttpExchange;
-import com.sun.net.httpserver.HttpServer;
-import com.sun.net.httpserver.HttpsConfigurator;
-import com.sun.net.httpserver.HttpsServer;
+
+import io.sluice.testkit.HttpStandIn;
 
 /**
  * An in-process stand-in for Vault that speaks the real HTTP API for what the KMS uses: Transit keys (create, read,
@@ -44,29 +38,22 @@ import com.sun.net.httpserver.HttpsServer;
  * ({@code X-Vault-Namespace}), and ACL policies for the paths it serves. Error responses have Vault's shapes: 403
  * {@code {"errors":["permission denied"]}}, 400 "encryption key not found", 404 for a missing key.
  *
- * <p>Tests can make it unavailable (503 as when sealed), or stop it and start it again on the same port.
+ * <p>Tests can make it unavailable (503 as when sealed), slow ({@link #latency}), or stop it and start it again on the
+ * same port (its keys, tokens and roles kept); {@link #requests(String)} counts per route: {@code datakey},
+ * {@code decrypt}, {@code keys.read}, {@code login}, ... (the server half is {@link HttpStandIn}'s).
  *
- * <p>It is not a KMS (its keys live in this JVM's memory and die with it). It lives in the main code rather than the
- * tests because {@code sluice bench scenario kroxylicious-omb} uses it as the proxy's Vault when no real one is given
- * ({@code VAULT_ADDR}): the proxy's KMS calls are then real HTTP round trips to a Transit API, and each route's
+ * <p>It is not a KMS (its keys live in this JVM's memory and die with it), and not in the KMS jar: a module of its own
+ * (kms/vault-stand-in) rather than the KMS's test sources because {@code sluice bench scenario kroxylicious-omb} uses
+ * it as the proxy's Vault when no real one is given ({@code VAULT_ADDR}): the proxy's KMS calls are then real HTTP round trips to a Transit API, and each route's
  * request count ({@link #requests}) is the KMS's own view of how many calls a benchmark made.
  */
-public final class VaultTransitStandIn implements AutoCloseable {
-
-    static {
-        // Vault (Go) sends with TCP_NODELAY; without it this server's separate header and body writes meet the
-        // client's delayed ACK and every request takes some 40 ms.
-        if (System.getProperty("sun.net.httpserver.nodelay") == null) {
-            System.setProperty("sun.net.httpserver.nodelay", "true");
-        }
-    }
+public final class VaultTransitStandIn extends HttpStandIn {
 
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final Pattern CIPHERTEXT = Pattern.compile("vault:v(\\d+):(.*)");
     private static final long NO_EXPIRY = Long.MAX_VALUE;
 
     private final SecureRandom random = new SecureRandom();
-    private final SSLContext tls;
     private final String rootToken = "root-" + UUID.randomUUID();
     private final Map<String, Token> tokens = new ConcurrentHashMap<>();
     private final Set<String> transitMounts = ConcurrentHashMap.newKeySet();
@@ -74,19 +61,10 @@ public final class VaultTransitStandIn implements AutoCloseable {
     private final Map<String, TransitKey> keys = new ConcurrentHashMap<>();
     private final Map<String, Role> roles = new ConcurrentHashMap<>();
     private final Map<String, StandInPolicy> policies = new ConcurrentHashMap<>();
-    private final Map<String, AtomicInteger> requests = new ConcurrentHashMap<>();
-    private final ExecutorService executor = Executors.newCachedThreadPool(r -> {
-        Thread t = new Thread(r, "vault-stand-in");
-        t.setDaemon(true);
-        return t;
-    });
     private volatile boolean sealed;
-    private volatile long latencyMillis;
-    private volatile HttpServer server;
-    private int port;
 
     private VaultTransitStandIn(SSLContext tls) {
-        this.tls = tls;
+        super("vault-stand-in", tls);
         transitMounts.add("transit");
         appRoleMounts.add("approle");
         tokens.put(rootToken, new Token(rootToken, List.of("root"), 0, NO_EXPIRY, NO_EXPIRY, false, null));
@@ -106,32 +84,6 @@ public final class VaultTransitStandIn implements AutoCloseable {
         return standIn;
     }
 
-    private void listen(int wantedPort) throws IOException {
-        InetSocketAddress address = new InetSocketAddress("127.0.0.1", wantedPort);
-        HttpServer s;
-        if (tls != null) {
-            HttpsServer https = HttpsServer.create(address, 50);
-            https.setHttpsConfigurator(new HttpsConfigurator(tls));
-            s = https;
-        }
-        else {
-            s = HttpServer.create(address, 50);
-        }
-        s.createContext("/", this::handle);
-        s.setExecutor(executor);
-        s.start();
-        port = s.getAddress().getPort();
-        server = s;
-    }
-
-    public String url() {
-        return (tls != null ? "https" : "http") + "://127.0.0.1:" + port;
-    }
-
-    public int port() {
-        return port;
-    }
-
     public String rootToken() {
         return rootToken;
     }
@@ -146,71 +98,19 @@ public final class VaultTransitStandIn implements AutoCloseable {
         return java.util.Set.copyOf(tokens.keySet());
     }
 
-    /** Answers each request this much later, like a Vault across a network. */
-    public void latency(Duration latency) {
-        this.latencyMillis = latency.toMillis();
-    }
-
-    /** Stops listening; keys, tokens and roles are kept for {@link #restart()}. */
-    public void stop() {
-        HttpServer s = server;
-        if (s != null) {
-            s.stop(0);
-            server = null;
-        }
-    }
-
-    /** Listens again on the same port. */
-    public void restart() throws IOException {
-        listen(port);
-    }
-
-    /** How many requests a route got: {@code datakey}, {@code decrypt}, {@code keys.read}, {@code login}, ... */
-    public int requests(String route) {
-        AtomicInteger n = requests.get(route);
-        return n == null ? 0 : n.get();
-    }
-
-    @Override
-    public void close() {
-        stop();
-        executor.shutdownNow();
-    }
-
     // ---- HTTP ----
 
-    private void handle(HttpExchange exchange) throws IOException {
-        try (exchange) {
-            pause();
-            Reply reply;
-            try {
-                reply = sealed ? Reply.error(503, "Vault is sealed") : route(exchange);
-            }
-            catch (RuntimeException e) {
-                reply = Reply.error(500, "internal error: " + e);
-            }
-            byte[] body = reply.body == null ? new byte[0] : JSON.writeValueAsBytes(reply.body);
-            // Exactly this value: the Vault driver compares the whole header.
-            exchange.getResponseHeaders().set("Content-Type", "application/json");
-            exchange.sendResponseHeaders(reply.status, body.length == 0 ? -1 : body.length);
-            if (body.length > 0) {
-                try (OutputStream out = exchange.getResponseBody()) {
-                    out.write(body);
-                }
-            }
+    @Override
+    protected void handle(HttpExchange exchange) throws IOException {
+        Reply reply;
+        try {
+            reply = sealed ? Reply.error(503, "Vault is sealed") : route(exchange);
         }
-    }
-
-    private void pause() {
-        long millis = latencyMillis;
-        if (millis > 0) {
-            try {
-                Thread.sleep(millis);
-            }
-            catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
+        catch (RuntimeException e) {
+            reply = Reply.error(500, "internal error: " + e);
         }
+        // Exactly this content type: the Vault driver compares the whole header.
+        send(exchange, reply.status, "application/json", reply.body == null ? new byte[0] : JSON.writeValueAsBytes(reply.body));
     }
 
     private Reply route(HttpExchange exchange) throws IOException {
@@ -265,10 +165,6 @@ public final class VaultTransitStandIn implements AutoCloseable {
             }
         }
         return Reply.error(404, "no handler for route \"" + rest + "\"");
-    }
-
-    private void count(String route) {
-        requests.computeIfAbsent(route, r -> new AtomicInteger()).incrementAndGet();
     }
 
     private static String namespace(String header) {

@@ -1,0 +1,164 @@
+package io.sluice.proxy.filter.harness;
+
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ScheduledExecutorService;
+
+import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.message.ProduceRequestData;
+import org.apache.kafka.common.message.RequestHeaderData;
+import org.apache.kafka.common.message.ResponseHeaderData;
+import org.apache.kafka.common.protocol.ApiKeys;
+import org.apache.kafka.common.protocol.ApiMessage;
+import org.apache.kafka.common.utils.ByteBufferOutputStream;
+
+import io.netty.channel.embedded.EmbeddedChannel;
+import io.sluice.proxy.filter.AuthenticatedPrincipal;
+import io.sluice.proxy.filter.ClientTlsContext;
+import io.sluice.proxy.filter.FilterContext;
+import io.sluice.proxy.filter.RequestFilterResult;
+import io.sluice.proxy.filter.RequestFilterResultBuilder;
+import io.sluice.proxy.filter.ResponseFilterResult;
+import io.sluice.proxy.filter.ResponseFilterResultBuilder;
+
+/**
+ * The {@link FilterContext} a {@link FilterHarness} hands its filter. It behaves as the proxy's does where a filter can
+ * tell (the same result builders, {@code sendRequest}'s version check, api key and client id, a Produce with acks=0
+ * answered with null at once, a principal every later call sees), with two stand-ins for the connection: the requests
+ * a filter sends of its own are recorded for the test to answer ({@link SentRequest}), and {@link #topicNames} answers
+ * from the topics the test declared ({@link FilterHarness#clusterTopic}) instead of asking a broker.
+ */
+public final class HarnessFilterContext implements FilterContext {
+
+    private final String filterName;
+    private final String virtualCluster;
+    private final String sessionId;
+    private final EmbeddedChannel channel;
+    private final List<SentRequest> sent = new ArrayList<>();
+    private final Map<Uuid, String> clusterTopics = new HashMap<>();
+    private ClientTlsContext tls;
+    private AuthenticatedPrincipal principal;
+
+    HarnessFilterContext(String filterName, String virtualCluster, EmbeddedChannel channel) {
+        this.filterName = filterName;
+        this.virtualCluster = virtualCluster;
+        this.sessionId = virtualCluster + "-harness";
+        this.channel = channel;
+    }
+
+    @Override
+    public String channelDescriptor() {
+        return "harness -> " + virtualCluster + " [" + sessionId + "]";
+    }
+
+    @Override
+    public String sessionId() {
+        return sessionId;
+    }
+
+    @Override
+    public String virtualClusterName() {
+        return virtualCluster;
+    }
+
+    @Override
+    public String filterName() {
+        return filterName;
+    }
+
+    @Override
+    public Optional<ClientTlsContext> clientTlsContext() {
+        return Optional.ofNullable(tls);
+    }
+
+    void clientTls(ClientTlsContext tls) {
+        this.tls = tls;
+    }
+
+    @Override
+    public Optional<AuthenticatedPrincipal> principal() {
+        return Optional.ofNullable(principal);
+    }
+
+    @Override
+    public void authenticated(AuthenticatedPrincipal principal) {
+        this.principal = principal;
+    }
+
+    @Override
+    public ScheduledExecutorService eventLoop() {
+        return channel.eventLoop();
+    }
+
+    @Override
+    public ByteBufferOutputStream createByteBufferOutputStream(int initialCapacity) {
+        return new ByteBufferOutputStream(initialCapacity);
+    }
+
+    @Override
+    public CompletionStage<RequestFilterResult> forwardRequest(RequestHeaderData header, ApiMessage request) {
+        return requestFilterResultBuilder().forward(header, request).completed();
+    }
+
+    @Override
+    public CompletionStage<ResponseFilterResult> forwardResponse(ResponseHeaderData header, ApiMessage response) {
+        return responseFilterResultBuilder().forward(header, response).completed();
+    }
+
+    @Override
+    public RequestFilterResultBuilder requestFilterResultBuilder() {
+        return new RequestFilterResultBuilder();
+    }
+
+    @Override
+    public ResponseFilterResultBuilder responseFilterResultBuilder() {
+        return new ResponseFilterResultBuilder();
+    }
+
+    @Override
+    @SuppressWarnings("unchecked")
+    public <M extends ApiMessage> CompletionStage<M> sendRequest(RequestHeaderData header, ApiMessage request) {
+        ApiKeys apiKey = ApiKeys.forId(request.apiKey());
+        short version = header.requestApiVersion();
+        if (!apiKey.isVersionSupported(version)) {
+            return CompletableFuture.failedFuture(new IllegalArgumentException(
+                    "sendRequest: " + apiKey + " version " + version + " (set header.requestApiVersion) is not supported"));
+        }
+        header.setRequestApiKey(apiKey.id);
+        if (header.clientId() == null) {
+            header.setClientId("sluice-" + filterName);
+        }
+        CompletableFuture<ApiMessage> response = new CompletableFuture<>();
+        sent.add(new SentRequest(header, request, response, channel));
+        if (request instanceof ProduceRequestData produce && produce.acks() == 0) {
+            response.complete(null);
+        }
+        return (CompletionStage<M>) response;
+    }
+
+    @Override
+    public CompletionStage<Map<Uuid, String>> topicNames(Collection<Uuid> topicIds) {
+        Map<Uuid, String> names = new HashMap<>();
+        for (Uuid id : topicIds) {
+            String name = clusterTopics.get(id);
+            if (name != null) {
+                names.put(id, name);
+            }
+        }
+        return CompletableFuture.completedFuture(names);
+    }
+
+    void clusterTopic(Uuid id, String name) {
+        clusterTopics.put(id, name);
+    }
+
+    List<SentRequest> sent() {
+        return sent;
+    }
+}
