@@ -17,7 +17,6 @@ import org.slf4j.LoggerFactory;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
-import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelOutboundBuffer;
 import io.netty.util.AttributeKey;
 import io.netty.util.concurrent.EventExecutor;
@@ -83,16 +82,10 @@ public final class Session extends Outlet {
     private final Authentication authentication;
 
     /**
-     * A WebSocket session.
+     * A session writing through the given transport ({@code websocket.WebSocketWire}, {@code sse.SseWire}).
      *
-     * @param frames  the pipeline context that pre-encoded frames are written from
      * @param inbound the connection's message size limit, which the connect lifts
      */
-    public Session(Channel channel, ChannelHandlerContext frames, SessionServices services, Inbound inbound) {
-        this(channel, new WebSocketWire(channel, frames), services, inbound);
-    }
-
-    /** A session writing through the given transport. */
     public Session(Channel channel, Wire wire, SessionServices services, Inbound inbound) {
         this.channel = channel;
         this.wire = wire;
