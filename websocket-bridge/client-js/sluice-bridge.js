@@ -81,7 +81,7 @@ export class SluiceBridge {
     this.nextId = 1;
     this.attempt = 0;
     this.state = 'idle';
-    // The current connection: a WebSocketConnection or an SseConnection (the same calls on either).
+    // The current connection: a WebSocketConnection or an SseConnection (both: publish, renew, close, opened).
     this.ws = null;
     this.session = null;
     this.stats = { connects: 0, duplicatesDropped: 0 };
@@ -344,7 +344,6 @@ export class SluiceBridge {
     if (ws !== this.ws) {
       return;
     }
-    // The current connection: a WebSocketConnection or an SseConnection (the same calls on either).
     this.ws = null;
     if (ws instanceof SseConnection) {
       ws.close();

@@ -2,7 +2,7 @@
 // group of subscriptions that share a selection, and publishes as HTTP POST. In: the client's subscriptions, token and
 // positions; out: the server's events handed to the client (connected, subscribed, messages, close) and acks. The
 // client uses it where WebSocket is unavailable or its upgrade keeps failing; its other transport is
-// websocket-transport.js, and both offer the client the same connection: start/changed, renew, publish, close.
+// websocket-transport.js; both offer the client publish, renew and close, and this one start/changed for its streams.
 
 import { BridgeError, RETRYABLE_ERROR_CODES } from './bridge-protocol.js';
 import { encodeEventId } from './sse-event-id.js';

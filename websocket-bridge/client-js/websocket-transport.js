@@ -1,7 +1,8 @@
 // The WebSocket transport (docs/bridge-protocol.md): one socket, its connect, and requests sent with an id whose reply
 // (or error) goes back to whoever sent it. In: the client's token and requests; out: replies to their callbacks, and
-// every other message of the server handed to the client's dispatch. It offers the client the same connection as
-// sse-transport.js (subscribe, publish, renew, close), the client choosing between them and reconnecting either.
+// every other message of the server handed to the client's dispatch. Like sse-transport.js's connection it offers the
+// client publish, renew and close; subscriptions are requests here, streams there. The client chooses between the
+// two and reconnects either.
 
 import { BridgeError, encodeBase64 } from './bridge-protocol.js';
 
