@@ -1,6 +1,5 @@
 package io.sluice.bridge.http;
 
-import java.time.Instant;
 import java.util.function.Consumer;
 import java.util.function.Predicate;
 
@@ -20,7 +19,6 @@ import io.sluice.bridge.protocol.ErrorCodes;
 import io.sluice.bridge.protocol.RequestRefusedException;
 import io.sluice.bridge.protocol.ServerMessages;
 import io.sluice.bridge.session.Publishes;
-import io.sluice.bridge.session.Session;
 import io.sluice.bridge.session.SessionServices;
 
 /**
@@ -28,9 +26,8 @@ import io.sluice.bridge.session.SessionServices;
  * preflights (docs/bridge-http.md). One per connection (HTTP/1.1) or stream (HTTP/2). In: the requests
  * {@link AnswerOrder} ordered ({@link #ordered}: these paths, and a body {@link BodyLimit} refused), as
  * {@link AnswerOrder.Ordered}; out: one {@link AnswerOrder.Answer} per request, written back to the order, which sends
- * it in its turn. A publish is read by {@link HttpPublish}, authenticated (the token this connection validated last is
- * reused while it lasts) and published through {@code session.Publishes}; a session exchanges the bearer token for the
- * cookie. Everything else passes on.
+ * it in its turn. A publish is read by {@link HttpPublish}, its token checked by {@link HttpTokens}, and published
+ * through {@code session.Publishes}; a session exchanges the bearer token for the cookie. Everything else passes on.
  */
 public final class HttpRoutes extends ChannelInboundHandlerAdapter {
 
@@ -45,9 +42,7 @@ public final class HttpRoutes extends ChannelInboundHandlerAdapter {
     private final KeepAlive keepAlive;
     private ChannelHandlerContext ctx;
     private Publishes publishes;
-    // The last token this connection validated: a keep-alive client publishing repeatedly sends the same one.
-    private String validatedToken;
-    private Principal validatedPrincipal;
+    private HttpTokens tokens;
 
     /**
      * @param keepAlive the connection's (told when a token was valid); the same the {@link AnswerOrder} is given
@@ -91,6 +86,7 @@ public final class HttpRoutes extends ChannelInboundHandlerAdapter {
     @Override
     public void handlerAdded(ChannelHandlerContext ctx) {
         this.ctx = ctx;
+        this.tokens = new HttpTokens(services, ctx.channel(), keepAlive);
         if (publishes == null) {
             publishes = new Publishes(services, ctx.channel());
         }
@@ -224,40 +220,9 @@ public final class HttpRoutes extends ChannelInboundHandlerAdapter {
         });
     }
 
-    /**
-     * Validates the token (reusing the last one this connection validated while it lasts) and runs {@code then} on the
-     * event loop with its principal; answers 401 or, when the node is too busy to validate, 503 with Retry-After.
-     */
+    /** Runs {@code then} with the token's principal on the event loop, or answers the refusal. */
     private void authenticate(Slot slot, String token, Consumer<Principal> then) {
-        if (token.equals(validatedToken) && !expired(validatedPrincipal)) {
-            then.accept(validatedPrincipal);
-            return;
-        }
-        // The WebSocket connect's validation (Session.validate): the same refusals, metrics and rate-limited logs.
-        Session.validate(services, token, ctx.channel()).thenAccept(verdict -> ctx.executor().execute(() -> {
-            if (!slot.place().live() || !ctx.channel().isActive()) {
-                return;
-            }
-            if (verdict.busy()) {
-                answer(slot, error(slot, HttpResponseStatus.SERVICE_UNAVAILABLE, ErrorCodes.BUSY,
-                        "the node is busy validating tokens; retry after a backoff", Answers.DEFAULT_RETRY_MILLIS));
-                return;
-            }
-            if (verdict.refused() != null) {
-                FullHttpResponse response = error(slot, HttpResponseStatus.UNAUTHORIZED, ErrorCodes.INVALID_TOKEN, verdict.refused(), -1);
-                response.headers().set(HttpHeaderNames.WWW_AUTHENTICATE, "Bearer error=\"invalid_token\"");
-                answer(slot, response);
-                return;
-            }
-            validatedToken = token;
-            validatedPrincipal = verdict.principal();
-            keepAlive.authenticated();
-            then.accept(verdict.principal());
-        }));
-    }
-
-    private static boolean expired(Principal principal) {
-        return principal.expiresAt() != null && !principal.expiresAt().isAfter(Instant.now());
+        tokens.check(token, slot.version(), slot.place()::live, then, response -> answer(slot, response));
     }
 
     private FullHttpResponse error(Slot slot, HttpCredentials.Refused refused) {
