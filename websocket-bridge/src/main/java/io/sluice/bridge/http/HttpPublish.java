@@ -25,9 +25,10 @@ import io.sluice.bridge.protocol.RequestRefusedException;
 
 /**
  * Reads a {@code POST {server.path}/publish} into the publish a WebSocket client would send (docs/bridge-http.md). In:
- * the whole request (its body already bounded by {@link BodyLimit}); out: its endpoint and a {@link ClientRequest.Publish}, or the
- * refusal: {@link RequestRefusedException} (400: the query, the body's JSON or UTF-8) or {@link UnsupportedType}
- * (415: the {@code Content-Type}). Stateless; {@link HttpRoutes} authenticates and publishes.
+ * the whole request (its body already bounded by {@link BodyLimit}); out: its endpoint and a
+ * {@link ClientRequest.Publish}, or the refusal: {@link RequestRefusedException} (400: the query, the body's JSON or
+ * UTF-8) or {@link UnsupportedType} (415: the {@code Content-Type}). Stateless; {@link HttpRoutes} checks the token
+ * between the two (the refusals come in that order) and publishes.
  */
 final class HttpPublish {
 

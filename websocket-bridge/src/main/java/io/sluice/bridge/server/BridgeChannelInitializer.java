@@ -71,10 +71,10 @@ import io.sluice.flow.WritabilityGate;
  * http-order    AnswerOrder (http.enabled): the answers of the next handler's requests leave in request order; what
  *               is pipelined behind an unanswered one waits here for its turn
  * http-routes   HttpRoutes (http.enabled): POST/DELETE {path}/session, POST {path}/publish and their preflights
- * websocket     WebSocketPipeline.upgrade(): the upgrade on the WebSocket path; then frames: ping/pong and close answered here, a frame over
- *               the limit closes with 1009 (decided on its header, before the payload is buffered): until connect,
- *               one that fits a connect (PreConnectLimit), then maxInboundMessageBytes. Requests for other paths go
- *               on to sse-route
+ * websocket     WebSocketPipeline.upgrade(): the upgrade on the WebSocket path; then frames: ping/pong and close
+ *               answered here, a frame over the limit closes with 1009 (decided on its header, before the payload is
+ *               buffered): until connect, one that fits a connect (PreConnectLimit), then maxInboundMessageBytes.
+ *               Requests for other paths go on to sse-route
  * sse-route     StreamRoute (http.enabled): GET {path}/sse, its credentials read as HttpRoutes reads them; the
  *               StreamStarter answers an error or takes the connection over as an event stream (then 'http' is
  *               replaced by a handler that drops what the client sends, and events are written at 'frames' as HTTP
@@ -87,9 +87,9 @@ import io.sluice.flow.WritabilityGate;
  * An HTTP/2 connection instead has Netty's frame codec ('h2', with the node's SETTINGS and hostile-frame limits), the
  * stream multiplexer ('h2-streams') and the idle deadline ('h2-idle', {@link Http2Connections}); each stream is a child
  * channel with h2-request ({@link StreamRequest}: the request's deadline and its share of the connection's body budget),
- * http (frames to HTTP objects), http-body, handshake, guard, http-order, http-routes, sse-route and static as above. The streams
- * share the connection's admission (its handshake deadline and slot, until a request completes authenticated) and
- * its {@code Publishes} (the in-flight bounds).
+ * http (frames to HTTP objects), http-body, handshake, guard, http-order, http-routes, sse-route and static as above.
+ * The streams share the connection's admission (its handshake deadline and slot, until a request completes
+ * authenticated) and its {@code Publishes} (the in-flight bounds).
  */
 final class BridgeChannelInitializer extends ChannelInitializer<SocketChannel> {
 
