@@ -1,9 +1,17 @@
-// Types of sluice-bridge.js, the client of the Sluice WebSocket bridge. The protocol is docs/bridge-protocol.md, the
-// API docs/bridge-client-js.md. Checked by `tsc --strict` (test/types/) and against the module's runtime exports.
+// Types of sluice-bridge.js, the client of the Sluice WebSocket bridge and the package's entry point. The protocol is
+// docs/bridge-protocol.md, the API docs/bridge-client-js.md. Checked by `tsc --strict` (test/types/) and against the
+// module's runtime exports. The errors and payload formats are declared in bridge-protocol.d.ts, the event-stream
+// parser in sse-parser.d.ts, beside their modules; the package's internal modules (subscription, the transports, the
+// event-id codec) are not reachable through its `exports`, and have no declarations.
 
 import type { JsonValue } from './json-patch.js';
 
 export type { JsonValue } from './json-patch.js';
+// The package's one entry point re-exports what its other modules declare (the same runtime objects).
+export { BridgeError, decodePayload } from './bridge-protocol.js';
+export type { BridgeErrorCode, PayloadFormat } from './bridge-protocol.js';
+export { SseParser } from './sse-parser.js';
+export type { SseEvent, SseParserOptions } from './sse-parser.js';
 
 /**
  * A JSON object or array: what a `json` message carries from a topic without a record format, and what a delta patches.
@@ -52,48 +60,6 @@ type ExactlyOne<T> = { [K in keyof T]: { [P in K]: T[P] } & { [P in Exclude<keyo
  * `{all: [{eq: ['/value/side', 'buy']}, {gt: ['/value/price', 100]}]}`. The server validates it and its limits.
  */
 export type Filter = ExactlyOne<FilterOperators>;
-
-/**
- * Codes of the errors the client reports. The server's codes are listed in docs/bridge-protocol.md; a newer server
- * may send others, so any string is possible.
- */
-export type BridgeErrorCode =
-  | 'forbidden' | 'unknown_endpoint' | 'already_subscribed' | 'too_many_subscriptions' | 'malformed' | 'rate_limited'
-  | 'busy' | 'publish_failed' | 'not_connected' | 'disconnected' | 'closed' | 'delta_base_missing' | 'delta_failed'
-  | 'recovery_failed'
-  /** subscribe: the `filter` or `fields` is not valid; the message names the spot. Not retried. */
-  | 'invalid_filter'
-  /** subscribe: the `filter` or `fields` is over one of the node's filter limits. Not retried. */
-  | 'filter_too_large'
-  /** subscribe: the endpoint has as many distinct (filter, fields) selections on this node as it may. Not retried. */
-  | 'too_many_groups'
-  /** publish: the topic has a record format and the payload does not fit it; nothing was published. */
-  | 'invalid_payload'
-  /** SSE: the event stream sent a line (or an event) longer than `sse.maxLineLength`; the stream was abandoned. */
-  | 'sse_line_too_long'
-  /** SSE: the node refused the token of a stream (HTTP 401). */
-  | 'invalid_token'
-  | (string & {});
-
-/** A request the server answered with `error`, or one that could not be sent or answered. */
-export class BridgeError extends Error {
-  constructor(code: BridgeErrorCode, message?: string, retryAfterMs?: number);
-  readonly name: 'BridgeError';
-  readonly code: BridgeErrorCode;
-  /** The server's hint with `rate_limited`: a retry sooner than this many milliseconds is refused again. */
-  readonly retryAfterMs?: number;
-  /** Set when a subscription was refused: its endpoint. */
-  endpoint?: string;
-}
-
-/** How a message's payload is carried on the wire (docs/bridge-protocol.md#messages). */
-export type PayloadFormat = 'json' | 'text' | 'base64' | 'none';
-
-/** Decodes a payload by its format: JSON as is, text as a string, base64 as bytes, `none` as null. */
-export function decodePayload(format: 'json', payload: JsonValue): JsonValue;
-export function decodePayload(format: 'text', payload: string): string;
-export function decodePayload(format: 'base64', payload: string): Uint8Array;
-export function decodePayload(format: 'none', payload: unknown): null;
 
 interface MessageFields {
   /** The exact endpoint (also under a prefix subscription). */
@@ -341,32 +307,4 @@ export class SluiceBridge {
 
   /** Closes without reconnecting; subscriptions and positions are kept for a later `connect()`. */
   close(): void;
-}
-
-/** One event of a `text/event-stream`: its `event:` name (`message` when absent), its data lines joined, the last id. */
-export interface SseEvent {
-  type: string;
-  data: string;
-  id: string;
-}
-
-export interface SseParserOptions {
-  /** The longest line, and event data, in characters (4 Mi); longer throws BridgeError `sse_line_too_long`. */
-  maxLineLength?: number;
-  /** A `retry:` field with its milliseconds. */
-  onRetry?: (ms: number) => void;
-  /** A comment line (`:` and what follows it), e.g. a heartbeat. */
-  onComment?: (text: string) => void;
-}
-
-/**
- * The client's incremental event-stream parser (WHATWG): text in, in chunks split anywhere (CRLF, LF and CR line
- * ends), events out. Bounded: a line over `maxLineLength` throws.
- */
-export class SseParser {
-  constructor(onEvent: (event: SseEvent) => void, options?: SseParserOptions);
-  /** Parses the next piece of text; complete events are passed to onEvent before it returns. */
-  push(chunk: string): void;
-  /** The stream ended: an unterminated event is discarded. */
-  end(): void;
 }

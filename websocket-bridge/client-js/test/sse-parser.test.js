@@ -1,9 +1,10 @@
-// The client's own event-stream parser (SseParser in sluice-bridge.js) against hostile input: chunks split anywhere,
+// The client's own event-stream parser (SseParser in sse-parser.js) against hostile input: chunks split anywhere,
 // every line-end variant, comments, retry, ids with NUL, an endless line. What it must do is the WHATWG "event stream
 // interpretation"; what it must not do is hold an unbounded line.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { BridgeError, SseParser } from '../sluice-bridge.js';
+import { BridgeError } from '../bridge-protocol.js';
+import { SseParser } from '../sse-parser.js';
 
 function parse(chunks, options = {}) {
   const events = [];

@@ -36,7 +36,8 @@ function declared(file) {
   return values;
 }
 
-for (const [declarations, module] of [['sluice-bridge.d.ts', 'sluice-bridge.js'], ['json-patch.d.ts', 'json-patch.js']]) {
+for (const [declarations, module] of [['sluice-bridge.d.ts', 'sluice-bridge.js'], ['bridge-protocol.d.ts', 'bridge-protocol.js'],
+  ['sse-parser.d.ts', 'sse-parser.js'], ['json-patch.d.ts', 'json-patch.js']]) {
   test(`${declarations} declares exactly the value exports of ${module}`, async () => {
     const runtime = await import(new URL(module, root).href);
     const values = declared(declarations);

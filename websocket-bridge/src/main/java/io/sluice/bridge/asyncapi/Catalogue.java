@@ -89,7 +89,7 @@ public final class Catalogue implements AutoCloseable {
                 .withGenerated(PAGE_PATH, "text/html; charset=utf-8", resource("catalogue.html"))
                 .withGenerated(PAGE_PATH + ".js", "text/javascript; charset=utf-8", resource("catalogue.js"));
         StaticContent client = StaticContent.fromClasspath(StaticContent.CLIENT_JS);
-        for (String file : new String[] {"/sluice-bridge.js", "/json-patch.js"}) {
+        for (String file : StaticContent.CLIENT_MODULES) {
             if (content.find(file).isEmpty() && client.find(file).isPresent()) {
                 byte[] bytes = client.find(file).get().bytes();
                 served = served.withGenerated(file, "text/javascript; charset=utf-8", () -> bytes);

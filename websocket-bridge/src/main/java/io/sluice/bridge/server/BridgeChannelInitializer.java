@@ -15,10 +15,6 @@ import io.netty.channel.socket.SocketChannel;
 import io.netty.handler.codec.http.HttpDecoderConfig;
 import io.netty.handler.codec.http.HttpObjectAggregator;
 import io.netty.handler.codec.http.HttpServerCodec;
-import io.netty.handler.codec.http.websocketx.WebSocketDecoderConfig;
-import io.netty.handler.codec.http.websocketx.WebSocketFrameAggregator;
-import io.netty.handler.codec.http.websocketx.WebSocketServerProtocolConfig;
-import io.netty.handler.codec.http.websocketx.WebSocketServerProtocolHandler;
 import io.netty.handler.codec.http2.Http2StreamChannel;
 import io.netty.handler.codec.http2.Http2StreamFrameToHttpObjectCodec;
 import io.netty.handler.ssl.SslContext;
@@ -26,10 +22,17 @@ import io.sluice.bridge.config.OutboundConfig;
 import io.sluice.bridge.config.AddressBlock;
 import io.sluice.bridge.config.ConnectionsConfig;
 import io.sluice.bridge.config.HttpConfig;
+import io.sluice.bridge.http.AnswerOrder;
+import io.sluice.bridge.http.BodyBudget;
 import io.sluice.bridge.http.BodyLimit;
 import io.sluice.bridge.http.HttpCredentials;
+import io.sluice.bridge.http.Http2Connections;
 import io.sluice.bridge.http.HttpRoutes;
+import io.sluice.bridge.http.KeepAlive;
 import io.sluice.bridge.http.Origins;
+import io.sluice.bridge.http.RequestDeadline;
+import io.sluice.bridge.http.StreamErrors;
+import io.sluice.bridge.http.StreamRequest;
 import io.sluice.bridge.http.StreamRoute;
 import io.sluice.bridge.http.StreamStarter;
 import io.sluice.bridge.config.ServerConfig;
@@ -39,7 +42,7 @@ import io.sluice.bridge.session.Session;
 import io.sluice.bridge.session.SessionServices;
 import io.sluice.bridge.web.StaticContent;
 import io.sluice.bridge.web.StaticFileHandler;
-import io.sluice.flow.Closing;
+import io.sluice.bridge.websocket.WebSocketPipeline;
 import io.sluice.flow.WritabilityGate;
 
 /**
@@ -53,7 +56,8 @@ import io.sluice.flow.WritabilityGate;
  * alpn / h2c-preface  with http.http2: the protocol the client chose by ALPN (h2 or http/1.1), or without TLS whether
  *               its first bytes are the HTTP/2 preface (h2c by prior knowledge); then the HTTP/2 pipeline (below the
  *               table) or the HTTP/1.1 one (the table), and this handler leaves
- * frames        EncodedFrames: where the session writes messages' pre-encoded frames, skipping the handlers below
+ * frames        websocket.EncodedFrames: where the session writes messages' pre-encoded frames (and an HTTP/1.1 event
+ *               stream its chunks), skipping the handlers below
  * http          HTTP/1.1 codec, only until the upgrade (then Netty swaps in the WebSocket frame codec); request line
  *               and header block bounded by connections.maxRequestLineBytes/maxHeaderBytes
  * http-body     BodyLimit (http.enabled): the bodies of {path}/session and {path}/publish requests joined, up to
@@ -64,26 +68,28 @@ import io.sluice.flow.WritabilityGate;
  *               all at once
  * guard         UpgradeGuard: unreadable or oversized requests answered and closed; Origin policy and forwarded
  *               client limits for upgrades
- * http-routes   HttpRoutes (http.enabled): POST/DELETE {path}/session, POST {path}/publish and their preflights,
- *               answered in request order; what is pipelined behind an unanswered one waits here for its turn
- * websocket     the upgrade on the WebSocket path; then frames: ping/pong and close answered here, a frame over
- *               the limit closes with 1009 (decided on its header, before the payload is buffered): until connect,
- *               one that fits a connect (PreConnectLimit), then maxInboundMessageBytes. Requests for other paths go
- *               on to sse-route
+ * http-order    AnswerOrder (http.enabled): the answers of the next handler's requests leave in request order; what
+ *               is pipelined behind an unanswered one waits here for its turn
+ * http-routes   HttpRoutes (http.enabled): POST/DELETE {path}/session, POST {path}/publish and their preflights
+ * websocket     WebSocketPipeline.upgrade(): the upgrade on the WebSocket path; then frames: ping/pong and close
+ *               answered here, a frame over the limit closes with 1009 (decided on its header, before the payload is
+ *               buffered): until connect, one that fits a connect (PreConnectLimit), then maxInboundMessageBytes.
+ *               Requests for other paths go on to sse-route
  * sse-route     StreamRoute (http.enabled): GET {path}/sse, its credentials read as HttpRoutes reads them; the
  *               StreamStarter answers an error or takes the connection over as an event stream (then 'http' is
  *               replaced by a handler that drops what the client sends, and events are written at 'frames' as HTTP
  *               chunks); other methods there: 405
  * static        plain GET/HEAD of the client library and pages (StaticContent); 404 when there is none
  * fragments     continuation frames joined into one message, under the same size limit
- * session       JSON requests to the Session; messages out are written at 'frames', as pre-encoded frames
+ * session       websocket.SessionHandler: JSON requests to the Session, which writes through a WebSocketWire;
+ *               messages out are written at 'frames', as pre-encoded frames
  * </pre>
  * An HTTP/2 connection instead has Netty's frame codec ('h2', with the node's SETTINGS and hostile-frame limits), the
  * stream multiplexer ('h2-streams') and the idle deadline ('h2-idle', {@link Http2Connections}); each stream is a child
  * channel with h2-request ({@link StreamRequest}: the request's deadline and its share of the connection's body budget),
- * http (frames to HTTP objects), http-body, handshake, guard, http-routes, sse-route and static as above. The streams
- * share the connection's admission (its handshake deadline and slot, until a request completes authenticated) and
- * its {@code Publishes} (the in-flight bounds).
+ * http (frames to HTTP objects), http-body, handshake, guard, http-order, http-routes, sse-route and static as above.
+ * The streams share the connection's admission (its handshake deadline and slot, until a request completes
+ * authenticated) and its {@code Publishes} (the in-flight bounds).
  */
 final class BridgeChannelInitializer extends ChannelInitializer<SocketChannel> {
 
@@ -100,10 +106,7 @@ final class BridgeChannelInitializer extends ChannelInitializer<SocketChannel> {
     private final List<AddressBlock> trustedProxies;
     private final ConnectionGate gate;
     private final RefusalLog refusals = new RefusalLog();
-    // Frame decoding after connect, the smaller message size before it, and the handshake settings with the latter.
-    private final WebSocketDecoderConfig connectedDecoder;
-    private final int preConnectBytes;
-    private final WebSocketServerProtocolConfig websocket;
+    private final WebSocketPipeline websocket;
     private final HttpConfig http;
     private final Origins origins;
     private final HttpCredentials credentials;
@@ -125,25 +128,7 @@ final class BridgeChannelInitializer extends ChannelInitializer<SocketChannel> {
         this.services = services;
         this.channels = channels;
         this.content = content;
-        this.connectedDecoder = WebSocketDecoderConfig.newBuilder()
-                .maxFramePayloadLength(server.maxInboundMessageBytes())
-                .allowExtensions(false)
-                .closeOnProtocolViolation(true)
-                .build();
-        this.preConnectBytes = PreConnectLimit.bytes(services.requests().maxTokenBytes(), server.maxInboundMessageBytes());
-        this.websocket = WebSocketServerProtocolConfig.newBuilder()
-                .websocketPath(server.path())
-                .handleCloseFrames(true)
-                .dropPongFrames(true)
-                // Netty's own close frames (an answer to the client's close, a protocol violation, 1009) are bounded
-                // like ours: a client that does not read them is cut after the grace.
-                .forceCloseTimeoutMillis(Closing.DEFAULT_GRACE.toMillis())
-                // A close of the channel closes it: Netty's default first writes a 1000 close frame and waits for it to
-                // be sent, which delays every hard close (handshake deadline, stuck peer, a grace that ran out) behind
-                // the bytes a non-reading client never takes. Close frames the bridge means to send, it sends itself.
-                .sendCloseFrame(null)
-                .decoderConfig(PreConnectLimit.beforeConnect(connectedDecoder, preConnectBytes))
-                .build();
+        this.websocket = new WebSocketPipeline(server, services);
     }
 
     @Override
@@ -184,9 +169,8 @@ final class BridgeChannelInitializer extends ChannelInitializer<SocketChannel> {
     /** The HTTP/1.1 pipeline (WebSocket upgrades included), at the end of the connection's. */
     private void http1(SocketChannel ch, ConnectionAdmission admission) {
         BridgeMetrics metrics = services.metrics();
-        PreConnectLimit limit = new PreConnectLimit(ch, connectedDecoder, server.maxInboundMessageBytes(), metrics);
         ChannelPipeline p = ch.pipeline();
-        EncodedFrames.addTo(p);
+        websocket.addFrames(p);
         p.addLast("http", new HttpServerCodec(new HttpDecoderConfig()
                 .setMaxInitialLineLength(limits.maxRequestLineBytes())
                 .setMaxHeaderSize(limits.maxHeaderBytes())));
@@ -198,15 +182,20 @@ final class BridgeChannelInitializer extends ChannelInitializer<SocketChannel> {
         p.addLast("guard", new UpgradeGuard(admission, limits, trustedProxies, metrics, refusals,
                 streams != null ? StreamRoute.streamPath(server.path()) : null));
         if (http.enabled()) {
-            p.addLast(HttpRoutes.NAME, new HttpRoutes(server.path(), http, services, origins, admission));
+            addRoutes(p, admission, null);
         }
-        p.addLast("websocket", new WebSocketServerProtocolHandler(websocket));
+        p.addLast("websocket", websocket.upgrade());
         if (streams != null) {
             p.addLast(StreamRoute.NAME, new StreamRoute(server.path(), streams, credentials, origins, admission::upgraded));
         }
         p.addLast("static", new StaticFileHandler(content));
-        p.addLast(PreConnectLimit.AGGREGATOR, new WebSocketFrameAggregator(preConnectBytes));
-        p.addLast("session", new SessionHandler(services, admission::upgraded, limit));
+        websocket.addSession(ch, admission::upgraded);
+    }
+
+    /** http-order and http-routes, sharing the connection's (or stream's) keep-alive deadline. */
+    private void addRoutes(ChannelPipeline p, KeepAlive keepAlive, Publishes publishes) {
+        p.addLast(AnswerOrder.NAME, new AnswerOrder(HttpRoutes.ordered(server.path(), http), keepAlive, HttpRoutes.maxWaiting(services)));
+        p.addLast(HttpRoutes.NAME, new HttpRoutes(server.path(), http, services, origins, keepAlive, publishes));
     }
 
     /**
@@ -219,7 +208,7 @@ final class BridgeChannelInitializer extends ChannelInitializer<SocketChannel> {
         OutboundConfig outbound = services.outbound();
         stream.config().setWriteBufferWaterMark(new WriteBufferWaterMark(outbound.lowWaterMarkBytes(), outbound.highWaterMarkBytes()));
         ChannelPipeline p = stream.pipeline();
-        p.addLast(StreamRequest.NAME, new StreamRequest(budget, server.maxInboundMessageBytes(), limits.handshakeTimeout(), services.metrics()));
+        p.addLast(StreamRequest.NAME, new StreamRequest(budget, server.maxInboundMessageBytes(), RequestDeadline.of(limits), services.metrics()));
         p.addLast("http", new Http2StreamFrameToHttpObjectCodec(true, true));
         if (http.enabled()) {
             p.addLast(BodyLimit.NAME, new BodyLimit(server.path(), server.maxInboundMessageBytes(), services.metrics().bodyBytes()));
@@ -229,7 +218,7 @@ final class BridgeChannelInitializer extends ChannelInitializer<SocketChannel> {
                 streams != null ? StreamRoute.streamPath(server.path()) : null));
         if (http.enabled()) {
             // The connection's deadline, busy while any stream answers a request (ConnectionAdmission.stream).
-            p.addLast(HttpRoutes.NAME, new HttpRoutes(server.path(), http, services, origins, admission.stream(stream), publishes));
+            addRoutes(p, admission.stream(stream), publishes);
         }
         if (streams != null) {
             // A stream started with a valid token takes the connection out of the handshake pool, as on HTTP/1.1.

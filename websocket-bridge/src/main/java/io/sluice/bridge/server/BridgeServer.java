@@ -37,6 +37,7 @@ import io.sluice.bridge.format.registry.CachingSchemaSource;
 import io.sluice.bridge.format.registry.RegisteredSchema;
 import io.sluice.bridge.format.registry.SchemaSource;
 import io.sluice.bridge.format.registry.SchemaUnavailableException;
+import io.sluice.bridge.http.Http2Connections;
 import io.sluice.bridge.kafka.KafkaReader;
 import io.sluice.bridge.kafka.LogReader;
 import io.sluice.bridge.kafka.PartitionEpochs;

@@ -9,15 +9,17 @@ import io.netty.channel.Channel;
 import io.netty.util.concurrent.ScheduledFuture;
 import io.sluice.bridge.config.AddressBlock;
 import io.sluice.bridge.config.ConnectionsConfig;
+import io.sluice.bridge.http.Http2Connections;
 import io.sluice.bridge.http.KeepAlive;
+import io.sluice.bridge.http.RequestDeadline;
 import io.sluice.bridge.metrics.BridgeMetrics;
 
 /**
  * One connection's place in the {@link ConnectionGate}: taken at accept, its handshake slot given back at the upgrade
  * (or close), everything given back exactly once at close. Also the handshake deadline: a connection not upgraded by
  * {@code connections.handshakeTimeout} after the accept is closed, whatever it sent or did not send. Event loop only,
- * apart from construction. A connection that stays HTTP (session and publish requests, keep-alive) has the same
- * timeout as its idle timeout, counted from its last answer ({@link KeepAlive}). An HTTP/2 connection shares it among
+ * apart from construction. A connection that stays HTTP (session and publish requests, keep-alive) has the
+ * {@link RequestDeadline} (the same value) as its idle timeout, counted from its last answer ({@link KeepAlive}). An HTTP/2 connection shares it among
  * its streams ({@link #stream}) and leaves the handshake pool with its first request completed authenticated.
  */
 final class ConnectionAdmission implements KeepAlive {
@@ -31,7 +33,7 @@ final class ConnectionAdmission implements KeepAlive {
     private boolean released;
     private InetAddress forwardedClient;
     private ScheduledFuture<?> deadline;
-    private long handshakeTimeoutMillis;
+    private long requestDeadlineMillis;
     // HTTP/2: streams answering a request now; the connection is busy while there is one.
     private int busyStreams;
 
@@ -60,9 +62,9 @@ final class ConnectionAdmission implements KeepAlive {
         }
         ConnectionAdmission admission = new ConnectionAdmission(gate, metrics, channel, peer, trusted);
         channel.closeFuture().addListener(f -> admission.release());
-        admission.handshakeTimeoutMillis = config.handshakeTimeout().toMillis();
+        admission.requestDeadlineMillis = RequestDeadline.of(config).toMillis();
         admission.deadline = channel.eventLoop().schedule(admission::handshakeTimedOut,
-                admission.handshakeTimeoutMillis, TimeUnit.MILLISECONDS);
+                config.handshakeTimeout().toMillis(), TimeUnit.MILLISECONDS);
         return admission;
     }
 
@@ -131,14 +133,14 @@ final class ConnectionAdmission implements KeepAlive {
     }
 
     /**
-     * Every HTTP request has been answered: a keep-alive connection that never upgrades gets the handshake timeout
-     * again, from now, as its idle timeout; it keeps its handshake slot meanwhile, like any connection not upgraded.
+     * Every HTTP request has been answered: a keep-alive connection that never upgrades gets the request deadline
+     * (the handshake timeout's value) from now, as its idle timeout; it keeps its handshake slot meanwhile, like any connection not upgraded.
      */
     @Override
     public void idle() {
         if (handshaking && !released && channel.isActive()) {
             deadline.cancel(false);
-            deadline = channel.eventLoop().schedule(this::handshakeTimedOut, handshakeTimeoutMillis, TimeUnit.MILLISECONDS);
+            deadline = channel.eventLoop().schedule(this::handshakeTimedOut, requestDeadlineMillis, TimeUnit.MILLISECONDS);
         }
     }
 

@@ -11,7 +11,6 @@ import java.util.concurrent.CompletableFuture;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
-import io.netty.channel.ChannelHandlerContext;
 import io.netty.util.AttributeKey;
 import io.sluice.bridge.auth.Principal;
 import io.sluice.bridge.filter.Filter;
@@ -57,16 +56,10 @@ public final class Session {
     private final Authentication authentication;
 
     /**
-     * A WebSocket session.
+     * A session writing through the given transport ({@code websocket.WebSocketWire}, {@code sse.SseWire}).
      *
-     * @param frames  the pipeline context that pre-encoded frames are written from
      * @param inbound the connection's message size limit, which the connect lifts
      */
-    public Session(Channel channel, ChannelHandlerContext frames, SessionServices services, Inbound inbound) {
-        this(channel, new WebSocketWire(channel, frames), services, inbound);
-    }
-
-    /** A session writing through the given transport. */
     public Session(Channel channel, Wire wire, SessionServices services, Inbound inbound) {
         this.channel = channel;
         this.wire = wire;

@@ -42,7 +42,7 @@ import io.sluice.bridge.http.StreamStarter;
  */
 public final class SseStreams implements StreamStarter {
 
-    /** The pipeline context next to the socket where pre-encoded frames are written (the server's EncodedFrames). */
+    /** The pipeline context next to the socket where pre-encoded frames are written (websocket.EncodedFrames). */
     private static final String FRAMES = "frames";
     /**
      * The HTTP codec (HTTP/1.1, or an HTTP/2 stream's frame-to-HTTP-object codec, which has the same name), replaced by

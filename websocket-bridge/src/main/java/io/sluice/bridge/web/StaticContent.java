@@ -61,6 +61,13 @@ public final class StaticContent {
     /** Where the build puts the JavaScript client (client-js/*.js) in the jar. */
     public static final String CLIENT_JS = "io/sluice/bridge/client-js";
 
+    /**
+     * The client's modules as a page requests them: the entry point, the modules it imports from beside it, and
+     * json-patch.js. Whoever serves the client serves them all (StaticContentTest checks the list is client-js/*.js).
+     */
+    public static final List<String> CLIENT_MODULES = List.of("/sluice-bridge.js", "/bridge-protocol.js", "/subscription.js",
+            "/websocket-transport.js", "/sse-transport.js", "/sse-parser.js", "/sse-event-id.js", "/json-patch.js");
+
     private static final Map<String, String> TYPES = Map.of(
             "html", "text/html; charset=utf-8",
             "js", "text/javascript; charset=utf-8",

@@ -18,6 +18,17 @@ class StaticContentTest {
     }
 
     @Test
+    void theClientsModulesAreExactlyItsJavaScriptFilesAndAllAreServed() throws java.io.IOException {
+        try (var files = java.nio.file.Files.list(java.nio.file.Path.of("client-js"))) {
+            assertThat(files.map(f -> "/" + f.getFileName()).filter(n -> n.endsWith(".js")))
+                    .as("client-js/*.js, which the build puts in the jar").containsExactlyInAnyOrderElementsOf(StaticContent.CLIENT_MODULES);
+        }
+        for (String module : StaticContent.CLIENT_MODULES) {
+            assertThat(content.find(module)).as(module).isPresent();
+        }
+    }
+
+    @Test
     void nothingOutsideTheRootsOrWithoutAWebExtensionIsServed() {
         assertThat(content.find("/../web/StaticContent.class")).isEmpty();
         assertThat(content.find("/%2e%2e/x.js")).isEmpty();

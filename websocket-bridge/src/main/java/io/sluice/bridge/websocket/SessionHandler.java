@@ -1,4 +1,4 @@
-package io.sluice.bridge.server;
+package io.sluice.bridge.websocket;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -46,7 +46,7 @@ final class SessionHandler extends ChannelInboundHandlerAdapter {
     public void userEventTriggered(ChannelHandlerContext ctx, Object event) throws Exception {
         if (event instanceof WebSocketServerProtocolHandler.HandshakeComplete) {
             upgraded.run();
-            session = new Session(ctx.channel(), ctx.pipeline().context(EncodedFrames.NAME), services, limit);
+            session = new Session(ctx.channel(), new WebSocketWire(ctx.channel(), ctx.pipeline().context(EncodedFrames.NAME)), services, limit);
             session.opened();
         }
         super.userEventTriggered(ctx, event);

@@ -1,4 +1,4 @@
-package io.sluice.bridge.session;
+package io.sluice.bridge.websocket;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
@@ -8,6 +8,7 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.http.websocketx.CloseWebSocketFrame;
 import io.netty.handler.codec.http.websocketx.TextWebSocketFrame;
 import io.sluice.bridge.protocol.EncodedMessage;
+import io.sluice.bridge.session.Wire;
 
 /**
  * The WebSocket transport: messages' pre-encoded frames written at the {@code frames} context, next to the socket;

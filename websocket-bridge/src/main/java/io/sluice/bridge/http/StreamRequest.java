@@ -1,4 +1,4 @@
-package io.sluice.bridge.server;
+package io.sluice.bridge.http;
 
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
@@ -19,17 +19,17 @@ import io.netty.util.concurrent.ScheduledFuture;
 import io.sluice.bridge.metrics.BridgeMetrics;
 
 /**
- * The first handler of an HTTP/2 stream: its request (headers and body) must be complete, END_STREAM read,
- * {@code connections.handshakeTimeout} after the stream opened, as an HTTP/1.1 request must be after the previous
+ * The first handler of an HTTP/2 stream: its request (headers and body) must be complete, END_STREAM read, within
+ * the {@link RequestDeadline} after the stream opened, as an HTTP/1.1 request must be after the previous
  * answer; past that the stream is reset (RST_STREAM CANCEL, by closing it) and what it buffered is released with it.
  * A request with a body first reserves its bytes in the connection's {@link BodyBudget}; one that does not fit is
  * refused with RST_STREAM REFUSED_STREAM before a byte of its body is read (RFC 9113 section 8.7: nothing was done, the
  * client may retry). Counted in {@code sluice_bridge_requests_refused_total} as {@code http2_request_deadline} and
  * {@code http2_body_budget}; logged at DEBUG only (a client can cause one per stream at will).
  */
-final class StreamRequest extends ChannelInboundHandlerAdapter {
+public final class StreamRequest extends ChannelInboundHandlerAdapter {
 
-    static final String NAME = "h2-request";
+    public static final String NAME = "h2-request";
     static final String DEADLINE = "http2_request_deadline";
     static final String BUDGET = "http2_body_budget";
     private static final Logger LOG = LoggerFactory.getLogger(StreamRequest.class);
@@ -43,7 +43,8 @@ final class StreamRequest extends ChannelInboundHandlerAdapter {
     private boolean complete;
     private long reserved;
 
-    StreamRequest(BodyBudget budget, long maxBodyBytes, Duration timeout, BridgeMetrics metrics) {
+    /** @param timeout the {@link RequestDeadline} */
+    public StreamRequest(BodyBudget budget, long maxBodyBytes, Duration timeout, BridgeMetrics metrics) {
         this.budget = budget;
         this.maxBodyBytes = maxBodyBytes;
         this.timeout = timeout;

@@ -1,4 +1,4 @@
-package io.sluice.bridge.server;
+package io.sluice.bridge.http;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -13,9 +13,9 @@ import io.netty.handler.codec.http2.Http2StreamChannel;
  * these at will, one per stream: reaching Netty's tail, each was a WARN with its stack trace. A stream that became an
  * event stream handles its own ({@code StreamConnection}); the HTTP/1.1 pipeline ends with the session's handler.
  */
-final class StreamErrors extends ChannelInboundHandlerAdapter {
+public final class StreamErrors extends ChannelInboundHandlerAdapter {
 
-    static final String NAME = "stream-errors";
+    public static final String NAME = "stream-errors";
     private static final Logger LOG = LoggerFactory.getLogger(StreamErrors.class);
 
     @Override

@@ -1,4 +1,4 @@
-package io.sluice.bridge.server;
+package io.sluice.bridge.http;
 
 import java.time.Duration;
 import java.util.HashSet;
@@ -33,17 +33,17 @@ import io.sluice.flow.Closing;
  * An HTTP/2 connection (ALPN {@code h2}, or h2c by prior knowledge): Netty's frame codec with the node's limits, and a
  * child channel per stream whose pipeline the caller builds (the HTTP routes, as on HTTP/1.1). The connection counts
  * once against the node's and the peer's connection limits (it is one socket); each event stream on it is a session.
- * Like an HTTP/1.1 connection it stays in the handshake pool, under {@link ConnectionAdmission}'s deadline (running
- * while none of its streams is answering a request), until a request completes authenticated (a valid token's
- * publish or session, an event stream started: {@link ConnectionAdmission#stream}); each stream's request must be
- * complete within {@code connections.handshakeTimeout} and fit the connection's {@link BodyBudget}
- * ({@link StreamRequest}). Apart from that, a connection with no open stream for {@code connections.handshakeTimeout}
- * is closed (GOAWAY, then the close), as an idle HTTP/1.1 keep-alive connection is.
+ * Like an HTTP/1.1 connection it stays in the handshake pool, under {@code server.ConnectionAdmission}'s deadline
+ * (running while none of its streams is answering a request), until a request completes authenticated (a valid
+ * token's publish or session, an event stream started: {@code ConnectionAdmission.stream}); each stream's request
+ * must be complete within the {@link RequestDeadline} and fit the connection's {@link BodyBudget}
+ * ({@link StreamRequest}). Apart from that, a connection with no open stream for the {@link RequestDeadline} is closed
+ * (GOAWAY, then the close), as an idle HTTP/1.1 keep-alive connection is.
  */
-final class Http2Connections {
+public final class Http2Connections {
 
     /** What ALPN offers with {@code http.http2}, most preferred first. */
-    static final List<String> ALPN_PROTOCOLS = List.of(ApplicationProtocolNames.HTTP_2, ApplicationProtocolNames.HTTP_1_1);
+    public static final List<String> ALPN_PROTOCOLS = List.of(ApplicationProtocolNames.HTTP_2, ApplicationProtocolNames.HTTP_1_1);
     /** The client's flow-control window for what it sends us, per stream: a publish body streams in at this pace. */
     static final int INITIAL_WINDOW_BYTES = 65_535;
     /**
@@ -60,7 +60,7 @@ final class Http2Connections {
     private static final String IDLE = "h2-idle";
 
     /** Whether {@code connection} speaks HTTP/2 (its pipeline was built here). */
-    static boolean isHttp2(Channel connection) {
+    public static boolean isHttp2(Channel connection) {
         return connection.pipeline().get(IDLE) != null;
     }
 
@@ -69,7 +69,7 @@ final class Http2Connections {
      * connection's socket is behind, so every stream on it is, and their sessions' clocks started no later. They end
      * their streams as on HTTP/1.1; the connection follows once none is left ({@link Idle}).
      */
-    static boolean streamsCloseSlowClients(Channel connection) {
+    public static boolean streamsCloseSlowClients(Channel connection) {
         if (connection.pipeline().get(IDLE) instanceof Idle idle) {
             for (Channel stream : idle.streams) {
                 Session session = Session.of(stream);
@@ -85,7 +85,7 @@ final class Http2Connections {
      * Closes the connection below the HTTP/2 codec: no GOAWAY and no graceful wait for its streams, which a socket that
      * does not drain would only prolong.
      */
-    static void closeNow(Channel connection) {
+    public static void closeNow(Channel connection) {
         ChannelHandlerContext codec = connection.pipeline().context(CODEC);
         if (codec != null) {
             codec.close();
@@ -99,7 +99,7 @@ final class Http2Connections {
     }
 
     /** Adds the HTTP/2 handlers at the end of {@code p}; {@code streams} sets up each stream's child channel. */
-    static void addTo(ChannelPipeline p, HttpConfig http, ConnectionsConfig limits, Consumer<Http2StreamChannel> streams) {
+    public static void addTo(ChannelPipeline p, HttpConfig http, ConnectionsConfig limits, Consumer<Http2StreamChannel> streams) {
         Http2FrameCodec codec = Http2FrameCodecBuilder.forServer()
                 .initialSettings(Http2Settings.defaultSettings()
                         .maxConcurrentStreams(http.maxConcurrentStreams())
@@ -110,7 +110,7 @@ final class Http2Connections {
                 .gracefulShutdownTimeoutMillis(Closing.DEFAULT_GRACE.toMillis())
                 .validateHeaders(true)
                 .build();
-        Idle idle = new Idle(limits.handshakeTimeout());
+        Idle idle = new Idle(RequestDeadline.of(limits));
         p.addLast(CODEC, codec);
         p.addLast("h2-streams", new Http2MultiplexHandler(new ChannelInitializer<Http2StreamChannel>() {
             @Override

@@ -1,4 +1,4 @@
-package io.sluice.bridge.server;
+package io.sluice.bridge.http;
 
 import java.util.function.BooleanSupplier;
 
@@ -11,7 +11,7 @@ import java.util.function.BooleanSupplier;
  * HTTP/1.1 connection reads them; after it, {@code max(requests.publishBytesInFlight, server.maxInboundMessageBytes)},
  * the bytes the connection may have waiting for Kafka. Event loop of the connection only.
  */
-final class BodyBudget {
+public final class BodyBudget {
 
     private final BooleanSupplier handshaking;
     private final long beforeAuthentication;
@@ -23,7 +23,7 @@ final class BodyBudget {
      * @param maxBodyBytes         server.maxInboundMessageBytes
      * @param publishBytesInFlight requests.publishBytesInFlight
      */
-    BodyBudget(BooleanSupplier handshaking, long maxBodyBytes, long publishBytesInFlight) {
+    public BodyBudget(BooleanSupplier handshaking, long maxBodyBytes, long publishBytesInFlight) {
         this.handshaking = handshaking;
         this.beforeAuthentication = maxBodyBytes;
         this.afterAuthentication = Math.max(maxBodyBytes, publishBytesInFlight);

@@ -1,4 +1,4 @@
-package io.sluice.bridge.server;
+package io.sluice.bridge.websocket;
 
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandler;

@@ -1,4 +1,4 @@
-package io.sluice.bridge.server;
+package io.sluice.bridge.websocket;
 
 import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerAdapter;
@@ -9,7 +9,9 @@ import io.netty.channel.ChannelPipeline;
  * message's frame is complete bytes, header included, so the WebSocket and HTTP handlers further up have nothing to do
  * with it; writing it from here skips their per-write checks, which profiling showed at about a sixth of the event
  * loops' Java time. Control frames and replies still go through the whole pipeline; everything runs on the
- * connection's event loop, so the order of writes is kept.
+ * connection's event loop, so the order of writes is kept. The event stream on HTTP/1.1 writes its chunks here too
+ * (by the name, {@code sse.SseStreams}): it is the one spot below the HTTP codec, added with the WebSocket handlers
+ * ({@link WebSocketPipeline#addFrames}).
  */
 @ChannelHandler.Sharable
 final class EncodedFrames extends ChannelHandlerAdapter {

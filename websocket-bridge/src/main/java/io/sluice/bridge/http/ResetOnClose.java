@@ -1,4 +1,4 @@
-package io.sluice.bridge.server;
+package io.sluice.bridge.http;
 
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelOutboundHandlerAdapter;
