@@ -7,7 +7,7 @@ import com.fasterxml.jackson.annotation.JsonCreator;
 import com.fasterxml.jackson.annotation.JsonProperty;
 import com.fasterxml.jackson.databind.annotation.JsonDeserialize;
 
-import io.sluice.bridge.filter.FilterLimits;
+import io.sluice.bridge.selection.FilterLimits;
 import io.sluice.bridge.format.FormatRule;
 import io.sluice.bridge.format.registry.RegistryConfig;
 import io.sluice.config.ManagementConfig;

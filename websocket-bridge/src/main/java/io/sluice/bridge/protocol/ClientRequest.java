@@ -4,8 +4,8 @@ import java.util.List;
 
 import com.fasterxml.jackson.databind.JsonNode;
 
-import io.sluice.bridge.filter.Filter;
-import io.sluice.bridge.filter.Projection;
+import io.sluice.bridge.selection.SubscriptionFilter;
+import io.sluice.bridge.selection.Projection;
 
 /** What a client can ask, one record per message type of docs/bridge-protocol.md. {@code id} is echoed in the reply. */
 public sealed interface ClientRequest {
@@ -24,7 +24,7 @@ public sealed interface ClientRequest {
      * @param delta    whether to receive JSON Patch deltas instead of full JSON payloads where possible
      */
     /** {@code filter} and {@code fields} are null when not given (every record, whole payloads). */
-    record Subscribe(Long id, String endpoint, List<Position> recover, boolean snapshot, boolean delta, Filter filter,
+    record Subscribe(Long id, String endpoint, List<Position> recover, boolean snapshot, boolean delta, SubscriptionFilter filter,
                      Projection fields) implements ClientRequest {
 
         public Subscribe(Long id, String endpoint, List<Position> recover, boolean snapshot, boolean delta) {

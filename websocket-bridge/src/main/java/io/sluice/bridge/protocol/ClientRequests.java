@@ -14,10 +14,10 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufInputStream;
 import io.sluice.bridge.config.RequestLimitsConfig;
 import io.sluice.bridge.format.ExactJson;
-import io.sluice.bridge.filter.Filter;
-import io.sluice.bridge.filter.FilterException;
-import io.sluice.bridge.filter.FilterLimits;
-import io.sluice.bridge.filter.Projection;
+import io.sluice.bridge.selection.SubscriptionFilter;
+import io.sluice.bridge.selection.FilterException;
+import io.sluice.bridge.selection.FilterLimits;
+import io.sluice.bridge.selection.Projection;
 
 /**
  * Reads one client message (a text frame holding exactly one JSON object) into a {@link ClientRequest}, checking every
@@ -70,13 +70,13 @@ public final class ClientRequests {
     }
 
     /** The subscribe's {@code filter} (docs/bridge-filters.md), or null without one. */
-    private static Filter filter(JsonNode node, Long id, FilterLimits limits) throws RequestRefusedException {
+    private static SubscriptionFilter filter(JsonNode node, Long id, FilterLimits limits) throws RequestRefusedException {
         JsonNode filter = node.get("filter");
         if (filter == null || filter.isNull()) {
             return null;
         }
         try {
-            Filter parsed = Filter.parse(filter, limits);
+            SubscriptionFilter parsed = SubscriptionFilter.parse(filter, limits);
             return parsed.isMatchAll() ? null : parsed;
         }
         catch (FilterException e) {

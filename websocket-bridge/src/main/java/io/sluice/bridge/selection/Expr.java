@@ -1,4 +1,4 @@
-package io.sluice.bridge.filter;
+package io.sluice.bridge.selection;
 
 import java.util.List;
 import java.util.Set;
@@ -10,7 +10,7 @@ sealed interface Expr {
 
     boolean matches(RecordView view);
 
-    /** Appends this expression's canonical text (see {@link Filter#canonical()}). */
+    /** Appends this expression's canonical text (see {@link SubscriptionFilter#canonical()}). */
     void appendCanonical(StringBuilder out);
 
     /** The node a filter pointer names: its first segment picks value, key or headers. Null when missing. */

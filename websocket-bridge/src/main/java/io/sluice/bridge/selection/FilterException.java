@@ -1,4 +1,4 @@
-package io.sluice.bridge.filter;
+package io.sluice.bridge.selection;
 
 /**
  * A filter or field list that is refused. {@link #code()} is one of the stable protocol error codes below; the message

@@ -1,4 +1,4 @@
-package io.sluice.bridge.filter;
+package io.sluice.bridge.selection;
 
 import java.util.ArrayList;
 import java.util.Arrays;

@@ -1,4 +1,4 @@
-package io.sluice.bridge.filter;
+package io.sluice.bridge.selection;
 
 import java.util.List;
 
@@ -9,14 +9,14 @@ import com.fasterxml.jackson.databind.JsonNode;
  * in docs/bridge-filters.md). Immutable and thread-safe. Two filters are equal when their {@link #canonical()} texts
  * are, which is what groups subscriptions: the node evaluates each distinct filter once per record.
  */
-public final class Filter {
+public final class SubscriptionFilter {
 
-    private static final Filter MATCH_ALL = new Filter(new Expr.Junction(true, List.of()));
+    private static final SubscriptionFilter MATCH_ALL = new SubscriptionFilter(new Expr.Junction(true, List.of()));
 
     private final Expr root;
     private final String canonical;
 
-    private Filter(Expr root) {
+    private SubscriptionFilter(Expr root) {
         this.root = root;
         StringBuilder out = new StringBuilder();
         root.appendCanonical(out);
@@ -24,7 +24,7 @@ public final class Filter {
     }
 
     /** Parses a filter sent as {@code "filter"}; errors name their spot from {@code filter}. */
-    public static Filter parse(JsonNode node, FilterLimits limits) throws FilterException {
+    public static SubscriptionFilter parse(JsonNode node, FilterLimits limits) throws FilterException {
         return parse(node, limits, "filter");
     }
 
@@ -32,12 +32,12 @@ public final class Filter {
      * Parses a filter whose errors name their spot from {@code path} (for a token claim, e.g.
      * {@code sluice.filters["orders.*"]}).
      */
-    public static Filter parse(JsonNode node, FilterLimits limits, String path) throws FilterException {
-        return new Filter(FilterParser.parse(node, limits, path));
+    public static SubscriptionFilter parse(JsonNode node, FilterLimits limits, String path) throws FilterException {
+        return new SubscriptionFilter(FilterParser.parse(node, limits, path));
     }
 
     /** The filter that every record matches ({@code {"all": []}}): what a subscription without a filter has. */
-    public static Filter matchAll() {
+    public static SubscriptionFilter matchAll() {
         return MATCH_ALL;
     }
 
@@ -55,14 +55,14 @@ public final class Filter {
      * put the same one first: {@code mandatory.and(requested)}. Limits are not checked again: each part was checked
      * when parsed.
      */
-    public Filter and(Filter other) {
+    public SubscriptionFilter and(SubscriptionFilter other) {
         if (isMatchAll()) {
             return other;
         }
         if (other.isMatchAll()) {
             return this;
         }
-        return new Filter(new Expr.Junction(true, List.of(root, other.root)));
+        return new SubscriptionFilter(new Expr.Junction(true, List.of(root, other.root)));
     }
 
     /**
@@ -76,7 +76,7 @@ public final class Filter {
 
     @Override
     public boolean equals(Object o) {
-        return o instanceof Filter f && f.canonical.equals(canonical);
+        return o instanceof SubscriptionFilter f && f.canonical.equals(canonical);
     }
 
     @Override

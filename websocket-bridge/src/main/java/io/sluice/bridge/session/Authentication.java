@@ -10,7 +10,7 @@ import io.netty.channel.EventLoop;
 import io.netty.util.concurrent.ScheduledFuture;
 import io.sluice.bridge.auth.AuthenticationException;
 import io.sluice.bridge.auth.Principal;
-import io.sluice.bridge.filter.FilterException;
+import io.sluice.bridge.selection.FilterException;
 import io.sluice.bridge.protocol.ClientRequest;
 import io.sluice.bridge.protocol.CloseCodes;
 import io.sluice.bridge.protocol.ErrorCodes;

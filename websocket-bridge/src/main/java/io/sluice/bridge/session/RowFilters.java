@@ -7,9 +7,9 @@ import java.util.Objects;
 import com.fasterxml.jackson.databind.JsonNode;
 
 import io.sluice.bridge.auth.Principal;
-import io.sluice.bridge.filter.Filter;
-import io.sluice.bridge.filter.FilterException;
-import io.sluice.bridge.filter.FilterLimits;
+import io.sluice.bridge.selection.SubscriptionFilter;
+import io.sluice.bridge.selection.FilterException;
+import io.sluice.bridge.selection.FilterLimits;
 import io.sluice.bridge.protocol.ErrorCodes;
 import io.sluice.bridge.protocol.RequestRefusedException;
 import io.sluice.bridge.subscription.EndpointTable;
@@ -27,7 +27,7 @@ final class RowFilters {
     /** Compiles every row filter of the token; a bad one makes the token unusable, with the spot named. */
     static void check(Principal principal, FilterLimits limits) throws FilterException {
         for (Map.Entry<String, JsonNode> e : principal.rowFilters().entrySet()) {
-            Filter.parse(e.getValue(), limits, path(e.getKey()));
+            SubscriptionFilter.parse(e.getValue(), limits, path(e.getKey()));
         }
     }
 
@@ -38,7 +38,7 @@ final class RowFilters {
      *
      * @throws IllegalStateException when the topics have different row filters (message for the client)
      */
-    static Filter mandatory(Principal principal, List<String> topics, FilterLimits limits) throws FilterException {
+    static SubscriptionFilter mandatory(Principal principal, List<String> topics, FilterLimits limits) throws FilterException {
         Map<String, JsonNode> first = null;
         for (String topic : topics) {
             Map<String, JsonNode> filters = principal.rowFilters(topic);
@@ -52,9 +52,9 @@ final class RowFilters {
         if (first == null || first.isEmpty()) {
             return null;
         }
-        Filter all = null;
+        SubscriptionFilter all = null;
         for (Map.Entry<String, JsonNode> e : first.entrySet()) {
-            Filter f = Filter.parse(e.getValue(), limits, path(e.getKey()));
+            SubscriptionFilter f = SubscriptionFilter.parse(e.getValue(), limits, path(e.getKey()));
             all = all == null ? f : all.and(f);
         }
         return all;
@@ -64,7 +64,7 @@ final class RowFilters {
      * The token's row filters for the topics a pattern covers, ANDed; null when none applies. Refused (forbidden) when the
      * covered topics are filtered differently.
      */
-    static Filter forPattern(Principal principal, EndpointTable table, String pattern, FilterLimits limits, Long id)
+    static SubscriptionFilter forPattern(Principal principal, EndpointTable table, String pattern, FilterLimits limits, Long id)
             throws RequestRefusedException {
         List<String> topics = table.cover(pattern).stream().map(EndpointTable.Cover::topic).distinct().toList();
         try {
@@ -85,7 +85,7 @@ final class RowFilters {
      */
     static String canonicalNow(Principal principal, EndpointTable table, String pattern, FilterLimits limits) {
         try {
-            Filter now = forPattern(principal, table, pattern, limits, null);
+            SubscriptionFilter now = forPattern(principal, table, pattern, limits, null);
             return now == null ? null : now.canonical();
         }
         catch (RequestRefusedException e) {

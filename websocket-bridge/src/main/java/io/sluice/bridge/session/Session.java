@@ -13,7 +13,7 @@ import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
 import io.netty.util.AttributeKey;
 import io.sluice.bridge.auth.Principal;
-import io.sluice.bridge.filter.Filter;
+import io.sluice.bridge.selection.SubscriptionFilter;
 import io.sluice.bridge.metrics.TransportMetrics;
 import io.sluice.bridge.protocol.ClientRequest;
 import io.sluice.bridge.protocol.ClientRequests;
@@ -214,8 +214,8 @@ public final class Session {
     }
 
     void subscribe(ClientRequest.Subscribe request) throws RequestRefusedException {
-        Filter mandatory = RowFilters.forPattern(principal(), services.hub().table(), request.endpoint(), services.filters(), request.id());
-        Filter filter = mandatory == null ? request.filter() : request.filter() == null ? mandatory : mandatory.and(request.filter());
+        SubscriptionFilter mandatory = RowFilters.forPattern(principal(), services.hub().table(), request.endpoint(), services.filters(), request.id());
+        SubscriptionFilter filter = mandatory == null ? request.filter() : request.filter() == null ? mandatory : mandatory.and(request.filter());
         SubscriptionState state = new SubscriptionState(request.delta());
         state.mandatory = mandatory == null ? null : mandatory.canonical();
         Subscription<SubscriptionState> subscription = new Subscription<>(outbound, request.endpoint(), request.delta(), filter,

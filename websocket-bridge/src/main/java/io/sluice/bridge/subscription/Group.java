@@ -9,8 +9,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.sluice.bridge.config.DeltaConfig;
-import io.sluice.bridge.filter.Filter;
-import io.sluice.bridge.filter.Projection;
+import io.sluice.bridge.selection.SubscriptionFilter;
+import io.sluice.bridge.selection.Projection;
 import io.sluice.bridge.protocol.EncodedMessage;
 import io.sluice.bridge.protocol.MessageEncoder;
 import io.sluice.bridge.protocol.PerRecord;
@@ -39,7 +39,7 @@ public final class Group {
      */
     static final long MAX_DELTA_BASE_BYTES = 16L << 20;
 
-    private final Filter filter;
+    private final SubscriptionFilter filter;
     private final Projection projection;
     private final String key;
     // Counted under the hub's lock; read by the reader thread.
@@ -51,14 +51,14 @@ public final class Group {
     private long deltaBaseBytes;
 
     /** @param filter null for every record; @param projection null for whole payloads; not both null */
-    Group(Filter filter, Projection projection) {
+    Group(SubscriptionFilter filter, Projection projection) {
         this.filter = filter;
         this.projection = projection;
         this.key = keyOf(filter, projection);
     }
 
     /** The identity of a selection: the canonical forms of its filter and field list. */
-    static String keyOf(Filter filter, Projection projection) {
+    static String keyOf(SubscriptionFilter filter, Projection projection) {
         return (filter == null ? "" : filter.canonical()) + "\u0000" + (projection == null ? "" : projection.canonical());
     }
 
@@ -66,7 +66,7 @@ public final class Group {
         return key;
     }
 
-    public Filter filter() {
+    public SubscriptionFilter filter() {
         return filter;
     }
 

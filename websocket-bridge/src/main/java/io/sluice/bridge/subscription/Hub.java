@@ -15,7 +15,7 @@ import org.slf4j.LoggerFactory;
 import io.netty.buffer.ByteBuf;
 import io.sluice.bridge.config.DeltaConfig;
 import io.sluice.bridge.config.RecoveryConfig;
-import io.sluice.bridge.filter.FilterLimits;
+import io.sluice.bridge.selection.FilterLimits;
 import io.sluice.bridge.format.Formats;
 import io.sluice.bridge.kafka.PartitionEpochs;
 import io.sluice.bridge.kafka.RecordSink;

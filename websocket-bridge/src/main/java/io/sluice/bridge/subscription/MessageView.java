@@ -8,7 +8,7 @@ import com.fasterxml.jackson.databind.node.NullNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import org.apache.kafka.common.header.Header;
 
-import io.sluice.bridge.filter.RecordView;
+import io.sluice.bridge.selection.RecordView;
 import io.sluice.bridge.protocol.EncodedMessage;
 import io.sluice.bridge.protocol.MessageEncoder;
 

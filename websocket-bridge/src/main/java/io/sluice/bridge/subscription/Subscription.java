@@ -1,8 +1,8 @@
 package io.sluice.bridge.subscription;
 
 import io.netty.util.concurrent.EventExecutor;
-import io.sluice.bridge.filter.Filter;
-import io.sluice.bridge.filter.Projection;
+import io.sluice.bridge.selection.SubscriptionFilter;
+import io.sluice.bridge.selection.Projection;
 import io.sluice.bridge.protocol.EncodedMessage;
 
 /**
@@ -18,7 +18,7 @@ public final class Subscription<S> {
     private final EventExecutor executor;
     private final String pattern;
     private final boolean delta;
-    private final Filter filter;
+    private final SubscriptionFilter filter;
     private final Projection projection;
     // Set by the hub when the subscription joins (under its lock), before any message is dispatched to it.
     private volatile Group group;
@@ -28,7 +28,7 @@ public final class Subscription<S> {
      * @param filter null for every record; @param projection null for whole payloads; @param state the outlet's own,
      * only touched on the outlet's event loop
      */
-    public Subscription(Outlet<S> outlet, String pattern, boolean delta, Filter filter, Projection projection, S state) {
+    public Subscription(Outlet<S> outlet, String pattern, boolean delta, SubscriptionFilter filter, Projection projection, S state) {
         this.outlet = outlet;
         this.state = state;
         this.executor = outlet.executor();
@@ -38,7 +38,7 @@ public final class Subscription<S> {
         this.projection = projection;
     }
 
-    public Filter filter() {
+    public SubscriptionFilter filter() {
         return filter;
     }
 

@@ -1,4 +1,4 @@
-package io.sluice.bridge.filter;
+package io.sluice.bridge.selection;
 
 import java.util.Map;
 
@@ -16,7 +16,7 @@ public final class FilterBenchmark {
 
     public static void main(String[] args) throws Exception {
         ObjectMapper json = new ObjectMapper();
-        Filter filter = Filter.parse(json.readTree("{\"all\": [{\"eq\": [\"/value/side\", \"buy\"]},"
+        SubscriptionFilter filter = SubscriptionFilter.parse(json.readTree("{\"all\": [{\"eq\": [\"/value/side\", \"buy\"]},"
                 + " {\"gt\": [\"/value/price\", 100.5]}, {\"in\": [\"/headers/region\", [\"eu\", \"uk\", \"ch\"]]}]}"),
                 FilterLimits.defaults());
         Projection fields = Projection.parse(json.readTree("[\"/price\", \"/quote/bid\", \"/quote/ask\"]"),

@@ -1,4 +1,4 @@
-package io.sluice.bridge.filter;
+package io.sluice.bridge.selection;
 
 import java.util.concurrent.TimeUnit;
 
@@ -12,7 +12,7 @@ import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.databind.node.POJONode;
 
-import static io.sluice.bridge.filter.FilterTest.json;
+import static io.sluice.bridge.selection.FilterTest.json;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /** Filters and field lists a hostile client (or a broken token issuer) could send: each refused with its code and spot. */
@@ -22,7 +22,7 @@ class FilterHostileInputTest {
     private static final FilterLimits LIMITS = FilterLimits.defaults();
 
     private static void refused(JsonNode filter, String code, String message) {
-        assertThatThrownBy(() -> Filter.parse(filter, LIMITS))
+        assertThatThrownBy(() -> SubscriptionFilter.parse(filter, LIMITS))
                 .isInstanceOf(FilterException.class)
                 .hasMessage(message)
                 .extracting(e -> ((FilterException) e).code()).isEqualTo(code);
@@ -83,34 +83,34 @@ class FilterHostileInputTest {
     @Test
     void everyLimitIsEnforcedWithItsCode() {
         FilterLimits small = new FilterLimits(3, 2, 2, 4, 12, 3, 2, 200);
-        assertThatThrownBy(() -> Filter.parse(json("{'all': [{'exists': '/key'}, {'exists': '/key'}, {'exists': '/key'}]}"), small))
+        assertThatThrownBy(() -> SubscriptionFilter.parse(json("{'all': [{'exists': '/key'}, {'exists': '/key'}, {'exists': '/key'}]}"), small))
                 .hasMessage("filter.all: more than 3 operators");
         FilterLimits threeNodes = new FilterLimits(3, 8, 2, 4, 12, 3, 2, 200);
-        assertThatThrownBy(() -> Filter.parse(json("{'all': [{'not': {'exists': '/key'}}, {'exists': '/key'}]}"), threeNodes))
+        assertThatThrownBy(() -> SubscriptionFilter.parse(json("{'all': [{'not': {'exists': '/key'}}, {'exists': '/key'}]}"), threeNodes))
                 .hasMessage("filter.all[1]: more than 3 operators");
-        assertThatThrownBy(() -> Filter.parse(json("{'not': {'not': {'exists': '/key'}}}"), small))
+        assertThatThrownBy(() -> SubscriptionFilter.parse(json("{'not': {'not': {'exists': '/key'}}}"), small))
                 .hasMessage("filter.not.not: operators nested deeper than 2");
-        assertThatThrownBy(() -> Filter.parse(json("{'in': ['/key', [1, 2, 3]]}"), small))
+        assertThatThrownBy(() -> SubscriptionFilter.parse(json("{'in': ['/key', [1, 2, 3]]}"), small))
                 .hasMessage("filter.in[1]: more than 2 literals");
-        assertThatThrownBy(() -> Filter.parse(json("{'eq': ['/key', 'abcde']}"), small))
+        assertThatThrownBy(() -> SubscriptionFilter.parse(json("{'eq': ['/key', 'abcde']}"), small))
                 .hasMessage("filter.eq[1]: string longer than 4 characters");
-        assertThatThrownBy(() -> Filter.parse(json("{'eq': ['/key', {'abcde': 1}]}"), small))
+        assertThatThrownBy(() -> SubscriptionFilter.parse(json("{'eq': ['/key', {'abcde': 1}]}"), small))
                 .hasMessage("filter.eq[1]: string longer than 4 characters");
-        assertThatThrownBy(() -> Filter.parse(json("{'prefix': ['/key', 'abcde']}"), small))
+        assertThatThrownBy(() -> SubscriptionFilter.parse(json("{'prefix': ['/key', 'abcde']}"), small))
                 .hasMessage("filter.prefix[1]: string longer than 4 characters");
-        assertThatThrownBy(() -> Filter.parse(json("{'eq': ['/key', [[[1]]]]}"), small))
+        assertThatThrownBy(() -> SubscriptionFilter.parse(json("{'eq': ['/key', [[[1]]]]}"), small))
                 .hasMessage("filter.eq[1]: literal nested deeper than 2");
-        assertThatThrownBy(() -> Filter.parse(json("{'exists': '/value/abcdefgh'}"), small))
+        assertThatThrownBy(() -> SubscriptionFilter.parse(json("{'exists': '/value/abcdefgh'}"), small))
                 .hasMessage("filter.exists: JSON Pointer longer than 12 characters");
-        assertThatThrownBy(() -> Filter.parse(json("{'exists': '/value/a/b/c'}"), small))
+        assertThatThrownBy(() -> SubscriptionFilter.parse(json("{'exists': '/value/a/b/c'}"), small))
                 .hasMessage("filter.exists: JSON Pointer with more than 3 segments");
-        assertThatThrownBy(() -> Filter.parse(json("{'in': ['/key', ['" + "x".repeat(300) + "']]}"), small))
+        assertThatThrownBy(() -> SubscriptionFilter.parse(json("{'in': ['/key', ['" + "x".repeat(300) + "']]}"), small))
                 .hasMessage("filter: larger than 200 characters as compact JSON");
         assertThatThrownBy(() -> Projection.parse(json("['/a', '/b', '/c']"), small))
                 .hasMessage("fields: more than 2 fields");
         assertThatThrownBy(() -> Projection.parse(json("['/a/b/c/d']"), small))
                 .hasMessage("fields[0]: JSON Pointer with more than 3 segments");
-        assertThatThrownBy(() -> Filter.parse(json("{'in': ['/key', [1, 2, 3]]}"), small))
+        assertThatThrownBy(() -> SubscriptionFilter.parse(json("{'in': ['/key', [1, 2, 3]]}"), small))
                 .extracting(e -> ((FilterException) e).code()).isEqualTo(FilterException.FILTER_TOO_LARGE);
     }
 
@@ -122,7 +122,7 @@ class FilterHostileInputTest {
         }
         ObjectNode in = F.objectNode();
         in.putArray("in").add("/value/x").add(list);
-        Filter.parse(in, LIMITS);
+        SubscriptionFilter.parse(in, LIMITS);
         list.add(256);
         tooLarge(in, "filter.in[1]: more than 256 literals");
     }
@@ -151,7 +151,7 @@ class FilterHostileInputTest {
         tooLarge(node, "filter: larger than 4096 characters as compact JSON");
         FilterLimits noSizeLimit = new FilterLimits(64, 8, 256, 1024, 256, 16, 64, Integer.MAX_VALUE);
         JsonNode bomb = node;
-        assertThatThrownBy(() -> Filter.parse(bomb, noSizeLimit))
+        assertThatThrownBy(() -> SubscriptionFilter.parse(bomb, noSizeLimit))
                 .hasMessage("filter.not.not.not.not.not.not.not.not: operators nested deeper than 8");
     }
 
@@ -166,7 +166,7 @@ class FilterHostileInputTest {
         eq.putArray("eq").add("/value/x").add(literal);
         tooLarge(eq, "filter: larger than 4096 characters as compact JSON");
         FilterLimits noSizeLimit = new FilterLimits(64, 8, 256, 1024, 256, 16, 64, Integer.MAX_VALUE);
-        assertThatThrownBy(() -> Filter.parse(eq, noSizeLimit)).hasMessage("filter.eq[1]: literal nested deeper than 8");
+        assertThatThrownBy(() -> SubscriptionFilter.parse(eq, noSizeLimit)).hasMessage("filter.eq[1]: literal nested deeper than 8");
     }
 
     @Test

@@ -1,4 +1,4 @@
-package io.sluice.bridge.filter;
+package io.sluice.bridge.selection;
 
 import java.math.BigDecimal;
 import java.util.ArrayList;
@@ -22,7 +22,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Random records and random filters: {@link Filter#matches} against a reference evaluator written differently, which
+ * Random records and random filters: {@link SubscriptionFilter#matches} against a reference evaluator written differently, which
  * interprets the filter JSON directly over the whole record view built as one object, resolves pointers with Jackson's
  * own {@code JsonNode.at}, and compares values converted to plain Java (BigDecimal, code point arrays, sorted maps).
  * Also: the canonical form parses back to an equal filter that decides every record the same way.
@@ -51,8 +51,8 @@ class FilterPropertyTest {
         int total = 0;
         for (int f = 0; f < 3000; f++) {
             JsonNode filterJson = filter(0);
-            Filter filter = Filter.parse(filterJson, FilterLimits.defaults());
-            Filter reparsed = Filter.parse(JSON.readTree(filter.canonical()), FilterLimits.defaults());
+            SubscriptionFilter filter = SubscriptionFilter.parse(filterJson, FilterLimits.defaults());
+            SubscriptionFilter reparsed = SubscriptionFilter.parse(JSON.readTree(filter.canonical()), FilterLimits.defaults());
             assertThat(reparsed).as("seed %d: %s", seed, filterJson).isEqualTo(filter);
             for (Record record : records) {
                 boolean expected = reference(filterJson, record.whole);

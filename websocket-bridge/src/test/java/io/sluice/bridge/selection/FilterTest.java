@@ -1,4 +1,4 @@
-package io.sluice.bridge.filter;
+package io.sluice.bridge.selection;
 
 import java.util.HashMap;
 import java.util.Map;
@@ -27,9 +27,9 @@ class FilterTest {
         }
     }
 
-    static Filter filter(String text) {
+    static SubscriptionFilter filter(String text) {
         try {
-            return Filter.parse(json(text), FilterLimits.defaults());
+            return SubscriptionFilter.parse(json(text), FilterLimits.defaults());
         }
         catch (FilterException e) {
             throw new AssertionError(e.getMessage(), e);
@@ -171,8 +171,8 @@ class FilterTest {
 
     @Test
     void canonicalFormGroupsEquivalentSpellings() throws FilterException {
-        Filter a = filter("{ 'all' : [ {'eq': ['/value/qty', 1]}, {'eq': ['/value/o', {'x': 1.0, 'y': [2.50]}]} ] }");
-        Filter b = filter("{'all':[{'eq':['/value/qty',1.0]},{'eq':['/value/o',{'y':[25E-1],'x':1}]}]}");
+        SubscriptionFilter a = filter("{ 'all' : [ {'eq': ['/value/qty', 1]}, {'eq': ['/value/o', {'x': 1.0, 'y': [2.50]}]} ] }");
+        SubscriptionFilter b = filter("{'all':[{'eq':['/value/qty',1.0]},{'eq':['/value/o',{'y':[25E-1],'x':1}]}]}");
         assertThat(a).isEqualTo(b).hasSameHashCodeAs(b);
         assertThat(a.canonical()).isEqualTo("{\"all\":[{\"eq\":[\"/value/qty\",1]},{\"eq\":[\"/value/o\",{\"x\":1,\"y\":[2.5]}]}]}");
         assertThat(filter(a.canonical())).isEqualTo(a);
@@ -181,20 +181,20 @@ class FilterTest {
                 .isNotEqualTo(filter("{'all': [{'exists': '/value'}, {'exists': '/key'}]}"));
         JsonNode escaped = JsonNodeFactory.instance.objectNode().set("eq", JsonNodeFactory.instance.arrayNode()
                 .add("/value/s").add("a\"\\\u0001"));
-        assertThat(Filter.parse(escaped, FilterLimits.defaults()).canonical())
+        assertThat(SubscriptionFilter.parse(escaped, FilterLimits.defaults()).canonical())
                 .isEqualTo("{\"eq\":[\"/value/s\",\"a\\\"\\\\\\u0001\"]}");
     }
 
     @Test
     void andCombinesInOrderAndMatchAllIsItsIdentity() {
-        Filter mandatory = filter("{'eq': ['/value/region', 'eu']}");
-        Filter requested = filter("{'gt': ['/value/qty', 5]}");
-        Filter both = mandatory.and(requested);
+        SubscriptionFilter mandatory = filter("{'eq': ['/value/region', 'eu']}");
+        SubscriptionFilter requested = filter("{'gt': ['/value/qty', 5]}");
+        SubscriptionFilter both = mandatory.and(requested);
         assertThat(both.canonical()).isEqualTo("{\"all\":[" + mandatory.canonical() + "," + requested.canonical() + "]}");
-        assertThat(Filter.matchAll().and(requested)).isSameAs(requested);
-        assertThat(mandatory.and(Filter.matchAll())).isSameAs(mandatory);
+        assertThat(SubscriptionFilter.matchAll().and(requested)).isSameAs(requested);
+        assertThat(mandatory.and(SubscriptionFilter.matchAll())).isSameAs(mandatory);
         assertThat(filter("{'all': []}").isMatchAll()).isTrue();
-        assertThat(Filter.matchAll().canonical()).isEqualTo("{\"all\":[]}");
+        assertThat(SubscriptionFilter.matchAll().canonical()).isEqualTo("{\"all\":[]}");
         RecordView eu = RecordView.of(json("{'region': 'eu', 'qty': 6}"), NullNode.getInstance(), Map.of());
         RecordView us = RecordView.of(json("{'region': 'us', 'qty': 6}"), NullNode.getInstance(), Map.of());
         assertThat(both.matches(eu)).isTrue();

@@ -1,11 +1,11 @@
-package io.sluice.bridge.filter;
+package io.sluice.bridge.selection;
 
 import org.junit.jupiter.api.Test;
 
 import com.fasterxml.jackson.databind.node.NullNode;
 import com.fasterxml.jackson.databind.node.TextNode;
 
-import static io.sluice.bridge.filter.FilterTest.json;
+import static io.sluice.bridge.selection.FilterTest.json;
 import static org.assertj.core.api.Assertions.assertThat;
 
 class ProjectionTest {

@@ -22,7 +22,7 @@ import org.apache.kafka.common.header.Header;
 
 /**
  * The test's own reading of docs/bridge-filters.md and docs/bridge-protocol.md, written from the documents and not
- * from {@code io.sluice.bridge.filter}: what a record's payload is, whether a filter selects it, and what a field list
+ * from {@code io.sluice.bridge.selection}: what a record's payload is, whether a filter selects it, and what a field list
  * makes of it. Deliberately naive (it builds the whole view object and walks it), so that it is easy to check against
  * the tables of the documents and shares no code, and no bug, with the node.
  */

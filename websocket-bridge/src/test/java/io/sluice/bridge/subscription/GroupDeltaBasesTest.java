@@ -9,8 +9,8 @@ import org.junit.jupiter.api.Test;
 
 import io.netty.buffer.UnpooledByteBufAllocator;
 import io.sluice.bridge.config.DeltaConfig;
-import io.sluice.bridge.filter.FilterLimits;
-import io.sluice.bridge.filter.Projection;
+import io.sluice.bridge.selection.FilterLimits;
+import io.sluice.bridge.selection.Projection;
 import io.sluice.bridge.protocol.EncodedMessage;
 import io.sluice.bridge.protocol.MessageEncoder;
 
