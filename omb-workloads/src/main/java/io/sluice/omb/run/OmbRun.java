@@ -1,4 +1,6 @@
-package io.sluice.app.cli;
+package io.sluice.omb.run;
+
+import io.sluice.cli.UsageException;
 
 import java.nio.file.Path;
 import java.time.Duration;
@@ -9,7 +11,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
-import io.sluice.app.bench.BenchKafka;
+import io.sluice.testkit.bench.BenchKafka;
 import io.sluice.omb.run.OmbInstallation;
 import io.sluice.omb.run.OmbRunner;
 import io.sluice.omb.workload.WorkloadCatalog;
@@ -18,18 +20,31 @@ import io.sluice.bench.targets.BenchTarget;
 import io.sluice.bench.targets.BenchTargets;
 
 /**
- * What {@link OmbCommand} runs, apart from it because it uses the OMB workloads, the benchmark targets and the demo
+ * What {@code sluice omb} runs (the app's OmbCommand parses the options into {@link Options}), apart from it because it uses the OMB workloads, the benchmark targets and the demo
  * broker, which only {@code lib-extra/} holds: picocli reflects on every command's methods at start-up, so the command
  * class names none of their types and {@code sluice proxy} starts without them.
  */
-final class OmbRun {
+public final class OmbRun {
+
+    /**
+     * What the command line asked for.
+     *
+     * @param launcher  the launcher class each target's child proxy runs ({@link io.sluice.testkit.LocalProxy})
+     * @param workloads workload names or groups, comma-separated
+     * @param targets   target names or name=path, comma-separated
+     * @param out       where results go, or null for omb-results/yyyyMMdd-HHmmss
+     * @param list      only list the workloads and targets
+     */
+    public record Options(String launcher, String workloads, String targets, Path out, String ombHome, String proxyHeap, int marginMinutes,
+                          boolean list) {
+    }
 
     private OmbRun() {
     }
 
-    static int run(OmbCommand command) throws Exception {
+    public static int run(Options command) throws Exception {
         WorkloadCatalog catalog = WorkloadCatalog.load();
-        if (command.list) {
+        if (command.list()) {
             System.out.println("workloads (group name):");
             catalog.names().forEach(name -> System.out.println("  " + catalog.select(name).get(0).group() + "  " + name));
             System.out.println("targets: " + String.join(", ", BenchTargets.builtInNames()) + ", or name=path/to/proxy.yaml");
@@ -38,14 +53,14 @@ final class OmbRun {
         List<WorkloadFile> selected;
         OmbInstallation omb;
         try {
-            selected = catalog.select(command.workloads);
+            selected = catalog.select(command.workloads());
             selected.forEach(WorkloadFile::workload);
-            omb = OmbInstallation.at(command.ombHome);
+            omb = OmbInstallation.at(command.ombHome());
         } catch (IllegalArgumentException e) {
             throw new UsageException(e.getMessage());
         }
         List<BenchTarget> resolved = new ArrayList<>();
-        for (String spec : command.targets.split(",")) {
+        for (String spec : command.targets().split(",")) {
             try {
                 resolved.add(BenchTargets.resolve(spec.trim()));
             } catch (IllegalArgumentException e) {
@@ -55,12 +70,12 @@ final class OmbRun {
         if (resolved.isEmpty()) {
             throw new UsageException("no known target in --targets");
         }
-        Path results = command.out != null ? command.out : Path.of("omb-results/" + LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")));
+        Path results = command.out() != null ? command.out() : Path.of("omb-results/" + LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")));
         Map<String, String> ombEnv = new HashMap<>();
         // OMB's script defaults to a 4 GiB heap; benchmarks here share the machine with a broker and a proxy.
         ombEnv.put("HEAP_OPTS", System.getenv().getOrDefault("HEAP_OPTS", "-Xms1g -Xmx1g"));
-        OmbRunner.Settings settings = new OmbRunner.Settings(results, List.of(command.proxyHeap, "-XX:+UseParallelGC"),
-                Duration.ofMinutes(command.marginMinutes), ombEnv);
+        OmbRunner.Settings settings = new OmbRunner.Settings(command.launcher(), results, List.of(command.proxyHeap(), "-XX:+UseParallelGC"),
+                Duration.ofMinutes(command.marginMinutes()), ombEnv);
         System.out.printf("sluice omb: %d workload(s) x %d target(s) with OMB at %s (%s); results in %s%n", selected.size(), resolved.size(),
                 omb.home(), omb.version(), results.toAbsolutePath());
         List<Path> written;

@@ -1,4 +1,12 @@
-package io.sluice.app.bench.scenario;
+package io.sluice.omb.scenario;
+
+import io.sluice.cli.ScenarioOptions;
+
+import io.sluice.bench.scenario.KmsCalls;
+import io.sluice.bench.scenario.ScenarioKms;
+import io.sluice.bench.scenario.ScenarioProxy;
+import io.sluice.testkit.bench.ScenarioReport;
+import io.sluice.testkit.bench.Seed;
 
 import java.io.PrintStream;
 import java.nio.file.Path;
@@ -11,15 +19,15 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
-import io.sluice.app.bench.BenchKafka;
-import io.sluice.app.cli.UsageException;
+import io.sluice.testkit.bench.BenchKafka;
+import io.sluice.cli.UsageException;
 import io.sluice.bench.targets.BenchTarget;
 import io.sluice.omb.run.OmbInstallation;
 import io.sluice.omb.run.OmbRunner;
 import io.sluice.omb.workload.WorkloadFile;
 
 /**
- * What {@link KroxyliciousOmbCommand} runs. Per target (the broker, the passthrough proxy, the encrypting proxy) and
+ * What {@code sluice bench scenario kroxylicious-omb} runs (the app's KroxyliciousOmbCommand gives the {@link Settings}). Per target (the broker, the passthrough proxy, the encrypting proxy) and
  * per workload: one OMB run through {@link OmbRunner}, the result stored in the layout {@code sluice size} reads, and
  * the encrypting proxy's KMS calls over that run read from its {@code /metrics} before and after.
  *
@@ -28,7 +36,21 @@ import io.sluice.omb.workload.WorkloadFile;
  * every target is then an address to send OMB to (a target without a proxy configuration), so its run records carry no
  * proxy CPU samples: the seed's figures do not need them.
  */
-final class KroxyliciousOmbRun {
+public final class KroxyliciousOmbRun {
+
+    public static final String NAME = "kroxylicious-omb";
+
+    /**
+     * What the command line asked for (the app's KroxyliciousOmbCommand).
+     *
+     * @param launcher the launcher class each child proxy runs ({@link io.sluice.testkit.LocalProxy})
+     * @param kafka    a running Kafka's bootstrap servers, or null to start one
+     * @param rates    1 topic, 1 partition, 1 KiB: the producer rates to run, msg/s
+     * @param topics   the multi-topic workload's topics; 0 leaves it out
+     */
+    public record Settings(String launcher, ScenarioOptions options, String kafka, int[] rates, int topics, int topicRate, int warmupMinutes,
+                           int testMinutes, String ombHome, int marginMinutes) {
+    }
 
     static final Seed SEED = new Seed("002_467df02c561b33af.txt", "Kroxylicious performance page: OMB through the proxy and RecordEncryption",
             "2 shared cores here, the broker, the proxy, OMB (local mode, one JVM) and the KMS on one machine over loopback; the seed ran a"
@@ -38,7 +60,7 @@ final class KroxyliciousOmbRun {
                     + " the seed's reported 5,000 msg/s in all); 1-minute warm-up and test (the seed's OMB default runs longer); one KEK for every topic (the seed: one per topic);"
                     + " Vault = the in-process Transit stand-in unless VAULT_ADDR is set; Kroxylicious 0.20.0 there, Sluice here.");
 
-    static final String KEK = "sluice-bench";
+    public static final String KEK = "sluice-bench";
     private static final List<String> TARGETS = List.of("direct", "passthrough", "encryption");
 
     private KroxyliciousOmbRun() {
@@ -48,34 +70,34 @@ final class KroxyliciousOmbRun {
     record Measured(String workload, String target, OmbFigures figures, KmsCalls kmsCalls, Path result) {
     }
 
-    static int run(KroxyliciousOmbCommand command, PrintStream out) throws Exception {
+    public static int run(Settings command, PrintStream out) throws Exception {
         OmbInstallation omb;
         try {
-            omb = OmbInstallation.at(command.ombHome);
+            omb = OmbInstallation.at(command.ombHome());
         } catch (IllegalArgumentException e) {
             throw new UsageException("kroxylicious-omb runs OpenMessaging Benchmark, as the seed did, and nothing else stands in for it: "
                     + e.getMessage() + " (`bench proxy --rates` and `bench encryption` measure the same proxies with Sluice's own load"
                     + " generator, but not the seed's figures).");
         }
         List<WorkloadFile> workloads = workloads(command);
-        ScenarioReport report = new ScenarioReport(KroxyliciousOmbCommand.NAME, SEED, command.options, out);
+        ScenarioReport report = new ScenarioReport(NAME, SEED, command.options(), out);
         report.begin();
-        Path ombOut = command.options.results.resolve(KroxyliciousOmbCommand.NAME)
+        Path ombOut = command.options().results().resolve(NAME)
                 .resolve("omb-" + LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")));
         Map<String, String> ombEnv = Map.of("HEAP_OPTS", System.getenv().getOrDefault("HEAP_OPTS", "-Xms1g -Xmx1g"));
-        OmbRunner.Settings settings = new OmbRunner.Settings(ombOut, ScenarioProxy.JVM_OPTIONS, Duration.ofMinutes(command.marginMinutes), ombEnv);
+        OmbRunner.Settings settings = new OmbRunner.Settings(command.launcher(), ombOut, ScenarioProxy.JVM_OPTIONS, Duration.ofMinutes(command.marginMinutes()), ombEnv);
         out.printf("OMB at %s (%s); %d workload(s) x %d targets, about %d min; OMB results in %s%n", omb.home(), omb.version(), workloads.size(),
-                TARGETS.size(), workloads.size() * TARGETS.size() * (command.warmupMinutes + command.testMinutes + 1), ombOut);
+                TARGETS.size(), workloads.size() * TARGETS.size() * (command.warmupMinutes() + command.testMinutes() + 1), ombOut);
 
         List<Measured> measured = new ArrayList<>();
-        try (BenchKafka local = command.kafka.open();
+        try (BenchKafka local = BenchKafka.open(command.kafka());
              ScenarioKms kms = ScenarioKms.from(System.getenv())) {
             String kafka = local.bootstrapServers();
             kms.ensureKey(KEK);
             out.printf("Kafka %s; KMS: %s, KEK %s%n", kafka, kms.description(), KEK);
             report.detail("kms", kms.description());
             for (String target : TARGETS) {
-                try (ScenarioProxy proxy = startProxy(target, kafka, kms)) {
+                try (ScenarioProxy proxy = startProxy(command.launcher(), target, kafka, kms)) {
                     String bootstrap = proxy == null ? kafka : proxy.bootstrap();
                     for (WorkloadFile workload : workloads) {
                         KmsCalls before = proxy == null ? KmsCalls.NONE : proxy.kmsCalls();
@@ -101,11 +123,11 @@ final class KroxyliciousOmbRun {
         return 0;
     }
 
-    private static ScenarioProxy startProxy(String target, String kafka, ScenarioKms kms) throws Exception {
+    private static ScenarioProxy startProxy(String launcher, String target, String kafka, ScenarioKms kms) throws Exception {
         return switch (target) {
             case "direct" -> null;
-            case "passthrough" -> ScenarioProxy.start(kafka, "", Map.of());
-            case "encryption" -> ScenarioProxy.start(kafka, kms.filterDefinition("encrypt", KEK), kms.proxyEnvironment());
+            case "passthrough" -> ScenarioProxy.start(launcher, kafka, "", Map.of());
+            case "encryption" -> ScenarioProxy.start(launcher, kafka, kms.filterDefinition("encrypt", KEK), kms.proxyEnvironment());
             default -> throw new IllegalArgumentException(target);
         };
     }
@@ -141,19 +163,19 @@ final class KroxyliciousOmbRun {
     }
 
     /** The seed's workloads at this run's scale, in OMB's format, named so that each names its shape and rate. */
-    static List<WorkloadFile> workloads(KroxyliciousOmbCommand command) {
+    static List<WorkloadFile> workloads(Settings command) {
         List<WorkloadFile> files = new ArrayList<>();
-        for (int rate : command.rates) {
+        for (int rate : command.rates()) {
             files.add(workload("kroxylicious-1topic-1kb-" + rate, 1, rate, command));
         }
-        if (command.topics > 0) {
-            files.add(workload("kroxylicious-" + command.topics + "topics-1kb-" + command.topicRate + "-each", command.topics,
-                    command.topics * command.topicRate, command));
+        if (command.topics() > 0) {
+            files.add(workload("kroxylicious-" + command.topics() + "topics-1kb-" + command.topicRate() + "-each", command.topics(),
+                    command.topics() * command.topicRate(), command));
         }
         return files;
     }
 
-    private static WorkloadFile workload(String name, int topics, int totalRate, KroxyliciousOmbCommand command) {
+    private static WorkloadFile workload(String name, int topics, int totalRate, Settings command) {
         String yaml = """
                 # Kroxylicious's shape (seed 002): %d topic(s), 1 partition each, 1 KiB, %d msg/s in total, one producer and one consumer per topic.
                 name: %s
@@ -168,7 +190,7 @@ final class KroxyliciousOmbRun {
                 consumerBacklogSizeGB: 0
                 testDurationMinutes: %d
                 warmupDurationMinutes: %d
-                """.formatted(topics, totalRate, name, topics, totalRate, command.testMinutes, command.warmupMinutes);
+                """.formatted(topics, totalRate, name, topics, totalRate, command.testMinutes(), command.warmupMinutes());
         WorkloadFile file = new WorkloadFile(name, "kroxylicious-omb", yaml);
         file.workload();
         return file;

@@ -1,4 +1,4 @@
-package io.sluice.app.bench.scenario;
+package io.sluice.omb.scenario;
 
 import java.io.IOException;
 import java.nio.file.Path;

@@ -1,4 +1,7 @@
-package io.sluice.app.bench.scenario;
+package io.sluice.omb.scenario;
+
+import io.sluice.bench.scenario.KmsCalls;
+import io.sluice.testkit.bench.PerformanceTable;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
@@ -42,11 +45,7 @@ class OmbFiguresTest {
     void rowsPutEachTargetBesideTheBrokerWithTheEncryptingProxysKmsCalls() throws Exception {
         OmbFigures direct = OmbFigures.read(storedResult());
         OmbFigures encrypted = new OmbFigures(direct.publishRate(), direct.publishAvgMs() + 1, direct.publishP99Ms() * 2, direct.endToEndAvgMs());
-        KroxyliciousOmbCommand command = new KroxyliciousOmbCommand();
-        command.rates = new int[] {5000};
-        command.topics = 0;
-        command.testMinutes = 1;
-        command.warmupMinutes = 1;
+        KroxyliciousOmbRun.Settings command = new KroxyliciousOmbRun.Settings(null, null, null, new int[] {5000}, 0, 500, 1, 1, null, 5);
         String workload = KroxyliciousOmbRun.workloads(command).get(0).name();
 
         List<Map<String, String>> rows = KroxyliciousOmbRun.rows(List.of(
@@ -76,7 +75,7 @@ class OmbFiguresTest {
             cells.put("Command", "`test`");
             full.add(cells);
         }
-        PerformanceTable.append(doc, KroxyliciousOmbCommand.NAME, full);
+        PerformanceTable.append(doc, KroxyliciousOmbRun.NAME, full);
         assertThat(java.nio.file.Files.readString(doc)).contains("| 2026-11-27 | `abcdef0` | 0.1 → 0.2 | " + workload + " | encryption | ");
     }
 }

@@ -1,5 +1,7 @@
 package io.sluice.bench;
 
+import io.sluice.testkit.bench.BenchTopics;
+
 import java.io.PrintStream;
 import java.nio.ByteBuffer;
 import java.time.Duration;
@@ -206,6 +208,6 @@ public final class ProxyBenchmark {
     }
 
     private void createTopic(String topic) throws Exception {
-        Topics.create(brokerBootstrap, topic, 1);
+        BenchTopics.create(brokerBootstrap, topic, 1);
     }
 }

@@ -1,9 +1,11 @@
 package io.sluice.bench;
 
+import io.sluice.testkit.CpuSampler;
+
 import java.time.Duration;
 import java.util.List;
 
-import io.sluice.bench.results.RunRecord;
+import io.sluice.results.RunRecord;
 
 /**
  * Watches a proxy process through one benchmark run: its CPU and memory every second (through {@link CpuSampler},

@@ -1,4 +1,4 @@
-package io.sluice.app.cli;
+package io.sluice.cli;
 
 /**
  * What every {@code sluice} command exits with, so scripts and CI can tell a bad command line or configuration (fix

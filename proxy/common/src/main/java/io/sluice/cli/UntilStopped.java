@@ -1,4 +1,4 @@
-package io.sluice.app.cli;
+package io.sluice.cli;
 
 import java.util.concurrent.CountDownLatch;
 

@@ -1,4 +1,4 @@
-package io.sluice.app.cli;
+package io.sluice.cli;
 
 /** Bad command-line arguments: printed without a stack trace, exit code 2. */
 public final class UsageException extends RuntimeException {

@@ -1,4 +1,4 @@
-package io.sluice.bench;
+package io.sluice.testkit;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;

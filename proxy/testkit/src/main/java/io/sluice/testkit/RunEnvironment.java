@@ -1,4 +1,4 @@
-package io.sluice.bench;
+package io.sluice.testkit;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -8,7 +8,7 @@ import java.util.Map;
 
 import org.apache.kafka.common.utils.AppInfoParser;
 
-import io.sluice.bench.results.RunRecord;
+import io.sluice.results.RunRecord;
 
 /** The machine and software versions a benchmark ran with, recorded beside its results. */
 public final class RunEnvironment {

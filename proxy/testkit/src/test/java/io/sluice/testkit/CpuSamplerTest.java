@@ -1,6 +1,6 @@
-package io.sluice.bench;
+package io.sluice.testkit;
 
-import io.sluice.bench.CpuSampler.Sample;
+import io.sluice.testkit.CpuSampler.Sample;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 

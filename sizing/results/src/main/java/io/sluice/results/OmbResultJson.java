@@ -1,4 +1,4 @@
-package io.sluice.bench.results;
+package io.sluice.results;
 
 import java.util.List;
 import java.util.function.Function;

@@ -1,4 +1,4 @@
-package io.sluice.bench.results;
+package io.sluice.results;
 
 import java.io.IOException;
 import java.nio.file.Files;

@@ -1,4 +1,4 @@
-package io.sluice.bench.results;
+package io.sluice.results;
 
 import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 import com.fasterxml.jackson.annotation.JsonInclude;

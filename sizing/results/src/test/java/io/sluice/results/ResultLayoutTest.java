@@ -1,4 +1,4 @@
-package io.sluice.bench.results;
+package io.sluice.results;
 
 import java.nio.file.Path;
 

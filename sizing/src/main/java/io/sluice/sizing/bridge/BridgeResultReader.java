@@ -12,9 +12,9 @@ import java.util.stream.Stream;
 
 import com.fasterxml.jackson.databind.JsonNode;
 
-import io.sluice.sizing.results.JsonFields;
-import io.sluice.sizing.results.MalformedResultException;
-import io.sluice.sizing.results.OmbResultReader;
+import io.sluice.results.read.JsonFields;
+import io.sluice.results.read.MalformedResultException;
+import io.sluice.results.read.OmbResultReader;
 
 /**
  * Reads {@code bench bridge} results: files named {@code SCENARIO.bridge.json}, in the schema docs/sizing.md

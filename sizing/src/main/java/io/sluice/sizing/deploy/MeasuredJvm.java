@@ -5,7 +5,7 @@ import java.util.List;
 import java.util.Optional;
 
 import io.sluice.sizing.points.TrafficPoint;
-import io.sluice.sizing.results.RunInfo;
+import io.sluice.results.read.RunInfo;
 
 /**
  * The JVM the fitted runs measured: heap, collector and processors as their {@code run.json} records them, so the pod

@@ -1,4 +1,4 @@
-package io.sluice.app.bench.scenario;
+package io.sluice.sizing.projection;
 
 import java.util.List;
 
@@ -17,11 +17,11 @@ import io.sluice.sizing.fit.LinearFit;
  *
  * @param perSecondCores the bridge's cores in each measured second
  */
-record OnePointProjection(double coresMeasured, double messagesPerSecond, List<Double> perSecondCores, long rssBeforeBytes, long rssWithBytes,
+public record OnePointProjection(double coresMeasured, double messagesPerSecond, List<Double> perSecondCores, long rssBeforeBytes, long rssWithBytes,
                           int connections) {
 
     /** The model as the sizing writes it, so its estimates come from the sizing's own code. */
-    BridgeFit fit() {
+    public BridgeFit fit() {
         double kMessages = messagesPerSecond / 1000;
         double perKMessages = coresMeasured * 1000 / kMessages;
         int n = perSecondCores.size();
@@ -43,21 +43,21 @@ record OnePointProjection(double coresMeasured, double messagesPerSecond, List<D
     }
 
     /** Whether the CPU estimate has an error at all (at least two measured seconds). */
-    boolean hasCpuError() {
+    public boolean hasCpuError() {
         return perSecondCores.size() >= 2;
     }
 
-    Estimate cores(long clients, double messagesPerClient) {
+    public Estimate cores(long clients, double messagesPerClient) {
         Estimate mc = fit().millicores(clients, clients * messagesPerClient);
         return new Estimate(mc.value() / 1000, mc.halfWidth95() / 1000);
     }
 
-    Estimate memoryGiB(long clients) {
+    public Estimate memoryGiB(long clients) {
         Estimate mib = fit().memoryMiB(clients);
         return new Estimate(mib.value() / 1024, mib.halfWidth95() / 1024);
     }
 
-    String describe(long clients, double messagesPerClient) {
+    public String describe(long clients, double messagesPerClient) {
         Estimate c = cores(clients, messagesPerClient);
         return "%,d clients: %.1f%s cores, %.1f GiB".formatted(clients, c.value(), hasCpuError() ? " ± %.1f".formatted(c.halfWidth95()) : " (error unknown)",
                 memoryGiB(clients).value());

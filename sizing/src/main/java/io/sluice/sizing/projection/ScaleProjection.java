@@ -1,4 +1,4 @@
-package io.sluice.app.bench.scenario;
+package io.sluice.sizing.projection;
 
 import java.util.List;
 
@@ -14,17 +14,17 @@ import io.sluice.sizing.fit.LinearFit;
  * only covers the scatter of the points: the projection assumes the line holds beyond the largest point measured,
  * which no measurement here can show.
  */
-record ScaleProjection(LinearFit cores, LinearFit rssMiB, int largestMeasured) {
+public record ScaleProjection(LinearFit cores, LinearFit rssMiB, int largestMeasured) {
 
     private static final List<String> CORES = List.of("cores at 0 clients", "cores per 1000 clients");
     private static final List<String> RSS = List.of("RSS MiB at 0 clients", "RSS MiB per 1000 clients");
 
     /** A measured point: clients connected, bridge cores used, bridge RSS. */
-    record Point(int clients, double cores, double rssMiB) {
+    public record Point(int clients, double cores, double rssMiB) {
     }
 
     /** Null when fewer than 3 points were measured: a line through two points has no error to state. */
-    static ScaleProjection fit(List<Point> points) {
+    public static ScaleProjection fit(List<Point> points) {
         if (points.size() < 3) {
             return null;
         }
@@ -35,18 +35,18 @@ record ScaleProjection(LinearFit cores, LinearFit rssMiB, int largestMeasured) {
         return new ScaleProjection(LeastSquares.fit(CORES, rows, cores), LeastSquares.fit(RSS, rows, rss), largest);
     }
 
-    Estimate coresAt(int clients) {
+    public Estimate coresAt(int clients) {
         double[] row = {1, clients / 1000.0};
         return new Estimate(cores.predict(row), cores.predictionHalfWidth95(row));
     }
 
-    Estimate rssMiBAt(int clients) {
+    public Estimate rssMiBAt(int clients) {
         double[] row = {1, clients / 1000.0};
         return new Estimate(rssMiB.predict(row), rssMiB.predictionHalfWidth95(row));
     }
 
     /** One line a reader can check: what is projected, from what, and how far beyond the measurements. */
-    String describe(int clients) {
+    public String describe(int clients) {
         Estimate c = coresAt(clients);
         Estimate m = rssMiBAt(clients);
         return "projected to %,d clients (%.1f× the largest measured, %,d): bridge CPU %.2f ± %.2f cores, RSS %,.0f ± %,.0f MiB "

@@ -11,8 +11,8 @@ import io.sluice.sizing.fit.CpuFit;
 import io.sluice.sizing.fit.CpuFitter;
 import io.sluice.sizing.points.PointMeasurer;
 import io.sluice.sizing.points.TrafficPoint;
-import io.sluice.sizing.results.ResultSetReader;
-import io.sluice.sizing.testing.SyntheticRuns;
+import io.sluice.results.read.ResultSetReader;
+import io.sluice.results.testing.SyntheticRuns;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;

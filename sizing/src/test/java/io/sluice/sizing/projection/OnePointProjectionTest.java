@@ -1,4 +1,5 @@
-package io.sluice.app.bench.scenario;
+package io.sluice.sizing.projection;
+
 
 import java.util.List;
 
@@ -43,12 +44,5 @@ class OnePointProjectionTest {
         var p = new OnePointProjection(0.5, 10_000, List.of(0.5), 0, MIB, 1000);
         assertThat(p.hasCpuError()).isFalse();
         assertThat(p.describe(125_000, 1)).contains("(error unknown)");
-    }
-
-    @Test
-    void theSeedsRatioSetsTheEndpoints() {
-        assertThat(KafkoramaFanoutScenario.endpointsFor(19_000)).isEqualTo(1520);
-        assertThat(KafkoramaFanoutScenario.endpointsFor(125_000)).isEqualTo(10_000);
-        assertThat(KafkoramaFanoutScenario.endpointsFor(3)).isEqualTo(1);
     }
 }

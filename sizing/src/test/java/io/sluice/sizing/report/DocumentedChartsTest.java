@@ -21,7 +21,7 @@ import io.sluice.sizing.bridge.BridgePoint;
 import io.sluice.sizing.bridge.BridgeResultReader;
 import io.sluice.sizing.plan.Sizing;
 import io.sluice.sizing.plan.TrafficSpec;
-import io.sluice.sizing.results.ResultSetReader;
+import io.sluice.results.read.ResultSetReader;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

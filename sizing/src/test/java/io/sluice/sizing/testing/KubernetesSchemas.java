@@ -8,7 +8,7 @@ import java.util.Map;
 
 import com.fasterxml.jackson.databind.JsonNode;
 
-import io.sluice.proxy.testing.PythonClients;
+import io.sluice.testkit.fixtures.PythonClients;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

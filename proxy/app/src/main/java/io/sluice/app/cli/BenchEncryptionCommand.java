@@ -1,5 +1,7 @@
 package io.sluice.app.cli;
 
+import io.sluice.bench.proxy.EncryptionBench;
+
 import java.util.concurrent.Callable;
 
 import picocli.CommandLine.Command;
@@ -22,6 +24,6 @@ public final class BenchEncryptionCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        return EncryptionBench.run(load, latencySeconds);
+        return EncryptionBench.run(LoadSettings.of(load, latencySeconds), Main.class.getName());
     }
 }

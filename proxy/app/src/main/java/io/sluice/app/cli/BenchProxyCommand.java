@@ -1,5 +1,8 @@
 package io.sluice.app.cli;
 
+import io.sluice.bench.proxy.ProxyBench;
+import io.sluice.cli.UsageException;
+
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -67,14 +70,19 @@ public final class BenchProxyCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         if (rates != null) {
-            return new ProxyBench(this).sweep(parseRates(rates));
+            return new ProxyBench(options()).sweep(parseRates(rates));
         }
         for (String sweepOnly : SWEEP_ONLY) {
             if (spec.commandLine().getParseResult().hasMatchedOption(sweepOnly)) {
                 throw new UsageException(sweepOnly + " belongs to the fixed-rate mode: give --rates too");
             }
         }
-        return new ProxyBench(this).run();
+        return new ProxyBench(options()).run();
+    }
+
+    private ProxyBench.Options options() {
+        return new ProxyBench.Options(Main.class.getName(), LoadSettings.of(load, latencySeconds), targets, proxyHeap, out, batching, seconds,
+                warmupSeconds, intervalSeconds);
     }
 
     static List<Double> parseRates(String text) {

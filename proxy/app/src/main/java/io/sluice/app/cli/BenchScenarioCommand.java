@@ -1,4 +1,13 @@
-package io.sluice.app.bench.scenario;
+package io.sluice.app.cli;
+
+import io.sluice.bench.bridge.scenario.BridgeFailoverScenario;
+import io.sluice.bench.bridge.scenario.KafkoramaFanoutScenario;
+import io.sluice.bench.bridge.scenario.KafkoramaPublishScenario;
+import io.sluice.bench.bridge.scenario.Lightstreamer1Command;
+import io.sluice.bench.bridge.scenario.Lightstreamer2Command;
+import io.sluice.bench.bridge.scenario.MigratoryDataGamingScenario;
+import io.sluice.app.cli.KafScaleCommand;
+import io.sluice.app.cli.KroxyliciousOmbCommand;
 
 import java.util.concurrent.Callable;
 

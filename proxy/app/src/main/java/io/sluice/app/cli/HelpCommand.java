@@ -1,5 +1,7 @@
 package io.sluice.app.cli;
 
+import io.sluice.cli.ExitCodes;
+
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;

@@ -1,5 +1,7 @@
 package io.sluice.app.cli;
 
+import io.sluice.omb.run.OmbRun;
+
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
 
@@ -41,6 +43,6 @@ public final class OmbCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        return OmbRun.run(this);
+        return OmbRun.run(new OmbRun.Options(Main.class.getName(), workloads, targets, out, ombHome, proxyHeap, marginMinutes, list));
     }
 }

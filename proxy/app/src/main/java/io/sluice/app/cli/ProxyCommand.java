@@ -1,5 +1,8 @@
 package io.sluice.app.cli;
 
+import io.sluice.cli.ExitCodes;
+import io.sluice.cli.UntilStopped;
+
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
 

@@ -1,5 +1,7 @@
 package io.sluice.app.cli;
 
+import io.sluice.cli.UsageException;
+
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.Callable;
@@ -11,7 +13,7 @@ import io.sluice.sizing.bridge.AudienceSpec;
 import io.sluice.sizing.bridge.BridgePoint;
 import io.sluice.sizing.bridge.BridgeResultReader;
 import io.sluice.sizing.report.SizingOutput;
-import io.sluice.sizing.results.MalformedResultException;
+import io.sluice.results.read.MalformedResultException;
 
 /**
  * {@code sluice size bridge --runs DIR}: connections and messages per core and memory per connection, fitted to

@@ -1,5 +1,7 @@
 package io.sluice.app.cli;
 
+import io.sluice.cli.ExitCodes;
+
 import java.util.concurrent.Callable;
 
 import picocli.CommandLine;
@@ -8,9 +10,9 @@ import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.ScopeType;
 import picocli.CommandLine.Spec;
 
-import io.sluice.app.bench.bridge.BenchBridgeCommand;
-import io.sluice.app.bench.idle.BenchIdleCommand;
-import io.sluice.app.bench.scenario.BenchScenarioCommand;
+import io.sluice.bench.bridge.BenchBridgeCommand;
+import io.sluice.app.cli.BenchIdleCommand;
+import io.sluice.app.cli.BenchScenarioCommand;
 import io.sluice.app.demo.DemoCommand;
 import io.sluice.build.BuildInfo;
 

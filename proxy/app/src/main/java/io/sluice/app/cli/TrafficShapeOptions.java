@@ -1,5 +1,7 @@
 package io.sluice.app.cli;
 
+import io.sluice.cli.UsageException;
+
 import java.util.List;
 
 import io.sluice.sizing.plan.ProducerBatching;

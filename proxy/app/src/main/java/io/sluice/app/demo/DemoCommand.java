@@ -1,5 +1,7 @@
 package io.sluice.app.demo;
 
+import io.sluice.bench.targets.DemoProxyConfig;
+
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -56,24 +58,7 @@ public final class DemoCommand implements Callable<Integer> {
     }
 
     static ProxyConfig demoConfig(String kafkaBootstrap, String proxyBootstrap, int managementPort) {
-        return ProxyConfigLoader.parse(demoYaml(kafkaBootstrap, proxyBootstrap, managementPort), Map.of());
-    }
-
-    /** The demo's proxy configuration: one virtual cluster, passthrough, one port-per-broker gateway. */
-    public static String demoYaml(String kafkaBootstrap, String proxyBootstrap, int managementPort) {
-        return """
-                management:
-                  bindAddress: 127.0.0.1
-                  port: %d
-                virtualClusters:
-                  - name: demo
-                    targetCluster:
-                      bootstrapServers: "%s"
-                    gateways:
-                      - name: default
-                        portIdentifiesNode:
-                          bootstrapAddress: "%s"
-                """.formatted(managementPort, kafkaBootstrap, proxyBootstrap);
+        return ProxyConfigLoader.parse(DemoProxyConfig.yaml(kafkaBootstrap, proxyBootstrap, managementPort), Map.of());
     }
 
     /** The filters the demo parts contribute, as top-level YAML. */

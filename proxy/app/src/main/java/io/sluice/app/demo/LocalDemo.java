@@ -1,5 +1,7 @@
 package io.sluice.app.demo;
 
+import io.sluice.bench.targets.DemoProxyConfig;
+
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -28,7 +30,7 @@ final class LocalDemo {
         ServiceLoader.load(DemoPart.class).forEach(parts::add);
         ProxyServer proxy;
         try {
-            proxy = ProxyServer.start(ProxyConfigLoader.parse(DemoCommand.demoYaml(kafka.bootstrapServers(), command.bootstrap, command.managementPort) + DemoCommand.filtersYaml(parts), Map.of()));
+            proxy = ProxyServer.start(ProxyConfigLoader.parse(DemoProxyConfig.yaml(kafka.bootstrapServers(), command.bootstrap, command.managementPort) + DemoCommand.filtersYaml(parts), Map.of()));
         } catch (RuntimeException e) {
             kafka.close();
             throw e;

@@ -1,4 +1,4 @@
-package io.sluice.sizing.kubernetes;
+package io.sluice.app.kubernetes;
 
 import java.io.IOException;
 import java.io.OutputStream;
@@ -26,14 +26,14 @@ import org.junit.jupiter.api.io.TempDir;
 
 import io.sluice.proxy.config.ProxyConfigLoader;
 import io.sluice.proxy.config.ProxyConfig;
-import io.sluice.proxy.testing.Executables;
+import io.sluice.testkit.fixtures.Executables;
 import io.sluice.sizing.deploy.DeploymentYaml;
 import io.sluice.sizing.deploy.JvmBudget;
 import io.sluice.sizing.deploy.DeployedComponent;
 import io.sluice.sizing.plan.Sizing;
 import io.sluice.sizing.plan.TrafficSpec;
 import io.sluice.sizing.report.SizingOutput;
-import io.sluice.sizing.results.ResultSetReader;
+import io.sluice.results.read.ResultSetReader;
 import io.sluice.sizing.testing.KubernetesSchemas;
 import io.sluice.sizing.testing.KubernetesSchemas.Document;
 

@@ -1,4 +1,4 @@
-package io.sluice.app.bench.jwt;
+package io.sluice.bench.jwt;
 
 import java.nio.charset.StandardCharsets;
 import java.security.SecureRandom;

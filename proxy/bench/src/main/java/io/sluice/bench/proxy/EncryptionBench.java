@@ -1,4 +1,5 @@
-package io.sluice.app.cli;
+package io.sluice.bench.proxy;
+
 
 import java.util.Arrays;
 import java.util.LinkedHashMap;
@@ -6,30 +7,30 @@ import java.util.List;
 import java.util.Map;
 import java.util.stream.Collectors;
 
-import io.sluice.bench.CpuSampler;
+import io.sluice.testkit.CpuSampler;
 import io.sluice.bench.ProxyBenchmark;
 import io.sluice.testkit.FreePorts;
 import io.sluice.testkit.LocalKafka;
 import io.sluice.testkit.LocalProxy;
 
 /**
- * What {@link BenchEncryptionCommand} runs. A class of its own because it uses the demo broker and the benchmark harness,
+ * What {@code sluice bench encryption} runs (the app's BenchEncryptionCommand). A class of its own because it uses the demo broker and the benchmark harness,
  * which only {@code lib-extra/} holds: picocli reflects on every command's methods at start-up, so the command class
  * names none of their types and {@code sluice proxy} starts without them.
  */
-final class EncryptionBench {
+public final class EncryptionBench {
 
     private EncryptionBench() {
     }
 
-    static int run(LoadOptions load, int latencySeconds) throws Exception {
-        ProxyBenchmark.Settings settings = LoadSettings.of(load, latencySeconds);
+    /** @param launcher the launcher class each child proxy runs ({@link LocalProxy}) */
+    public static int run(ProxyBenchmark.Settings settings, String launcher) throws Exception {
         System.out.printf("sluice bench encryption: %s; %d cores%n", settings, Runtime.getRuntime().availableProcessors());
         String passthroughBootstrap = "127.0.0.1:" + FreePorts.block(8);
         String encryptionBootstrap = "127.0.0.1:" + FreePorts.block(8);
         try (LocalKafka kafka = LocalKafka.start(LocalKafka.Options.defaults());
-             LocalProxy passthrough = proxy(kafka, passthroughBootstrap, "");
-             LocalProxy encryption = proxy(kafka, encryptionBootstrap, """
+             LocalProxy passthrough = proxy(launcher, kafka, passthroughBootstrap, "");
+             LocalProxy encryption = proxy(launcher, kafka, encryptionBootstrap, """
                      filterDefinitions:
                        - name: encrypt
                          type: RecordEncryption
@@ -63,7 +64,7 @@ final class EncryptionBench {
         return 0;
     }
 
-    private static LocalProxy proxy(LocalKafka kafka, String bootstrap, String filters) throws Exception {
+    private static LocalProxy proxy(String launcher, LocalKafka kafka, String bootstrap, String filters) throws Exception {
         int management = FreePorts.block(1);
         String yaml = """
                 management:
@@ -77,7 +78,7 @@ final class EncryptionBench {
                         portIdentifiesNode:
                           bootstrapAddress: "%s"
                 %s""".formatted(management, kafka.bootstrapServers(), bootstrap, filters);
-        return LocalProxy.start(yaml, management, List.of("-Xmx512m", "-XX:+UseParallelGC"));
+        return LocalProxy.start(launcher, yaml, management, List.of("-Xmx512m", "-XX:+UseParallelGC"));
     }
 
     private static double median(double[] values) {

@@ -1,4 +1,9 @@
-package io.sluice.app.cli;
+package io.sluice.bench.proxy;
+
+import io.sluice.bench.targets.DemoProxyConfig;
+
+
+import io.sluice.cli.UsageException;
 
 import java.nio.file.Path;
 import java.time.Duration;
@@ -13,8 +18,7 @@ import java.util.Map;
 import java.util.function.Function;
 import java.util.stream.Collectors;
 
-import io.sluice.app.demo.DemoCommand;
-import io.sluice.bench.CpuSampler;
+import io.sluice.testkit.CpuSampler;
 import io.sluice.bench.ProxyBenchmark;
 import io.sluice.bench.sweep.FixedRateLoad;
 import io.sluice.bench.sweep.RateSweep;
@@ -26,30 +30,43 @@ import io.sluice.testkit.LocalKafka;
 import io.sluice.testkit.LocalProxy;
 
 /**
- * What {@link BenchProxyCommand} runs, apart from it because it uses the demo broker and the benchmark harness, which
- * only {@code lib-extra/} holds: picocli reflects on every command's methods at start-up, so the command class names
- * none of their types and {@code sluice proxy} starts without them.
+ * What {@code sluice bench proxy} runs (the app's BenchProxyCommand parses the options into {@link Options}), apart
+ * from the command because it uses the demo broker and the benchmark harness, which only {@code lib-extra/} holds:
+ * picocli reflects on every command's methods at start-up, so the command class names none of their types and
+ * {@code sluice proxy} starts without them.
  */
-final class ProxyBench {
+public final class ProxyBench {
 
-    private final BenchProxyCommand command;
+    /**
+     * What the command line asked for.
+     *
+     * @param launcher the launcher class each child proxy runs ({@link LocalProxy})
+     * @param load     the one-run load and its latency phase
+     * @param targets  comma-separated target names, or null for the demo's passthrough proxy against direct
+     * @param out      with the sweep: where results go, or null for bench-results/yyyyMMdd-HHmmss
+     */
+    public record Options(String launcher, ProxyBenchmark.Settings load, String targets, String proxyHeap, Path out, String batching,
+                          int seconds, int warmupSeconds, int intervalSeconds) {
+    }
 
-    ProxyBench(BenchProxyCommand command) {
+    private final Options command;
+
+    public ProxyBench(Options command) {
         this.command = command;
     }
 
-    int run() throws Exception {
-        ProxyBenchmark.Settings settings = LoadSettings.of(command.load, command.latencySeconds);
+    public int run() throws Exception {
+        ProxyBenchmark.Settings settings = command.load();
         System.out.printf("sluice bench proxy: %s; %d cores%n", settings, Runtime.getRuntime().availableProcessors());
-        if (command.targets != null) {
+        if (command.targets() != null) {
             return throughTargets(settings);
         }
         try (LocalKafka kafka = LocalKafka.start(LocalKafka.Options.defaults())) {
             String bootstrap = "127.0.0.1:" + FreePorts.block(8);
             int managementPort = FreePorts.block(1);
             // The proxy runs in its own JVM so its CPU, GC and memory are its own, not the load generator's.
-            try (LocalProxy proxy = LocalProxy.start(DemoCommand.demoYaml(kafka.bootstrapServers(), bootstrap, managementPort), managementPort,
-                    List.of(command.proxyHeap, "-XX:+UseParallelGC"))) {
+            try (LocalProxy proxy = LocalProxy.start(command.launcher(), DemoProxyConfig.yaml(kafka.bootstrapServers(), bootstrap, managementPort), managementPort,
+                    List.of(command.proxyHeap(), "-XX:+UseParallelGC"))) {
                 Map<String, String> bootstraps = new LinkedHashMap<>();
                 bootstraps.put("direct", kafka.bootstrapServers());
                 bootstraps.put("proxy", bootstrap);
@@ -66,7 +83,7 @@ final class ProxyBench {
     private int throughTargets(ProxyBenchmark.Settings settings) throws Exception {
         List<BenchTarget> specs;
         try {
-            specs = BenchTargets.resolve(List.of(command.targets.split(",")));
+            specs = BenchTargets.resolve(List.of(command.targets().split(",")));
         } catch (IllegalArgumentException e) {
             throw new UsageException(e.getMessage());
         }
@@ -90,7 +107,7 @@ final class ProxyBench {
                     System.out.printf("skipping target '%s': %s%n", spec.name(), unavailable.get());
                     continue;
                 }
-                LocalProxy proxy = LocalProxy.start(spec.proxyConfigTemplate(), managementPort, List.of(command.proxyHeap, "-XX:+UseParallelGC"), env);
+                LocalProxy proxy = LocalProxy.start(command.launcher(), spec.proxyConfigTemplate(), managementPort, List.of(command.proxyHeap(), "-XX:+UseParallelGC"), env);
                 proxies.add(proxy);
                 bootstraps.put(spec.name(), bootstrap);
                 System.out.printf("target %-12s proxy pid %d at %s%n", spec.name(), proxy.pid(), bootstrap);
@@ -108,7 +125,7 @@ final class ProxyBench {
     /** The producer batchings to run at each rate (--batching). */
     private List<FixedRateLoad.Batching> batchings() {
         try {
-            return FixedRateLoad.Batching.parseList(command.batching);
+            return FixedRateLoad.Batching.parseList(command.batching());
         } catch (IllegalArgumentException e) {
             throw new UsageException(e.getMessage());
         }
@@ -118,22 +135,22 @@ final class ProxyBench {
      * Fixed-rate runs, each target at each produce rate, written as OMB results with a run.json beside each (the
      * layout {@code sluice size} and {@code sluice omb} share).
      */
-    int sweep(List<Double> produceRates) throws Exception {
-        Path results = command.out != null ? command.out : Path.of("bench-results/" + LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")));
+    public int sweep(List<Double> produceRates) throws Exception {
+        Path results = command.out() != null ? command.out() : Path.of("bench-results/" + LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")));
         List<BenchTarget> resolved;
         try {
-            resolved = BenchTargets.resolve(List.of((command.targets != null ? command.targets : "direct,passthrough").split(",")));
+            resolved = BenchTargets.resolve(List.of((command.targets() != null ? command.targets() : "direct,passthrough").split(",")));
         } catch (IllegalArgumentException e) {
             throw new UsageException(e.getMessage());
         }
-        RateSweep.Settings settings = new RateSweep.Settings(produceRates, command.load.recordBytes, Duration.ofSeconds(command.warmupSeconds),
-                Duration.ofSeconds(command.seconds), Duration.ofSeconds(command.intervalSeconds), List.of(command.proxyHeap, "-XX:+UseParallelGC"),
+        RateSweep.Settings settings = new RateSweep.Settings(produceRates, command.load().recordBytes(), Duration.ofSeconds(command.warmupSeconds()),
+                Duration.ofSeconds(command.seconds()), Duration.ofSeconds(command.intervalSeconds()), List.of(command.proxyHeap(), "-XX:+UseParallelGC"),
                 batchings());
         System.out.printf("sluice bench proxy (fixed rates): %s MB/s of %d-byte messages, %d s each after %d s warm-up, targets %s; %d cores; results in %s%n",
                 produceRates, settings.messageBytes(), settings.test().toSeconds(), settings.warmup().toSeconds(),
                 resolved.stream().map(BenchTarget::name).toList(), Runtime.getRuntime().availableProcessors(), results.toAbsolutePath());
         try (LocalKafka kafka = LocalKafka.start(LocalKafka.Options.defaults())) {
-            List<Path> written = new RateSweep(settings, results, System.out).run(kafka.bootstrapServers(), resolved);
+            List<Path> written = new RateSweep(settings, results, System.out, command.launcher()).run(kafka.bootstrapServers(), resolved);
             System.out.printf("%nwrote %d results (tool: sluice-bench) under %s%nnext: ./sluice size --runs %s%n", written.size(), results, results);
         }
         return 0;

@@ -1,4 +1,4 @@
-package io.sluice.app.bench.scenario;
+package io.sluice.bench.scenario;
 
 import java.io.PrintStream;
 import java.nio.ByteBuffer;

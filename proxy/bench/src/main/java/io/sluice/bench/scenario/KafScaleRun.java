@@ -1,4 +1,10 @@
-package io.sluice.app.bench.scenario;
+package io.sluice.bench.scenario;
+
+import io.sluice.cli.ScenarioOptions;
+
+
+import io.sluice.testkit.bench.ScenarioReport;
+import io.sluice.testkit.bench.Seed;
 
 import java.io.PrintStream;
 import java.time.Duration;
@@ -12,15 +18,27 @@ import org.HdrHistogram.Histogram;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
 
-import io.sluice.app.bench.BenchKafka;
-import io.sluice.app.cli.UsageException;
+import io.sluice.testkit.bench.BenchKafka;
+import io.sluice.cli.UsageException;
 
 /**
- * What {@link KafScaleCommand} runs: for the broker and then the passthrough proxy (a child JVM, as {@code bench proxy}
+ * What {@code sluice bench scenario kafscale} runs (the app's KafScaleCommand parses the options into {@link Settings}): for the broker and then the passthrough proxy (a child JVM, as {@code bench proxy}
  * runs it), the hot path, the backlog read and the consumer restart, each on its own new topic; then, through the proxy
  * only, the proxy restart. One row per test.
  */
-final class KafScaleRun {
+public final class KafScaleRun {
+
+    public static final String NAME = "kafscale";
+
+    /**
+     * What the command line asked for.
+     *
+     * @param launcher the launcher class the child proxy runs ({@link io.sluice.testkit.LocalProxy})
+     * @param kafka    a running Kafka's bootstrap servers, or null to start one
+     */
+    public record Settings(String launcher, ScenarioOptions options, String kafka, int records, int recordBytes, int partitions, int rate,
+                           int phaseSeconds) {
+    }
 
     static final Seed SEED = new Seed("004_fca39a1fabdf63e2.txt", "KafScale benchmarks: produce and consume via the broker, offset recovery",
             "The seed measured KafScale's own broker (S3-backed) on kind on a laptop with kcat, 2,000-4,000 records of 256 B, wall time"
@@ -34,54 +52,54 @@ final class KafScaleRun {
     private KafScaleRun() {
     }
 
-    static int run(KafScaleCommand command, PrintStream out) throws Exception {
-        if (command.recordBytes < 16 || command.records < 1 || command.partitions < 1 || command.rate < 1 || command.phaseSeconds < 1) {
+    public static int run(Settings command, PrintStream out) throws Exception {
+        if (command.recordBytes() < 16 || command.records() < 1 || command.partitions() < 1 || command.rate() < 1 || command.phaseSeconds() < 1) {
             throw new UsageException("--record-bytes must be at least 16, and --records, --partitions, --rate, --phase-seconds at least 1");
         }
-        ScenarioReport report = new ScenarioReport(KafScaleCommand.NAME, SEED, command.options, out);
+        ScenarioReport report = new ScenarioReport(NAME, SEED, command.options(), out);
         report.begin();
-        Duration phase = Duration.ofSeconds(command.phaseSeconds);
+        Duration phase = Duration.ofSeconds(command.phaseSeconds());
         Map<String, Object> details = new LinkedHashMap<>();
-        try (BenchKafka local = command.kafka.open()) {
+        try (BenchKafka local = BenchKafka.open(command.kafka())) {
             String kafka = local.bootstrapServers();
             String run = Long.toString(System.currentTimeMillis(), 36);
-            try (ScenarioProxy proxy = ScenarioProxy.start(kafka, "", Map.of())) {
+            try (ScenarioProxy proxy = ScenarioProxy.start(command.launcher(), kafka, "", Map.of())) {
                 out.printf("Kafka %s; passthrough proxy pid %d at %s%n", kafka, proxy.pid(), proxy.bootstrap());
                 // A throw-away hot path through each target first: the load generator's JIT, the broker's log and page cache and
                 // the proxy's pools warm up there. Without it the first target measured (the broker) pays for all of them and
                 // reads slower than the proxy behind it.
-                int warmupRecords = Math.min(command.records, WARMUP_RECORDS);
+                int warmupRecords = Math.min(command.records(), WARMUP_RECORDS);
                 for (String target : List.of("direct", "proxy")) {
                     String topic = "kafscale-" + run + "-warmup-" + target;
-                    createTopics(kafka, command.partitions, topic);
+                    createTopics(kafka, command.partitions(), topic);
                     out.printf("%s: warm-up, %,d records (not measured)%n", target, warmupRecords);
-                    new KafScaleLoad(target.equals("direct") ? kafka : proxy.bootstrap(), command.recordBytes, out).hotPath(topic, warmupRecords);
+                    new KafScaleLoad(target.equals("direct") ? kafka : proxy.bootstrap(), command.recordBytes(), out).hotPath(topic, warmupRecords);
                 }
                 for (String target : List.of("direct", "proxy")) {
-                    KafScaleLoad load = new KafScaleLoad(target.equals("direct") ? kafka : proxy.bootstrap(), command.recordBytes, out);
+                    KafScaleLoad load = new KafScaleLoad(target.equals("direct") ? kafka : proxy.bootstrap(), command.recordBytes(), out);
                     String topic = "kafscale-" + run + "-" + target;
-                    createTopics(kafka, command.partitions, topic, topic + "-restart", topic + "-proxy-restart");
+                    createTopics(kafka, command.partitions(), topic, topic + "-restart", topic + "-proxy-restart");
 
-                    out.printf("%s: hot path, %,d records of %d B%n", target, command.records, command.recordBytes);
-                    KafScaleLoad.HotPath hot = load.hotPath(topic, command.records);
-                    report.row(hotPathRow(target, hot, command.recordBytes));
+                    out.printf("%s: hot path, %,d records of %d B%n", target, command.records(), command.recordBytes());
+                    KafScaleLoad.HotPath hot = load.hotPath(topic, command.records());
+                    report.row(hotPathRow(target, hot, command.recordBytes()));
                     details.put(target + ".hotPath", hot.sendErrors() + " send errors");
 
                     out.printf("%s: backlog, a new group from the beginning%n", target);
-                    double backlog = load.backlog(topic, command.records);
-                    report.row(row(target, "backlog from the beginning", count(command.records, command.recordBytes), "n/a",
-                            rate(backlog, command.recordBytes), "n/a", "n/a", "n/a", "n/a", "n/a"));
+                    double backlog = load.backlog(topic, command.records());
+                    report.row(row(target, "backlog from the beginning", count(command.records(), command.recordBytes()), "n/a",
+                            rate(backlog, command.recordBytes()), "n/a", "n/a", "n/a", "n/a", "n/a"));
 
-                    out.printf("%s: consumer restart at %,d msg/s%n", target, command.rate);
-                    KafScaleLoad.Recovery consumer = load.consumerRestart(topic + "-restart", command.rate, phase);
+                    out.printf("%s: consumer restart at %,d msg/s%n", target, command.rate());
+                    KafScaleLoad.Recovery consumer = load.consumerRestart(topic + "-restart", command.rate(), phase);
                     report.row(recoveryRow(target, "consumer restart (same group)", consumer, String.format(Locale.ROOT,
                             "first record %.3f s after the new consumer; at the committed offset: %s", consumer.consumeResumeSeconds(),
                             consumer.resumedAtCommitted() ? "yes" : "NO")));
                     details.put(target + ".consumerRestart", consumer);
 
                     if (target.equals("proxy")) {
-                        out.printf("proxy: proxy restart under load at %,d msg/s%n", command.rate);
-                        KafScaleLoad.Recovery restart = load.proxyRestart(proxy, topic + "-proxy-restart", command.rate, phase);
+                        out.printf("proxy: proxy restart under load at %,d msg/s%n", command.rate());
+                        KafScaleLoad.Recovery restart = load.proxyRestart(proxy, topic + "-proxy-restart", command.rate(), phase);
                         report.row(recoveryRow(target, "proxy restart (SIGTERM, same addresses)", restart, String.format(Locale.ROOT,
                                 "produce %.2f s, consume %.2f s after the stop", restart.produceResumeSeconds(), restart.consumeResumeSeconds())));
                         details.put("proxy.proxyRestart", restart);

@@ -1,4 +1,4 @@
-package io.sluice.app.bench.scenario;
+package io.sluice.bench.scenario;
 
 import java.io.IOException;
 import java.net.URI;
@@ -18,15 +18,15 @@ import java.util.regex.Pattern;
  * @param dataKeyGenerations {@code generate_data_key} calls: a new data key, one Vault {@code datakey} request each
  * @param unwraps            {@code unwrap} calls: a wrapped data key decrypted, one Vault {@code decrypt} request each
  */
-record KmsCalls(long dataKeyGenerations, long unwraps) {
+public record KmsCalls(long dataKeyGenerations, long unwraps) {
 
-    static final KmsCalls NONE = new KmsCalls(0, 0);
+    public static final KmsCalls NONE = new KmsCalls(0, 0);
     private static final Pattern SERIES = Pattern.compile("^sluice_kms_calls_seconds_count\\{([^}]*)\\}\\s+(\\S+)", Pattern.MULTILINE);
     private static final Pattern OPERATION = Pattern.compile("operation=\"([^\"]*)\"");
     private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
 
     /** Sums the series of every provider and outcome by operation; a proxy without a KMS has none, which reads as zero. */
-    static KmsCalls parse(String exposition) {
+    public static KmsCalls parse(String exposition) {
         long generations = 0;
         long unwraps = 0;
         Matcher series = SERIES.matcher(exposition);
@@ -48,7 +48,7 @@ record KmsCalls(long dataKeyGenerations, long unwraps) {
     }
 
     /** Reads {@code http://127.0.0.1:PORT/metrics}; a proxy that does not answer is an error, not zero calls. */
-    static KmsCalls scrape(int managementPort) throws IOException, InterruptedException {
+    public static KmsCalls scrape(int managementPort) throws IOException, InterruptedException {
         HttpResponse<String> response = HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + managementPort + "/metrics"))
                 .timeout(Duration.ofSeconds(5)).build(), HttpResponse.BodyHandlers.ofString());
         if (response.statusCode() != 200) {
@@ -63,7 +63,7 @@ record KmsCalls(long dataKeyGenerations, long unwraps) {
     }
 
     /** The calls made since {@code earlier}, a scrape of the same proxy. */
-    KmsCalls since(KmsCalls earlier) {
+    public KmsCalls since(KmsCalls earlier) {
         return new KmsCalls(dataKeyGenerations - earlier.dataKeyGenerations, unwraps - earlier.unwraps);
     }
 }

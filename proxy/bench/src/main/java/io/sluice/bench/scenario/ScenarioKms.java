@@ -1,4 +1,4 @@
-package io.sluice.app.bench.scenario;
+package io.sluice.bench.scenario;
 
 import java.io.IOException;
 import java.net.URI;
@@ -17,13 +17,13 @@ import io.sluice.kms.vault.VaultTransitStandIn;
  * stand-in, which speaks the same HTTP API, so that every KMS call the proxy makes is a real HTTP round trip either way.
  * The proxy gets the token through its environment ({@code auth.tokenEnv}), never in its configuration file.
  */
-final class ScenarioKms implements AutoCloseable {
+public final class ScenarioKms implements AutoCloseable {
 
-    static final String VAULT_ADDR = "VAULT_ADDR";
-    static final String VAULT_TOKEN = "VAULT_TOKEN";
-    static final String VAULT_TRANSIT_MOUNT = "VAULT_TRANSIT_MOUNT";
+    public static final String VAULT_ADDR = "VAULT_ADDR";
+    public static final String VAULT_TOKEN = "VAULT_TOKEN";
+    public static final String VAULT_TRANSIT_MOUNT = "VAULT_TRANSIT_MOUNT";
     /** The variable the proxy reads its token from. */
-    static final String PROXY_TOKEN_VARIABLE = "SLUICE_BENCH_VAULT_TOKEN";
+    public static final String PROXY_TOKEN_VARIABLE = "SLUICE_BENCH_VAULT_TOKEN";
 
     private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
@@ -42,7 +42,7 @@ final class ScenarioKms implements AutoCloseable {
     /**
      * @throws IllegalArgumentException when {@code VAULT_ADDR} is set without {@code VAULT_TOKEN}
      */
-    static ScenarioKms from(Map<String, String> env) throws IOException {
+    public static ScenarioKms from(Map<String, String> env) throws IOException {
         String address = env.get(VAULT_ADDR);
         if (address == null || address.isBlank()) {
             VaultTransitStandIn standIn = VaultTransitStandIn.start();
@@ -57,7 +57,7 @@ final class ScenarioKms implements AutoCloseable {
     }
 
     /** Creates the Transit key if it does not exist (Vault answers 204 either way). */
-    void ensureKey(String name) throws IOException, InterruptedException {
+    public void ensureKey(String name) throws IOException, InterruptedException {
         HttpResponse<String> response = HTTP.send(HttpRequest.newBuilder(URI.create(url + "/v1/" + mount + "/keys/" + name))
                 .header("X-Vault-Token", token)
                 .timeout(Duration.ofSeconds(10))
@@ -68,7 +68,7 @@ final class ScenarioKms implements AutoCloseable {
     }
 
     /** The RecordEncryption filter definition for every topic, with one KEK, calling this Vault. */
-    String filterDefinition(String filterName, String kek) {
+    public String filterDefinition(String filterName, String kek) {
         return """
                 filterDefinitions:
                   - name: %s
@@ -87,17 +87,17 @@ final class ScenarioKms implements AutoCloseable {
     }
 
     /** What the proxy's environment needs for {@link #filterDefinition}. */
-    Map<String, String> proxyEnvironment() {
+    public Map<String, String> proxyEnvironment() {
         return Map.of(PROXY_TOKEN_VARIABLE, token);
     }
 
-    String description() {
+    public String description() {
         return standIn != null ? "the in-process Vault Transit stand-in at " + url + " (real HTTP; set VAULT_ADDR and VAULT_TOKEN for a real Vault)"
                 : "Vault Transit at " + url + " (mount " + mount + ")";
     }
 
     /** The KMS's own count of the calls it served, when it is the stand-in (a real Vault does not count by route). */
-    Optional<KmsCalls> servedCalls() {
+    public Optional<KmsCalls> servedCalls() {
         return standIn == null ? Optional.empty() : Optional.of(new KmsCalls(standIn.requests("datakey"), standIn.requests("decrypt")));
     }
 

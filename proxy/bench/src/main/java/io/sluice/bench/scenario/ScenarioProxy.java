@@ -1,4 +1,4 @@
-package io.sluice.app.bench.scenario;
+package io.sluice.bench.scenario;
 
 import java.io.IOException;
 import java.util.List;
@@ -12,17 +12,19 @@ import io.sluice.testkit.LocalProxy;
  * be restarted where its clients expect it (KafScale's offset recovery) and its {@code /metrics} read between runs
  * (Kroxylicious's KMS calls).
  */
-final class ScenarioProxy implements AutoCloseable {
+public final class ScenarioProxy implements AutoCloseable {
 
-    static final List<String> JVM_OPTIONS = List.of("-Xmx512m", "-XX:+UseParallelGC");
+    public static final List<String> JVM_OPTIONS = List.of("-Xmx512m", "-XX:+UseParallelGC");
 
+    private final String launcher;
     private final String config;
     private final Map<String, String> env;
     private final int managementPort;
     private final String bootstrap;
     private LocalProxy process;
 
-    private ScenarioProxy(String config, Map<String, String> env, int managementPort, String bootstrap) {
+    private ScenarioProxy(String launcher, String config, Map<String, String> env, int managementPort, String bootstrap) {
+        this.launcher = launcher;
         this.config = config;
         this.env = env;
         this.managementPort = managementPort;
@@ -30,10 +32,11 @@ final class ScenarioProxy implements AutoCloseable {
     }
 
     /**
+     * @param launcher the launcher class the child proxy runs ({@link LocalProxy})
      * @param filters the configuration's filter part ({@code filterDefinitions} and {@code defaultFilters}), empty for passthrough
      * @param env     variables the filters' configuration reads
      */
-    static ScenarioProxy start(String kafkaBootstrap, String filters, Map<String, String> env) throws IOException, InterruptedException {
+    public static ScenarioProxy start(String launcher, String kafkaBootstrap, String filters, Map<String, String> env) throws IOException, InterruptedException {
         int management = FreePorts.block(1);
         String bootstrap = "127.0.0.1:" + FreePorts.block(8);
         String yaml = """
@@ -48,29 +51,29 @@ final class ScenarioProxy implements AutoCloseable {
                         portIdentifiesNode:
                           bootstrapAddress: "%s"
                 %s""".formatted(management, kafkaBootstrap, bootstrap, filters);
-        ScenarioProxy proxy = new ScenarioProxy(yaml, env, management, bootstrap);
-        proxy.process = LocalProxy.start(yaml, management, JVM_OPTIONS, env);
+        ScenarioProxy proxy = new ScenarioProxy(launcher, yaml, env, management, bootstrap);
+        proxy.process = LocalProxy.start(launcher, yaml, management, JVM_OPTIONS, env);
         return proxy;
     }
 
-    String bootstrap() {
+    public String bootstrap() {
         return bootstrap;
     }
 
-    long pid() {
+    public long pid() {
         return process.pid();
     }
 
-    String config() {
+    public String config() {
         return config;
     }
 
-    KmsCalls kmsCalls() throws IOException, InterruptedException {
+    public KmsCalls kmsCalls() throws IOException, InterruptedException {
         return KmsCalls.scrape(managementPort);
     }
 
     /** Stops the process (SIGTERM, as a rolling restart does), with SIGKILL after 10 s. Clients see their connections close. */
-    void stop() {
+    public void stop() {
         if (process != null) {
             process.close();
             process = null;
@@ -78,8 +81,8 @@ final class ScenarioProxy implements AutoCloseable {
     }
 
     /** Starts it again on the same addresses and waits until it is ready. */
-    void startAgain() throws IOException, InterruptedException {
-        process = LocalProxy.start(config, managementPort, JVM_OPTIONS, env);
+    public void startAgain() throws IOException, InterruptedException {
+        process = LocalProxy.start(launcher, config, managementPort, JVM_OPTIONS, env);
     }
 
     @Override

@@ -1,4 +1,4 @@
-package io.sluice.app.bench.jwt;
+package io.sluice.bench.jwt;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

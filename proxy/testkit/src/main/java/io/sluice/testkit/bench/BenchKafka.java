@@ -1,4 +1,4 @@
-package io.sluice.app.bench;
+package io.sluice.testkit.bench;
 
 import java.util.OptionalLong;
 

@@ -1,4 +1,4 @@
-package io.sluice.app.bench.scenario;
+package io.sluice.testkit.bench;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -15,17 +15,17 @@ import java.util.Map;
  * after the table's last. The columns must be the table's header, in order, so that a renamed column is an error
  * rather than a shifted table.
  */
-final class PerformanceTable {
+public final class PerformanceTable {
 
     private PerformanceTable() {
     }
 
-    static String marker(String scenario) {
+    public static String marker(String scenario) {
         return "<!-- scenario: " + scenario + " -->";
     }
 
     /** Appends the rows at the end of the scenario's table; the file is rewritten whole (atomically) or not at all. */
-    static void append(Path doc, String scenario, List<Map<String, String>> rows) throws IOException {
+    public static void append(Path doc, String scenario, List<Map<String, String>> rows) throws IOException {
         List<String> lines = new ArrayList<>(Files.readAllLines(doc, StandardCharsets.UTF_8));
         int at = lines.indexOf(marker(scenario));
         if (at < 0) {

@@ -1,4 +1,4 @@
-package io.sluice.app.bench.scenario;
+package io.sluice.testkit.bench;
 
 import java.io.PrintStream;
 import java.time.Duration;
@@ -8,21 +8,21 @@ import java.util.function.DoubleSupplier;
  * Waits for the machine to be quiet before a measurement: the brief's rule is that a run which started with the
  * one-minute load average at or above 1.0 is not a result, because the 2 cores are shared with builds and helpers.
  */
-final class QuietMachine {
+public final class QuietMachine {
 
     private final DoubleSupplier oneMinuteLoad;
     private final Sleeper sleeper;
 
-    interface Sleeper {
+    public interface Sleeper {
         void sleep(Duration duration) throws InterruptedException;
     }
 
-    QuietMachine(DoubleSupplier oneMinuteLoad, Sleeper sleeper) {
+    public QuietMachine(DoubleSupplier oneMinuteLoad, Sleeper sleeper) {
         this.oneMinuteLoad = oneMinuteLoad;
         this.sleeper = sleeper;
     }
 
-    static QuietMachine system() {
+    public static QuietMachine system() {
         return new QuietMachine(QuietMachine::readLoad, duration -> Thread.sleep(duration.toMillis()));
     }
 
@@ -31,7 +31,7 @@ final class QuietMachine {
      *
      * @return the load when the wait ended: below the threshold when the machine became quiet, above it when the wait ran out
      */
-    double await(double below, Duration maxWait, PrintStream out) throws InterruptedException {
+    public double await(double below, Duration maxWait, PrintStream out) throws InterruptedException {
         Duration step = Duration.ofSeconds(10);
         Duration waited = Duration.ZERO;
         double load = oneMinuteLoad.getAsDouble();
@@ -44,7 +44,7 @@ final class QuietMachine {
         return load;
     }
 
-    static double readLoad() {
+    public static double readLoad() {
         try {
             String[] fields = java.nio.file.Files.readString(java.nio.file.Path.of("/proc/loadavg")).trim().split("\\s+");
             return Double.parseDouble(fields[0]);

@@ -1,4 +1,6 @@
-package io.sluice.app.bench.scenario;
+package io.sluice.testkit.bench;
+
+import io.sluice.cli.ScenarioOptions;
 
 import java.io.IOException;
 import java.io.PrintStream;
@@ -15,8 +17,8 @@ import java.util.Map;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 
-import io.sluice.bench.RunEnvironment;
-import io.sluice.bench.results.RunRecord;
+import io.sluice.testkit.RunEnvironment;
+import io.sluice.results.RunRecord;
 import io.sluice.build.BuildInfo;
 
 /**
@@ -25,7 +27,7 @@ import io.sluice.build.BuildInfo;
  * {@code RESULTS/SCENARIO/TIME.json} and, with {@code --record}, appends the rows to the docs table. Every row gets the
  * date, the commit and the load average at start and end in front, and the exact command behind.
  */
-final class ScenarioReport {
+public final class ScenarioReport {
 
     private static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
     private static final DateTimeFormatter FILE_TIME = DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss").withZone(ZoneOffset.UTC);
@@ -41,11 +43,11 @@ final class ScenarioReport {
     private String loadStart;
     private boolean quietAtStart;
 
-    ScenarioReport(String scenario, Seed seed, ScenarioOptions options, PrintStream out) {
+    public ScenarioReport(String scenario, Seed seed, ScenarioOptions options, PrintStream out) {
         this(scenario, seed, options, out, QuietMachine.system());
     }
 
-    ScenarioReport(String scenario, Seed seed, ScenarioOptions options, PrintStream out, QuietMachine quiet) {
+    public ScenarioReport(String scenario, Seed seed, ScenarioOptions options, PrintStream out, QuietMachine quiet) {
         this.scenario = scenario;
         this.seed = seed;
         this.options = options;
@@ -54,29 +56,29 @@ final class ScenarioReport {
     }
 
     /** Waits for a quiet machine (bounded), then notes the start. Call before the first thing that costs CPU. */
-    void begin() throws InterruptedException {
-        double load = quiet.await(options.quietBelow, options.quietWait(), out);
-        quietAtStart = load < options.quietBelow;
+    public void begin() throws InterruptedException {
+        double load = quiet.await(options.quietBelow(), options.quietWait(), out);
+        quietAtStart = load < options.quietBelow();
         started = Instant.now();
         loadStart = RunEnvironment.loadAverages();
         out.printf("sluice bench scenario %s: answers %s (%s)%n", scenario, seed.title(), seed.file());
         out.printf("differs from the published run: %s%n", seed.differences());
         out.printf("%d cores, load average %s%s%n", Runtime.getRuntime().availableProcessors(), loadStart,
-                quietAtStart ? "" : " - NOT QUIET (>= " + options.quietBelow + "): the figures are not a result and will not be recorded");
+                quietAtStart ? "" : " - NOT QUIET (>= " + options.quietBelow() + "): the figures are not a result and will not be recorded");
     }
 
     /** A measured row: the scenario's own columns, in its table's order (after Date, Commit and Load). */
-    void row(Map<String, String> cells) {
+    public void row(Map<String, String> cells) {
         rows.add(new LinkedHashMap<>(cells));
     }
 
     /** The raw results behind the rows, written to the result file. */
-    void detail(String name, Object value) {
+    public void detail(String name, Object value) {
         details.put(name, value);
     }
 
     /** Prints the rows, writes the result file and records the rows if asked to. */
-    Path finish() throws IOException {
+    public Path finish() throws IOException {
         String loadEnd = RunEnvironment.loadAverages();
         String commit = BuildInfo.current().commit();
         List<Map<String, String>> full = new ArrayList<>();
@@ -90,7 +92,7 @@ final class ScenarioReport {
             full.add(row);
         }
         print(full);
-        Path file = options.results.resolve(scenario).resolve(FILE_TIME.format(started) + ".json");
+        Path file = options.results().resolve(scenario).resolve(FILE_TIME.format(started) + ".json");
         Files.createDirectories(file.getParent());
         Map<String, Object> record = new LinkedHashMap<>();
         record.put("scenario", scenario);
@@ -106,12 +108,12 @@ final class ScenarioReport {
         record.put("details", details);
         JSON.writeValue(file.toFile(), record);
         out.println("wrote " + file);
-        if (options.record != null) {
+        if (options.record() != null) {
             if (!quietAtStart) {
-                out.printf("not recorded in %s: the load average at the start (%s) was not below %s%n", options.record, loadStart, options.quietBelow);
+                out.printf("not recorded in %s: the load average at the start (%s) was not below %s%n", options.record(), loadStart, options.quietBelow());
             } else {
-                PerformanceTable.append(options.record, scenario, full);
-                out.printf("recorded %d row(s) in %s under %s%n", full.size(), options.record, PerformanceTable.marker(scenario));
+                PerformanceTable.append(options.record(), scenario, full);
+                out.printf("recorded %d row(s) in %s under %s%n", full.size(), options.record(), PerformanceTable.marker(scenario));
             }
         }
         return file;

@@ -1,4 +1,4 @@
-package io.sluice.app.bench.scenario;
+package io.sluice.testkit.bench;
 
 /**
  * The published benchmark a scenario answers.
@@ -7,5 +7,5 @@ package io.sluice.app.bench.scenario;
  * @param title       who published it, and the scenario's name there
  * @param differences how a run here differs from the published one: scale, cores, network
  */
-record Seed(String file, String title, String differences) {
+public record Seed(String file, String title, String differences) {
 }

@@ -1,4 +1,4 @@
-package io.sluice.app.bench.scenario;
+package io.sluice.testkit.bench;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -1,10 +1,10 @@
-package io.sluice.sizing.results;
+package io.sluice.results.read;
 
 import java.nio.file.Path;
 import java.util.Optional;
 
-import io.sluice.bench.results.RunRecord;
-import io.sluice.bench.results.Workload;
+import io.sluice.results.RunRecord;
+import io.sluice.results.Workload;
 
 /**
  * One result file with what was stored beside it.

@@ -1,4 +1,4 @@
-package io.sluice.sizing.results;
+package io.sluice.results.read;
 
 import java.io.IOException;
 import java.nio.file.Files;

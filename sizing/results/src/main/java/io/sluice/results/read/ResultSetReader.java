@@ -1,4 +1,4 @@
-package io.sluice.sizing.results;
+package io.sluice.results.read;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -10,8 +10,8 @@ import java.util.List;
 import java.util.Optional;
 import java.util.stream.Stream;
 
-import io.sluice.bench.results.ResultLayout;
-import io.sluice.bench.results.Workload;
+import io.sluice.results.ResultLayout;
+import io.sluice.results.Workload;
 
 /**
  * Finds the results under a directory, at any depth, so several result sets (a bench sweep, an OMB matrix) can be

@@ -1,10 +1,10 @@
-package io.sluice.sizing.results;
+package io.sluice.results.read;
 
 import java.util.List;
 import java.util.Optional;
 
-import io.sluice.bench.results.RunRecord;
-import io.sluice.bench.results.Workload;
+import io.sluice.results.RunRecord;
+import io.sluice.results.Workload;
 
 /**
  * What a sizing needs from a {@code run.json}: who produced the run, against what, when it was measured, and the

@@ -1,4 +1,4 @@
-package io.sluice.sizing.results;
+package io.sluice.results.read;
 
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -7,7 +7,7 @@ import java.util.Optional;
 
 import com.fasterxml.jackson.databind.JsonNode;
 
-import io.sluice.bench.results.RunRecord;
+import io.sluice.results.RunRecord;
 
 /** Reads the {@code run.json} that {@code sluice bench} and {@code sluice omb} write beside each result. */
 public final class RunInfoReader {

@@ -1,4 +1,4 @@
-package io.sluice.sizing.results;
+package io.sluice.results.read;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -8,7 +8,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 
-import io.sluice.bench.results.Workload;
+import io.sluice.results.Workload;
 
 /** OMB workload definitions, from a {@code .workload.yaml} or the copy inside a run.json. */
 public final class WorkloadParser {

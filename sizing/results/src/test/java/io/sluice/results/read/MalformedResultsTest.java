@@ -1,4 +1,4 @@
-package io.sluice.sizing.results;
+package io.sluice.results.read;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -7,7 +7,7 @@ import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import io.sluice.sizing.testing.SyntheticRuns;
+import io.sluice.results.testing.SyntheticRuns;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;

@@ -1,4 +1,4 @@
-package io.sluice.sizing.testing;
+package io.sluice.results.testing;
 
 import java.io.IOException;
 import java.nio.file.Path;

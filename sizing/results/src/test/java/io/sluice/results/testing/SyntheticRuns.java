@@ -1,4 +1,4 @@
-package io.sluice.sizing.testing;
+package io.sluice.results.testing;
 
 import java.io.IOException;
 import java.nio.file.Path;
@@ -8,10 +8,10 @@ import java.util.Map;
 
 import org.HdrHistogram.Histogram;
 
-import io.sluice.bench.results.OmbResultJson;
-import io.sluice.bench.results.ResultFiles;
-import io.sluice.bench.results.RunRecord;
-import io.sluice.bench.results.Workload;
+import io.sluice.results.OmbResultJson;
+import io.sluice.results.ResultFiles;
+import io.sluice.results.RunRecord;
+import io.sluice.results.Workload;
 
 /**
  * Writes result sets as the benchmarks do (through the proxy module's own writer), with traffic and proxy CPU

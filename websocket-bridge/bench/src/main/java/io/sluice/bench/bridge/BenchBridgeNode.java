@@ -1,4 +1,4 @@
-package io.sluice.app.bench.bridge;
+package io.sluice.bench.bridge;
 
 import java.nio.file.Path;
 import java.time.Duration;
@@ -6,7 +6,7 @@ import java.time.Duration;
 import io.sluice.bridge.config.BridgeConfig;
 import io.sluice.bridge.config.BridgeConfigLoader;
 import io.sluice.bridge.server.BridgeServer;
-import io.sluice.app.cli.UntilStopped;
+import io.sluice.cli.UntilStopped;
 
 /**
  * The main class of the bridge child process that {@code sluice bench bridge} starts ({@link LocalBridge}): a normal

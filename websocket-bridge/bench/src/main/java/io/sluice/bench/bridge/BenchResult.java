@@ -1,4 +1,4 @@
-package io.sluice.app.bench.bridge;
+package io.sluice.bench.bridge;
 
 /**
  * The figures of one run, as printed in the summary and written with {@code --json}. Memory figures are -1 and CPU

@@ -1,10 +1,10 @@
-package io.sluice.app.bench.bridge;
+package io.sluice.bench.bridge;
 
 import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
 
-import io.sluice.app.cli.UsageException;
+import io.sluice.cli.UsageException;
 
 /**
  * What one {@code sluice bench bridge} run does.

@@ -1,4 +1,4 @@
-package io.sluice.app.bench.bridge;
+package io.sluice.bench.bridge;
 
 /**
  * How the bench names its keys and endpoints: key {@code k<i>} of the topic is endpoint {@code /<topic>/k<i>}, what

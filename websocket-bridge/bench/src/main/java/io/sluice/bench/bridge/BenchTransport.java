@@ -1,8 +1,8 @@
-package io.sluice.app.bench.bridge;
+package io.sluice.bench.bridge;
 
 import java.util.Locale;
 
-import io.sluice.app.cli.UsageException;
+import io.sluice.cli.UsageException;
 
 /** How the bench's subscribers talk to the bridge: a WebSocket each, or a Server-Sent Events stream each ({@code GET {path}/sse}). */
 public enum BenchTransport {

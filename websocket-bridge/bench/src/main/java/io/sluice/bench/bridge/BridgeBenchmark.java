@@ -1,4 +1,4 @@
-package io.sluice.app.bench.bridge;
+package io.sluice.bench.bridge;
 
 import java.io.PrintStream;
 import java.net.URI;
@@ -9,8 +9,8 @@ import java.util.concurrent.TimeUnit;
 
 import org.HdrHistogram.Histogram;
 
-import io.sluice.bench.CpuSampler;
-import io.sluice.bench.RunEnvironment;
+import io.sluice.testkit.CpuSampler;
+import io.sluice.testkit.RunEnvironment;
 
 /**
  * One run against one bridge: memory before, connections (with progress), memory with them open, then traffic

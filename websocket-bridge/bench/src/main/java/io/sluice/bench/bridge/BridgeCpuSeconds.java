@@ -1,10 +1,10 @@
-package io.sluice.app.bench.bridge;
+package io.sluice.bench.bridge;
 
 import java.io.PrintStream;
 import java.util.ArrayList;
 import java.util.List;
 
-import io.sluice.bench.CpuSampler;
+import io.sluice.testkit.CpuSampler;
 
 /**
  * Beside a fan-out, no load: the bridge's CPU in each second of the measured window, in cores. One run is one sizing

@@ -1,4 +1,4 @@
-package io.sluice.app.bench.bridge;
+package io.sluice.bench.bridge;
 
 import java.io.PrintStream;
 import java.net.InetSocketAddress;
@@ -11,8 +11,8 @@ import java.util.StringJoiner;
 
 import org.HdrHistogram.Histogram;
 
-import io.sluice.app.bench.BenchKafka;
-import io.sluice.app.cli.UsageException;
+import io.sluice.testkit.bench.BenchKafka;
+import io.sluice.cli.UsageException;
 import io.sluice.testkit.RoundRobinRelay;
 
 /**

@@ -1,10 +1,10 @@
-package io.sluice.app.bench.bridge;
+package io.sluice.bench.bridge;
 
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 
-import io.sluice.app.cli.UsageException;
+import io.sluice.cli.UsageException;
 
 /**
  * {@code --pin}: the bridge on the machine's last CPU, Kafka and the load generator (this process) on the others, with

@@ -1,4 +1,4 @@
-package io.sluice.app.bench.bridge;
+package io.sluice.bench.bridge;
 
 /**
  * The bridge's epoch is {@code <topic id>-<partition>} (docs/bridge.md, Recovery): opaque to clients, but the bench,

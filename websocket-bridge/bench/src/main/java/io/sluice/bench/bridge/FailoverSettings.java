@@ -1,11 +1,11 @@
-package io.sluice.app.bench.bridge;
+package io.sluice.bench.bridge;
 
 import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 
-import io.sluice.app.cli.UsageException;
+import io.sluice.cli.UsageException;
 
 /**
  * What one failover run does: {@code nodes} bridge nodes behind a round-robin front, {@code clients} recovering

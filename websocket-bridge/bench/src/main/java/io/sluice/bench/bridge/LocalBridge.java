@@ -1,4 +1,4 @@
-package io.sluice.app.bench.bridge;
+package io.sluice.bench.bridge;
 
 import java.io.IOException;
 import java.net.URI;
@@ -19,7 +19,7 @@ import java.util.regex.Pattern;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 
-import io.sluice.bench.CpuSampler;
+import io.sluice.testkit.CpuSampler;
 import io.sluice.testkit.FreePorts;
 import io.sluice.testkit.JavaCommand;
 import io.sluice.testkit.LocalKafka;

@@ -1,4 +1,4 @@
-package io.sluice.app.bench.bridge;
+package io.sluice.bench.bridge;
 
 import java.io.PrintStream;
 import java.net.URI;
@@ -12,8 +12,8 @@ import java.util.concurrent.ExecutionException;
 
 import org.apache.kafka.common.errors.TopicExistsException;
 
-import io.sluice.bench.Topics;
-import io.sluice.app.bench.BenchKafka;
+import io.sluice.testkit.bench.BenchTopics;
+import io.sluice.testkit.bench.BenchKafka;
 
 /**
  * The bench's own bridge in a child JVM, on its own Kafka (a child JVM too) or a running one, for one
@@ -101,7 +101,7 @@ public record OwnBridge(String topic, int partitions, int bridgeThreads, String 
 
     static void createTopic(String bootstrap, String topic, int partitions) throws Exception {
         try {
-            Topics.create(bootstrap, topic, partitions);
+            BenchTopics.create(bootstrap, topic, partitions);
         } catch (ExecutionException e) {
             if (!(e.getCause() instanceof TopicExistsException)) {
                 throw e;

@@ -1,9 +1,9 @@
-package io.sluice.app.bench.bridge;
+package io.sluice.bench.bridge;
 
 import java.io.PrintStream;
 import java.time.Duration;
 
-import io.sluice.bench.CpuSampler;
+import io.sluice.testkit.CpuSampler;
 
 /**
  * Publishing clients alone against one bridge: connect them, publish through a warm-up and the measured window with a

@@ -1,4 +1,4 @@
-package io.sluice.app.bench.bridge;
+package io.sluice.bench.bridge;
 
 /**
  * What the publishing clients of one run measured. Rates and latencies are over the measured window; the

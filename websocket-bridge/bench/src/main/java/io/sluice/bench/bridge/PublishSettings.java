@@ -1,6 +1,6 @@
-package io.sluice.app.bench.bridge;
+package io.sluice.bench.bridge;
 
-import io.sluice.app.cli.UsageException;
+import io.sluice.cli.UsageException;
 
 /**
  * What the publishing clients of one run do.

@@ -1,8 +1,8 @@
-package io.sluice.app.bench.bridge;
+package io.sluice.bench.bridge;
 
 import java.util.Random;
 
-import io.sluice.app.cli.UsageException;
+import io.sluice.cli.UsageException;
 
 /**
  * When a client that lost its connection tries again, as a real client library does: the first retry at a random

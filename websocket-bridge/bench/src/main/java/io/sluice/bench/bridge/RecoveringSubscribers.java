@@ -1,4 +1,4 @@
-package io.sluice.app.bench.bridge;
+package io.sluice.bench.bridge;
 
 import java.net.InetSocketAddress;
 import java.util.ArrayList;

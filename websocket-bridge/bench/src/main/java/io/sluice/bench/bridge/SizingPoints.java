@@ -1,4 +1,4 @@
-package io.sluice.app.bench.bridge;
+package io.sluice.bench.bridge;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -10,7 +10,7 @@ import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
-import io.sluice.app.cli.UsageException;
+import io.sluice.cli.UsageException;
 
 /**
  * Adds a run as one point to {@code DIR/SCENARIO.bridge.json}, the input of {@code sluice size bridge} (schema in

@@ -1,4 +1,4 @@
-package io.sluice.app.bench.bridge;
+package io.sluice.bench.bridge;
 
 /**
  * What the bench's records carry. {@code raw}: the stamp and filler text of {@code --payload} bytes (the fan-out

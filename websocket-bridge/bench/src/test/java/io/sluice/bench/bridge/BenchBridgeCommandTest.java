@@ -1,4 +1,6 @@
-package io.sluice.app.bench.bridge;
+package io.sluice.bench.bridge;
+
+import io.sluice.cli.CommandLines;
 
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
@@ -15,11 +17,10 @@ import picocli.CommandLine;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 
-import io.sluice.app.bench.SharedKafka;
+import io.sluice.testkit.fixtures.SharedKafka;
 import io.sluice.sizing.bridge.BridgePoint;
 import io.sluice.sizing.bridge.BridgeResultReader;
 
-import io.sluice.app.cli.Main;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -33,7 +34,7 @@ class BenchBridgeCommandTest {
     void tinyRunDeliversStampedMessagesPrintsTheTableAndWritesAPointSizingReads(@TempDir Path dir) throws Exception {
         Path json = dir.resolve("result.json");
         ByteArrayOutputStream captured = new ByteArrayOutputStream();
-        int exit = Main.configure(new CommandLine(new BenchBridgeCommand(new PrintStream(captured, true, StandardCharsets.UTF_8)))).execute(
+        int exit = CommandLines.configure(new CommandLine(new BenchBridgeCommand(new PrintStream(captured, true, StandardCharsets.UTF_8)))).execute(
                 "--connections", "50", "--endpoints", "5", "--rate", "20", "--payload", "128",
                 "--warmup", "2", "--duration", "3", "--bridge-jvm", "-Xmx256m", "--bridge-kafka", "fetch.max.wait.ms=5", "--json", json.toString(),
                 "--out", dir.resolve("runs").toString(), "--scenario", "tiny");
@@ -67,7 +68,7 @@ class BenchBridgeCommandTest {
     void structuredRunWithAvroValuesFieldListsAndDeltasStampsEveryMessageAndCountsTheDeltas(@TempDir Path dir) throws Exception {
         Path json = dir.resolve("result.json");
         ByteArrayOutputStream captured = new ByteArrayOutputStream();
-        int exit = Main.configure(new CommandLine(new BenchBridgeCommand(new PrintStream(captured, true, StandardCharsets.UTF_8)))).execute(
+        int exit = CommandLines.configure(new CommandLine(new BenchBridgeCommand(new PrintStream(captured, true, StandardCharsets.UTF_8)))).execute(
                 "--connections", "40", "--endpoints", "4", "--rate", "10", "--value", "avro", "--fields", "/id,/timestamp,/firstNumber,/secondNumber",
                 "--delta", "--warmup", "2", "--duration", "3", "--bridge-jvm", "-Xmx256m", "--bridge-kafka", "fetch.max.wait.ms=5",
                 "--json", json.toString(), "--kafka", SharedKafka.bootstrap(), "--topic", SharedKafka.topic("structured"));
@@ -92,7 +93,7 @@ class BenchBridgeCommandTest {
     void tinySseRunDeliversStampedEventsAndNamesTheTransportInTheSummaryAndTheResult(@TempDir Path dir) throws Exception {
         Path json = dir.resolve("result.json");
         ByteArrayOutputStream captured = new ByteArrayOutputStream();
-        int exit = Main.configure(new CommandLine(new BenchBridgeCommand(new PrintStream(captured, true, StandardCharsets.UTF_8)))).execute(
+        int exit = CommandLines.configure(new CommandLine(new BenchBridgeCommand(new PrintStream(captured, true, StandardCharsets.UTF_8)))).execute(
                 "--transport", "sse", "--connections", "30", "--endpoints", "3", "--rate", "20", "--payload", "128",
                 "--warmup", "2", "--duration", "3", "--bridge-jvm", "-Xmx256m", "--bridge-kafka", "fetch.max.wait.ms=5", "--json", json.toString(),
                 "--out", dir.resolve("runs").toString(), "--kafka", SharedKafka.bootstrap(), "--topic", SharedKafka.topic("sse"));
@@ -122,7 +123,7 @@ class BenchBridgeCommandTest {
     @Test
     void anUnknownTransportIsRefusedNamingTheOption() {
         ByteArrayOutputStream err = new ByteArrayOutputStream();
-        CommandLine cli = Main.configure(new CommandLine(new BenchBridgeCommand(new PrintStream(new ByteArrayOutputStream()))));
+        CommandLine cli = CommandLines.configure(new CommandLine(new BenchBridgeCommand(new PrintStream(new ByteArrayOutputStream()))));
         cli.setErr(new java.io.PrintWriter(err, true, StandardCharsets.UTF_8));
         assertThat(cli.execute("--transport", "foo")).isNotZero();
         assertThat(err.toString(StandardCharsets.UTF_8)).contains("--transport takes websocket or sse, not foo");
@@ -133,7 +134,7 @@ class BenchBridgeCommandTest {
         for (String[] args : List.of(new String[] {"--delta"}, new String[] {"--fields", "/timestamp"},
                 new String[] {"--value", "json", "--fields", "/firstNumber"}, new String[] {"--value", "xml"})) {
             ByteArrayOutputStream err = new ByteArrayOutputStream();
-            CommandLine cli = Main.configure(new CommandLine(new BenchBridgeCommand(new PrintStream(new ByteArrayOutputStream()))));
+            CommandLine cli = CommandLines.configure(new CommandLine(new BenchBridgeCommand(new PrintStream(new ByteArrayOutputStream()))));
             cli.setErr(new java.io.PrintWriter(err, true, StandardCharsets.UTF_8));
             assertThat(cli.execute(args)).as(String.join(" ", args)).isNotZero();
             assertThat(err.toString(StandardCharsets.UTF_8)).containsAnyOf("need structured values", "must keep /timestamp", "--value takes raw, json or avro");

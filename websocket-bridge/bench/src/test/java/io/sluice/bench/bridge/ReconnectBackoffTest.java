@@ -1,10 +1,10 @@
-package io.sluice.app.bench.bridge;
+package io.sluice.bench.bridge;
 
 import java.util.Random;
 
 import org.junit.jupiter.api.Test;
 
-import io.sluice.app.cli.UsageException;
+import io.sluice.cli.UsageException;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;

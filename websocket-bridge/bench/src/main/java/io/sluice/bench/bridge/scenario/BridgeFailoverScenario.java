@@ -1,4 +1,8 @@
-package io.sluice.app.bench.scenario;
+package io.sluice.bench.bridge.scenario;
+
+import io.sluice.cli.ScenarioOptions;
+import io.sluice.testkit.bench.ScenarioReport;
+import io.sluice.testkit.bench.Seed;
 
 import java.io.PrintStream;
 import java.time.Duration;
@@ -12,11 +16,11 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
-import io.sluice.app.bench.KafkaOption;
-import io.sluice.app.bench.bridge.BridgeFailover;
-import io.sluice.app.bench.bridge.FailoverResult;
-import io.sluice.app.bench.bridge.FailoverSettings;
-import io.sluice.app.bench.bridge.ReconnectBackoff;
+import io.sluice.cli.KafkaOption;
+import io.sluice.bench.bridge.BridgeFailover;
+import io.sluice.bench.bridge.FailoverResult;
+import io.sluice.bench.bridge.FailoverSettings;
+import io.sluice.bench.bridge.ReconnectBackoff;
 
 /**
  * {@code sluice bench scenario bridge-failover}: the seeds scale out by adding nodes (Kafkorama seed 000's four-node

@@ -1,4 +1,4 @@
-package io.sluice.app.bench.scenario;
+package io.sluice.bench.bridge.scenario;
 
 import java.util.List;
 import java.util.Map;
@@ -6,8 +6,8 @@ import java.util.Map;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
-import io.sluice.app.bench.KafkaOption;
-import io.sluice.app.bench.bridge.OwnBridge;
+import io.sluice.cli.KafkaOption;
+import io.sluice.bench.bridge.OwnBridge;
 
 /**
  * How the bridge scenarios that start one bridge open their clients and start that bridge: the same knobs, with the

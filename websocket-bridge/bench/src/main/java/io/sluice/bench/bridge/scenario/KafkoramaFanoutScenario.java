@@ -1,4 +1,9 @@
-package io.sluice.app.bench.scenario;
+package io.sluice.bench.bridge.scenario;
+
+import io.sluice.sizing.projection.OnePointProjection;
+import io.sluice.cli.ScenarioOptions;
+import io.sluice.testkit.bench.ScenarioReport;
+import io.sluice.testkit.bench.Seed;
 
 import java.io.PrintStream;
 import java.time.Duration;
@@ -10,11 +15,11 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
-import io.sluice.app.bench.bridge.BenchResult;
-import io.sluice.app.bench.bridge.BenchSettings;
-import io.sluice.app.bench.bridge.BridgeCpuSeconds;
-import io.sluice.app.bench.bridge.FdLimit;
-import io.sluice.app.cli.UsageException;
+import io.sluice.bench.bridge.BenchResult;
+import io.sluice.bench.bridge.BenchSettings;
+import io.sluice.bench.bridge.BridgeCpuSeconds;
+import io.sluice.bench.bridge.FdLimit;
+import io.sluice.cli.UsageException;
 
 /**
  * {@code bench scenario kafkorama-fanout}: Kafkorama's fan-out (seed 000): endpoints each updated once a second with

@@ -1,4 +1,8 @@
-package io.sluice.app.bench.scenario;
+package io.sluice.bench.bridge.scenario;
+
+import io.sluice.cli.ScenarioOptions;
+import io.sluice.testkit.bench.ScenarioReport;
+import io.sluice.testkit.bench.Seed;
 
 import java.io.PrintStream;
 import java.time.Duration;
@@ -10,10 +14,10 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
-import io.sluice.app.bench.bridge.FdLimit;
-import io.sluice.app.bench.bridge.PublishResult;
-import io.sluice.app.bench.bridge.PublishSettings;
-import io.sluice.app.cli.UsageException;
+import io.sluice.bench.bridge.FdLimit;
+import io.sluice.bench.bridge.PublishResult;
+import io.sluice.bench.bridge.PublishSettings;
+import io.sluice.cli.UsageException;
 
 /**
  * {@code bench scenario kafkorama-publish}: the reverse path Kafkorama announces (seed 000): many WebSocket clients each

@@ -1,4 +1,6 @@
-package io.sluice.app.bench.scenario;
+package io.sluice.bench.bridge.scenario;
+
+import io.sluice.testkit.bench.Seed;
 
 import java.io.PrintStream;
 import java.util.List;

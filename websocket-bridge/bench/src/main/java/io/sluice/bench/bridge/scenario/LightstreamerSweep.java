@@ -1,4 +1,9 @@
-package io.sluice.app.bench.scenario;
+package io.sluice.bench.bridge.scenario;
+
+import io.sluice.sizing.projection.ScaleProjection;
+import io.sluice.cli.ScenarioOptions;
+import io.sluice.testkit.bench.ScenarioReport;
+import io.sluice.testkit.bench.Seed;
 
 import java.io.PrintStream;
 import java.time.Duration;
@@ -13,14 +18,14 @@ import java.util.concurrent.Callable;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
-import io.sluice.app.bench.bridge.BenchReport;
-import io.sluice.app.bench.bridge.BenchResult;
-import io.sluice.app.bench.bridge.BenchSettings;
-import io.sluice.app.bench.bridge.BenchTransport;
-import io.sluice.app.bench.bridge.FdLimit;
-import io.sluice.app.bench.bridge.OwnBridge;
-import io.sluice.app.bench.bridge.ValueShape;
-import io.sluice.app.cli.UsageException;
+import io.sluice.bench.bridge.BenchReport;
+import io.sluice.bench.bridge.BenchResult;
+import io.sluice.bench.bridge.BenchSettings;
+import io.sluice.bench.bridge.BenchTransport;
+import io.sluice.bench.bridge.FdLimit;
+import io.sluice.bench.bridge.OwnBridge;
+import io.sluice.bench.bridge.ValueShape;
+import io.sluice.cli.UsageException;
 
 /**
  * Lightstreamer's published Kafka Connector benchmark (seed 003), scenarios 1 and 2: 1 KiB records at a fixed total

@@ -1,4 +1,8 @@
-package io.sluice.app.bench.scenario;
+package io.sluice.bench.bridge.scenario;
+
+import io.sluice.cli.ScenarioOptions;
+import io.sluice.testkit.bench.ScenarioReport;
+import io.sluice.testkit.bench.Seed;
 
 import java.io.PrintStream;
 import java.time.Duration;
@@ -10,19 +14,19 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
-import io.sluice.app.bench.bridge.BenchResult;
-import io.sluice.app.bench.bridge.BenchSettings;
-import io.sluice.app.bench.bridge.FdLimit;
-import io.sluice.app.bench.bridge.OwnBridge;
-import io.sluice.app.bench.bridge.PublishResult;
-import io.sluice.app.bench.bridge.PublishSettings;
-import io.sluice.app.bench.bridge.PublisherLoad;
-import io.sluice.app.cli.UsageException;
+import io.sluice.bench.bridge.BenchResult;
+import io.sluice.bench.bridge.BenchSettings;
+import io.sluice.bench.bridge.FdLimit;
+import io.sluice.bench.bridge.OwnBridge;
+import io.sluice.bench.bridge.PublishResult;
+import io.sluice.bench.bridge.PublishSettings;
+import io.sluice.bench.bridge.PublisherLoad;
+import io.sluice.cli.UsageException;
 
 /**
  * {@code bench scenario migratorydata-gaming}: MigratoryData's gaming run (seed 001): every gamer receives a 2 KiB
  * message every 5 s and, in the same run, as many gamers each publish a 2 KiB message into Kafka every 5 s. The
- * fan-out is {@code bench bridge}'s ({@link OwnBridge#run(BenchSettings, io.sluice.app.bench.bridge.BesideTraffic, PrintStream)});
+ * fan-out is {@code bench bridge}'s ({@link OwnBridge#run(BenchSettings, io.sluice.bench.bridge.BesideTraffic, PrintStream)});
  * the publishing gamers are {@link PublisherLoad} beside it, in the same window, against the same bridge.
  */
 @Command(name = "migratorydata-gaming", description = {"MigratoryData gaming (seed 001): 2 KiB to every gamer every 5 s, and as many gamers publishing 2 KiB into Kafka every 5 s.",

@@ -1,4 +1,6 @@
-package io.sluice.app.bench.scenario;
+package io.sluice.bench.bridge.scenario;
+
+import io.sluice.testkit.bench.PerformanceTable;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -9,7 +11,7 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import io.sluice.app.bench.bridge.FailoverResult;
+import io.sluice.bench.bridge.FailoverResult;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -1,4 +1,6 @@
-package io.sluice.app.bench.scenario;
+package io.sluice.bench.bridge.scenario;
+
+import io.sluice.cli.CommandLines;
 
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
@@ -16,8 +18,7 @@ import picocli.CommandLine;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 
-import io.sluice.app.bench.SharedKafka;
-import io.sluice.app.cli.Main;
+import io.sluice.testkit.fixtures.SharedKafka;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -32,7 +33,7 @@ class BridgeFailoverScenarioTest {
     @Test
     void killingANodeUnderLoadMovesItsClientsToTheOtherWhoRecoverExactlyWhatTheTopicHolds(@TempDir Path dir) throws Exception {
         ByteArrayOutputStream captured = new ByteArrayOutputStream();
-        int exit = Main.configure(new CommandLine(new BridgeFailoverScenario(new PrintStream(captured, true, StandardCharsets.UTF_8)))).execute(
+        int exit = CommandLines.configure(new CommandLine(new BridgeFailoverScenario(new PrintStream(captured, true, StandardCharsets.UTF_8)))).execute(
                 "--nodes", "2", "--clients", "40", "--endpoints", "4", "--rate", "20", "--payload", "64", "--warmup", "1", "--window", "3",
                 "--reconnect-first-ms", "300", "--settle", "60", "--bridge-jvm", "-Xmx256m", "--bridge-kafka", "fetch.max.wait.ms=5",
                 "--quiet-below", "100", "--results", dir.toString(), "--kafka", SharedKafka.bootstrap());

@@ -1,4 +1,6 @@
-package io.sluice.app.bench.scenario;
+package io.sluice.bench.bridge.scenario;
+
+import io.sluice.cli.CommandLines;
 
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
@@ -15,8 +17,7 @@ import picocli.CommandLine;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 
-import io.sluice.app.bench.SharedKafka;
-import io.sluice.app.cli.Main;
+import io.sluice.testkit.fixtures.SharedKafka;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -31,7 +32,7 @@ class KafkoramaFanoutScenarioTest {
         ByteArrayOutputStream captured = new ByteArrayOutputStream();
         // Recorded into a copy of the real docs/performance.md: its table's header must be the columns the run writes.
         Path doc = Files.copy(Path.of("../../docs/performance.md"), dir.resolve("performance.md"));
-        int exit = Main.configure(new CommandLine(new KafkoramaFanoutScenario(new PrintStream(captured, true, StandardCharsets.UTF_8)))).execute(
+        int exit = CommandLines.configure(new CommandLine(new KafkoramaFanoutScenario(new PrintStream(captured, true, StandardCharsets.UTF_8)))).execute(
                 "--clients", "50", "--rate", "10", "--payload", "128", "--warmup", "2", "--duration", "3", "--bridge-jvm", "-Xmx256m",
                 "--quiet-below", "100", "--results", dir.toString(), "--record", doc.toString(),
                 "--kafka", SharedKafka.bootstrap(), "--topic", SharedKafka.topic("fanout"));
@@ -55,5 +56,12 @@ class KafkoramaFanoutScenarioTest {
         assertThat(fanOut.get("bridgeCpuSeconds").asDouble()).isPositive();
         assertThat(record.at("/details/bridgeCoresPerMeasuredSecond")).hasSize(3);
         assertThat(record.at("/details/projected/1000000").asText()).startsWith("1,000,000 clients: ");
+    }
+
+    @Test
+    void theSeedsRatioSetsTheEndpoints() {
+        assertThat(KafkoramaFanoutScenario.endpointsFor(19_000)).isEqualTo(1520);
+        assertThat(KafkoramaFanoutScenario.endpointsFor(125_000)).isEqualTo(10_000);
+        assertThat(KafkoramaFanoutScenario.endpointsFor(3)).isEqualTo(1);
     }
 }

@@ -1,4 +1,6 @@
-package io.sluice.app.bench.scenario;
+package io.sluice.bench.bridge.scenario;
+
+import io.sluice.cli.CommandLines;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -19,8 +21,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 
 import picocli.CommandLine;
 
-import io.sluice.app.bench.SharedKafka;
-import io.sluice.app.cli.Main;
+import io.sluice.testkit.fixtures.SharedKafka;
 
 /**
  * Lightstreamer's scenario 2 at a tiny scale against a real Kafka and a bridge in a child JVM: two points of the
@@ -38,7 +39,7 @@ class LightstreamerSweepTest {
         String before = Files.readString(doc);
         ByteArrayOutputStream captured = new ByteArrayOutputStream();
 
-        int exit = Main.configure(new CommandLine(new Lightstreamer2Command(new PrintStream(captured, true, StandardCharsets.UTF_8))))
+        int exit = CommandLines.configure(new CommandLine(new Lightstreamer2Command(new PrintStream(captured, true, StandardCharsets.UTF_8))))
                 .execute("--clients", "40,20", "--warmup", "2", "--duration", "3", "--quiet-below", "100",
                         "--results", dir.resolve("results").toString(), "--record", doc.toString(),
                         "--kafka", SharedKafka.bootstrap(), "--topic", SharedKafka.topic("lightstreamer"));

@@ -1,4 +1,6 @@
-package io.sluice.app.bench.scenario;
+package io.sluice.bench.bridge.scenario;
+
+import io.sluice.cli.CommandLines;
 
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
@@ -15,8 +17,7 @@ import picocli.CommandLine;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 
-import io.sluice.app.bench.SharedKafka;
-import io.sluice.app.cli.Main;
+import io.sluice.testkit.fixtures.SharedKafka;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -31,7 +32,7 @@ class MigratoryDataGamingScenarioTest {
         ByteArrayOutputStream captured = new ByteArrayOutputStream();
         // Recorded into a copy of the real docs/performance.md: its table's header must be the columns the run writes.
         Path doc = Files.copy(Path.of("../../docs/performance.md"), dir.resolve("performance.md"));
-        int exit = Main.configure(new CommandLine(new MigratoryDataGamingScenario(new PrintStream(captured, true, StandardCharsets.UTF_8)))).execute(
+        int exit = CommandLines.configure(new CommandLine(new MigratoryDataGamingScenario(new PrintStream(captured, true, StandardCharsets.UTF_8)))).execute(
                 "--gamers", "20", "--every", "0.1", "--payload", "256", "--warmup", "2", "--duration", "3", "--bridge-jvm", "-Xmx256m",
                 "--quiet-below", "100", "--results", dir.toString(), "--record", doc.toString(),
                 "--kafka", SharedKafka.bootstrap(), "--topic", SharedKafka.topic("gaming"));

@@ -1,4 +1,6 @@
-package io.sluice.app.bench.idle;
+package io.sluice.app.cli;
+
+import io.sluice.cli.CommandLines;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -12,8 +14,7 @@ import org.junit.jupiter.api.Test;
 
 import picocli.CommandLine;
 
-import io.sluice.app.bench.SharedKafka;
-import io.sluice.app.cli.Main;
+import io.sluice.testkit.fixtures.SharedKafka;
 
 /** A short idle run against a real broker and a proxy in a child JVM: both windows measured, the clients really connected. */
 class BenchIdleCommandTest {
@@ -21,7 +22,7 @@ class BenchIdleCommandTest {
     @Test
     void measuresTheProxyAloneAndWithIdleClients() throws Exception {
         ByteArrayOutputStream captured = new ByteArrayOutputStream();
-        int exit = Main.configure(new CommandLine(new BenchIdleCommand(new PrintStream(captured, true, StandardCharsets.UTF_8))))
+        int exit = CommandLines.configure(new CommandLine(new BenchIdleCommand(new PrintStream(captured, true, StandardCharsets.UTF_8))))
                 .execute("--seconds", "2", "--settle", "2", "--producers", "3", "--consumers", "2", "--kafka", SharedKafka.bootstrap());
         String output = captured.toString(StandardCharsets.UTF_8);
 

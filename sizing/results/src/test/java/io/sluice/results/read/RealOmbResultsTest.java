@@ -1,13 +1,10 @@
-package io.sluice.sizing.results;
+package io.sluice.results.read;
 
 import java.net.URISyntaxException;
 import java.nio.file.Path;
 import java.util.Objects;
 
 import org.junit.jupiter.api.Test;
-
-import io.sluice.sizing.points.PointMeasurer;
-import io.sluice.sizing.points.TrafficPoint;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
@@ -32,28 +29,7 @@ class RealOmbResultsTest {
         assertThat(result.publishDelay50Micros()).hasValue(172.0);
     }
 
-    @Test
-    void aResultSetOfPlainOmbResultsReadsWithItsWorkloadsAndSaysItHasNoCpu() {
-        ResultSet set = ResultSetReader.read(dir());
-
-        assertThat(set.problems()).isEmpty();
-        assertThat(set.runs()).hasSize(2);
-        assertThat(set.runs()).allSatisfy(run -> {
-            assertThat(run.tool()).isEqualTo(MeasuredRun.TOOL_OMB_WITHOUT_RUN);
-            assertThat(run.run()).isEmpty();
-        });
-        MeasuredRun twoTopics = set.runs().stream().filter(r -> r.workload().topics() == 2).findFirst().orElseThrow();
-        assertThat(twoTopics.workload().producerRate()).isEqualTo(2000);
-        assertThat(twoTopics.workload().consumerPerSubscription()).isEqualTo(2);
-
-        TrafficPoint point = PointMeasurer.measure(twoTopics);
-        assertThat(point.saturated()).as("reasons %s", point.reasons()).isFalse();
-        assertThat(point.cpuMillicores()).isEmpty();
-        assertThat(point.cpuMissing()).hasValue("no run.json beside the result");
-        // 2,000 msg/s of 1 KiB produced and consumed once: about 4.1 MB/s through a proxy.
-        assertThat(point.totalMBps()).isCloseTo(2 * 2000 * 1024 / 1e6, within(0.05));
-    }
-
+    /** The stored results; also read by the sizing's RealOmbPointsTest, from this module's folder. */
     static Path dir() {
         try {
             return Path.of(Objects.requireNonNull(RealOmbResultsTest.class.getResource("/omb-results/kafka-local.driver.yaml")).toURI()).getParent();

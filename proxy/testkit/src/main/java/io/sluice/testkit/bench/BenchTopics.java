@@ -1,4 +1,4 @@
-package io.sluice.bench;
+package io.sluice.testkit.bench;
 
 import java.util.List;
 import java.util.Map;
@@ -14,9 +14,9 @@ import org.apache.kafka.clients.admin.NewTopic;
  * Creates a benchmark's topic on the broker itself: a proxy in front of it may rightly refuse CreateTopics (KeyRouting
  * does), and a benchmark must not depend on what it measures.
  */
-public final class Topics {
+public final class BenchTopics {
 
-    private Topics() {
+    private BenchTopics() {
     }
 
     /**

@@ -1,4 +1,6 @@
-package io.sluice.app.bench.scenario;
+package io.sluice.app.cli;
+
+import io.sluice.cli.CommandLines;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -19,8 +21,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 
 import picocli.CommandLine;
 
-import io.sluice.app.bench.SharedKafka;
-import io.sluice.app.cli.Main;
+import io.sluice.testkit.fixtures.SharedKafka;
 
 /** The whole scenario at tiny scale against a real broker and a real proxy in a child JVM, restarted under load. */
 class KafScaleCommandTest {
@@ -32,7 +33,7 @@ class KafScaleCommandTest {
     void measuresBothPathsAndRecoversExactlyFromBothRestarts() throws Exception {
         Path doc = Files.copy(Path.of("../../docs/performance.md"), results.resolve("performance.md"));
         ByteArrayOutputStream captured = new ByteArrayOutputStream();
-        int exit = Main.configure(new CommandLine(new KafScaleCommand(new PrintStream(captured, true, StandardCharsets.UTF_8))))
+        int exit = CommandLines.configure(new CommandLine(new KafScaleCommand(new PrintStream(captured, true, StandardCharsets.UTF_8))))
                 .execute("--records", "3000", "--partitions", "2", "--rate", "300", "--phase-seconds", "2", "--quiet-below", "100",
                         "--results", results.toString(), "--record", doc.toString(), "--kafka", SharedKafka.bootstrap());
         String output = captured.toString(StandardCharsets.UTF_8);

@@ -1,4 +1,8 @@
-package io.sluice.app.bench.scenario;
+package io.sluice.app.cli;
+
+import io.sluice.omb.scenario.KroxyliciousOmbRun;
+
+import io.sluice.cli.ScenarioOptions;
 
 import java.io.PrintStream;
 import java.util.concurrent.Callable;
@@ -7,7 +11,7 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
-import io.sluice.app.bench.KafkaOption;
+import io.sluice.cli.KafkaOption;
 
 /**
  * {@code sluice bench scenario kroxylicious-omb}: Kroxylicious's performance page (seed 002) run here. Its
@@ -22,7 +26,7 @@ import io.sluice.app.bench.KafkaOption;
                 + " VAULT_TRANSIT_MOUNT, default transit) when set, else an in-process stand-in speaking Vault's HTTP API."})
 public final class KroxyliciousOmbCommand implements Callable<Integer> {
 
-    static final String NAME = "kroxylicious-omb";
+    static final String NAME = KroxyliciousOmbRun.NAME;
 
     @Mixin
     ScenarioOptions options;
@@ -70,6 +74,7 @@ public final class KroxyliciousOmbCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        return KroxyliciousOmbRun.run(this, out);
+        return KroxyliciousOmbRun.run(new KroxyliciousOmbRun.Settings(Main.class.getName(), options, kafka.given(), rates, topics, topicRate,
+                warmupMinutes, testMinutes, ombHome, marginMinutes), out);
     }
 }

@@ -1,4 +1,8 @@
-package io.sluice.app.bench.scenario;
+package io.sluice.app.cli;
+
+import io.sluice.bench.scenario.KafScaleRun;
+
+import io.sluice.cli.ScenarioOptions;
 
 import java.io.PrintStream;
 import java.util.concurrent.Callable;
@@ -7,7 +11,7 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
-import io.sluice.app.bench.KafkaOption;
+import io.sluice.cli.KafkaOption;
 
 /**
  * {@code sluice bench scenario kafscale}: KafScale's benchmarks (seed 004) run against the broker and through the
@@ -20,7 +24,7 @@ import io.sluice.app.bench.KafkaOption;
         + " resume time, records lost, duplicates."})
 public final class KafScaleCommand implements Callable<Integer> {
 
-    static final String NAME = "kafscale";
+    static final String NAME = KafScaleRun.NAME;
 
     @Mixin
     ScenarioOptions options;
@@ -58,6 +62,6 @@ public final class KafScaleCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        return KafScaleRun.run(this, out);
+        return KafScaleRun.run(new KafScaleRun.Settings(Main.class.getName(), options, kafka.given(), records, recordBytes, partitions, rate, phaseSeconds), out);
     }
 }

@@ -1,4 +1,12 @@
-package io.sluice.app.bench.scenario;
+package io.sluice.app.cli;
+
+import io.sluice.omb.scenario.KroxyliciousOmbRun;
+
+import io.sluice.cli.CommandLines;
+
+import io.sluice.bench.scenario.KmsCalls;
+import io.sluice.bench.scenario.ScenarioKms;
+import io.sluice.bench.scenario.ScenarioProxy;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -28,9 +36,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 import picocli.CommandLine;
 
-import io.sluice.app.bench.SharedKafka;
-import io.sluice.app.cli.ExitCodes;
-import io.sluice.app.cli.Main;
+import io.sluice.testkit.fixtures.SharedKafka;
+import io.sluice.cli.ExitCodes;
 
 /**
  * OMB is not available where tests run, so the scenario's parts are tested apart: the clear refusal without OMB, the
@@ -50,7 +57,7 @@ class KroxyliciousOmbCommandTest {
     void withoutOmbItRefusesBeforeMeasuringAndSaysHowToGetIt() {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         ByteArrayOutputStream err = new ByteArrayOutputStream();
-        CommandLine cli = Main.configure(new CommandLine(new KroxyliciousOmbCommand(new PrintStream(out, true, StandardCharsets.UTF_8))));
+        CommandLine cli = CommandLines.configure(new CommandLine(new KroxyliciousOmbCommand(new PrintStream(out, true, StandardCharsets.UTF_8))));
         cli.setErr(new java.io.PrintWriter(err, true, StandardCharsets.UTF_8));
 
         int exit = cli.execute("--omb-home=", "--quiet-below", "100", "--results", results.toString());
@@ -70,7 +77,7 @@ class KroxyliciousOmbCommandTest {
             try (Admin admin = Admin.create(Map.of("bootstrap.servers", kafka))) {
                 io.sluice.testkit.Topics.createTopics(admin, List.of(new NewTopic(ORDERS, 1, (short) 1), new NewTopic(PAYMENTS, 1, (short) 1)));
             }
-            try (ScenarioProxy proxy = ScenarioProxy.start(kafka, kms.filterDefinition("encrypt", KroxyliciousOmbRun.KEK),
+            try (ScenarioProxy proxy = ScenarioProxy.start(Main.class.getName(), kafka, kms.filterDefinition("encrypt", KroxyliciousOmbRun.KEK),
                     kms.proxyEnvironment())) {
                 KmsCalls servedBefore = kms.servedCalls().orElseThrow();
                 KmsCalls before = proxy.kmsCalls();

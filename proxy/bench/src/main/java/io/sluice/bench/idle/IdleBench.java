@@ -1,11 +1,10 @@
-package io.sluice.app.bench.idle;
+package io.sluice.bench.idle;
 
 import java.io.PrintStream;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Properties;
-import java.util.concurrent.Callable;
 
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -15,67 +14,59 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 
-import picocli.CommandLine.Command;
-import picocli.CommandLine.Mixin;
-import picocli.CommandLine.Option;
-
-import io.sluice.app.bench.BenchKafka;
-import io.sluice.app.bench.KafkaOption;
-import io.sluice.app.demo.DemoCommand;
-import io.sluice.bench.CpuSampler;
-import io.sluice.bench.RunEnvironment;
-import io.sluice.bench.Topics;
+import io.sluice.bench.targets.DemoProxyConfig;
+import io.sluice.testkit.CpuSampler;
 import io.sluice.testkit.FreePorts;
 import io.sluice.testkit.LocalProxy;
+import io.sluice.testkit.RunEnvironment;
+import io.sluice.testkit.bench.BenchKafka;
+import io.sluice.testkit.bench.BenchTopics;
 
 /**
- * What a proxy costs when nothing happens: a passthrough proxy in a child JVM, its CPU over a window with no client,
- * then over a window with idle clients connected (producers that only fetched metadata, consumers long-polling an empty
- * partition, as a quiet application's clients do). The sizing fit's intercept is not this figure: see performance.md.
+ * What a proxy costs when nothing happens ({@code sluice bench idle}): a passthrough proxy in a child JVM, its CPU over
+ * a window with no client, then over a window with idle clients connected (producers that only fetched metadata,
+ * consumers long-polling an empty partition, as a quiet application's clients do). In: the {@link Settings}; out: the
+ * two figures, printed as a table. The sizing fit's intercept is not this figure: see performance.md.
  */
-@Command(name = "idle", description = "An idle proxy's CPU: with no client, then with idle Kafka clients connected (producers, consumers long-polling"
-        + " an empty partition).")
-public final class BenchIdleCommand implements Callable<Integer> {
+public final class IdleBench {
 
-    /** A topic per run: on a running Kafka (--kafka) an earlier run's is there already. */
-    private final String topic = "idle-" + Long.toString(System.currentTimeMillis(), 36);
-
-    @Mixin
-    KafkaOption kafka;
-
-    @Option(names = "--seconds", paramLabel = "S", defaultValue = "60", description = "Each measured window (default: ${DEFAULT-VALUE}).")
-    int seconds;
-
-    @Option(names = "--settle", paramLabel = "S", defaultValue = "20",
-            description = "Wait before each window, for start-up and connections to settle (default: ${DEFAULT-VALUE}).")
-    int settle;
-
-    @Option(names = "--producers", paramLabel = "N", defaultValue = "50", description = "Idle producers in the second window (default: ${DEFAULT-VALUE}).")
-    int producers;
-
-    @Option(names = "--consumers", paramLabel = "N", defaultValue = "10",
-            description = "Consumers long-polling an empty partition in the second window (default: ${DEFAULT-VALUE}).")
-    int consumers;
-
-    private final PrintStream out;
-
-    public BenchIdleCommand() {
-        this(System.out);
+    /**
+     * What the command line asked for.
+     *
+     * @param launcher the launcher class the child proxy runs ({@link LocalProxy})
+     * @param kafka    a running Kafka's bootstrap servers, or null to start one
+     * @param topic    the run's topic (new per run: on a running Kafka an earlier run's is there already)
+     * @param seconds  each measured window
+     * @param settle   the wait before each window, for start-up and connections to settle
+     */
+    public record Settings(String launcher, String kafka, String topic, int seconds, int settle, int producers, int consumers) {
     }
 
-    BenchIdleCommand(PrintStream out) {
+    private final Settings settings;
+    private final PrintStream out;
+
+    private IdleBench(Settings settings, PrintStream out) {
+        this.settings = settings;
         this.out = out;
     }
 
-    @Override
-    public Integer call() throws Exception {
+    public static int run(Settings settings, PrintStream out) throws Exception {
+        return new IdleBench(settings, out).run();
+    }
+
+    private int run() throws Exception {
+        int seconds = settings.seconds();
+        int settle = settings.settle();
+        int producers = settings.producers();
+        int consumers = settings.consumers();
+        String topic = settings.topic();
         out.printf("sluice bench idle: a passthrough proxy, %d s with no client, then %d s with %d idle producers and %d consumers;"
                 + " %d s settling before each; load average %s%n", seconds, seconds, producers, consumers, settle, RunEnvironment.loadAverages());
-        try (BenchKafka kafka = this.kafka.open()) {
-            Topics.create(kafka.bootstrapServers(), topic, 1);
+        try (BenchKafka kafka = BenchKafka.open(settings.kafka())) {
+            BenchTopics.create(kafka.bootstrapServers(), topic, 1);
             String bootstrap = "127.0.0.1:" + FreePorts.block(8);
             int managementPort = FreePorts.block(1);
-            try (LocalProxy proxy = LocalProxy.start(DemoCommand.demoYaml(kafka.bootstrapServers(), bootstrap, managementPort), managementPort,
+            try (LocalProxy proxy = LocalProxy.start(settings.launcher(), DemoProxyConfig.yaml(kafka.bootstrapServers(), bootstrap, managementPort), managementPort,
                     List.of("-Xmx512m", "-XX:+UseParallelGC"))) {
                 out.printf("%s; proxy pid %d at %s; CPU from /proc/%d (utime+stime)%n", kafka.describe(), proxy.pid(), bootstrap, proxy.pid());
                 Thread.sleep(settle * 1000L);
@@ -102,7 +93,7 @@ public final class BenchIdleCommand implements Callable<Integer> {
     private double millicores(long pid, IdleClients clients) throws InterruptedException {
         long cpu0 = CpuSampler.processCpuNanos(pid);
         long t0 = System.nanoTime();
-        long end = t0 + seconds * 1_000_000_000L;
+        long end = t0 + settings.seconds() * 1_000_000_000L;
         while (System.nanoTime() < end) {
             if (clients != null) {
                 clients.poll();

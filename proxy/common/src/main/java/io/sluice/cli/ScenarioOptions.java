@@ -1,4 +1,4 @@
-package io.sluice.app.bench.scenario;
+package io.sluice.cli;
 
 import java.nio.file.Path;
 import java.time.Duration;
@@ -8,7 +8,10 @@ import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
-/** What every scenario takes besides its own parameters: where results go, the quiet-machine gate, the docs table. */
+/**
+ * What every scenario takes besides its own parameters: where results go, the quiet-machine gate, the docs table. Read
+ * by the scenario frame (io.sluice.testkit.bench.ScenarioReport); here for the reason {@link KafkaOption} is.
+ */
 public final class ScenarioOptions {
 
     @Spec(Spec.Target.MIXEE)
@@ -31,12 +34,27 @@ public final class ScenarioOptions {
             description = "Wait at most S seconds for it; then the run goes ahead and is marked not quiet (default: ${DEFAULT-VALUE}).")
     int quietWaitSeconds;
 
-    Duration quietWait() {
+    /** Where the run's result file goes: {@code DIR/SCENARIO/TIME.json} under it. */
+    public Path results() {
+        return results;
+    }
+
+    /** The docs file whose table gets the run's rows, or null when not asked to record. */
+    public Path record() {
+        return record;
+    }
+
+    /** The 1-minute load average to wait to drop below before measuring. */
+    public double quietBelow() {
+        return quietBelow;
+    }
+
+    public Duration quietWait() {
         return Duration.ofSeconds(quietWaitSeconds);
     }
 
     /** The command as typed, for the record: {@code ./sluice bench scenario NAME ARGS}. */
-    String commandLine() {
+    public String commandLine() {
         List<String> args = spec.commandLine().getParseResult() == null ? List.of() : spec.commandLine().getParseResult().originalArgs();
         // Run from the root command, the original arguments are the whole command line; run on its own (tests), only its options.
         String prefix = spec.parent() != null ? "./sluice " : "./sluice bench scenario " + spec.name() + " ";

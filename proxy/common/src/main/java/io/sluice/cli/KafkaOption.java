@@ -1,8 +1,12 @@
-package io.sluice.app.bench;
+package io.sluice.cli;
 
 import picocli.CommandLine.Option;
 
-/** {@code --kafka BOOTSTRAP} of the benches that start their own broker unless told to use a running one. */
+/**
+ * {@code --kafka BOOTSTRAP} of the benches that start their own broker unless told to use a running one; the bench
+ * opens it with {@code io.sluice.testkit.bench.BenchKafka.open(given())}. Here, not in the test kit, because picocli
+ * reads every command's options when the launcher starts, also where lib-extra/ (the test kit, the broker) is absent.
+ */
 public final class KafkaOption {
 
     @Option(names = "--kafka", paramLabel = "BOOTSTRAP", defaultValue = "${env:KAFKA_BOOTSTRAP}",
@@ -13,9 +17,5 @@ public final class KafkaOption {
     /** The named cluster's bootstrap servers, or null when the run starts its own. */
     public String given() {
         return bootstrap == null || bootstrap.isBlank() ? null : bootstrap.trim();
-    }
-
-    public BenchKafka open() throws Exception {
-        return BenchKafka.open(given());
     }
 }
