@@ -6,7 +6,7 @@ import io.sluice.bench.scenario.KmsCalls;
 import io.sluice.bench.scenario.ScenarioKms;
 import io.sluice.bench.scenario.ScenarioProxy;
 import io.sluice.testkit.bench.ScenarioReport;
-import io.sluice.testkit.bench.Seed;
+import io.sluice.results.scenario.Seed;
 
 import java.io.PrintStream;
 import java.nio.file.Path;

@@ -1,7 +1,7 @@
 package io.sluice.omb.scenario;
 
 import io.sluice.bench.scenario.KmsCalls;
-import io.sluice.testkit.bench.PerformanceTable;
+import io.sluice.results.scenario.PerformanceTable;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;

@@ -4,7 +4,7 @@ import io.sluice.cli.ScenarioOptions;
 
 
 import io.sluice.testkit.bench.ScenarioReport;
-import io.sluice.testkit.bench.Seed;
+import io.sluice.results.scenario.Seed;
 
 import java.io.PrintStream;
 import java.time.Duration;

@@ -1,5 +1,9 @@
 package io.sluice.testkit.bench;
 
+import io.sluice.results.scenario.PerformanceTable;
+
+import io.sluice.results.scenario.Seed;
+
 import io.sluice.cli.ScenarioOptions;
 
 import java.io.IOException;

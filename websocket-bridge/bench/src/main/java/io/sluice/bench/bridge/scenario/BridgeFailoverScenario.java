@@ -2,7 +2,7 @@ package io.sluice.bench.bridge.scenario;
 
 import io.sluice.cli.ScenarioOptions;
 import io.sluice.testkit.bench.ScenarioReport;
-import io.sluice.testkit.bench.Seed;
+import io.sluice.results.scenario.Seed;
 
 import java.io.PrintStream;
 import java.time.Duration;

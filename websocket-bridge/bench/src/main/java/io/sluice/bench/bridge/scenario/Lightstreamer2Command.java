@@ -1,6 +1,6 @@
 package io.sluice.bench.bridge.scenario;
 
-import io.sluice.testkit.bench.Seed;
+import io.sluice.results.scenario.Seed;
 
 import java.io.PrintStream;
 import java.util.List;

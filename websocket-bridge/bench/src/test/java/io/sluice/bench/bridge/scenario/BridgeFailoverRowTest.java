@@ -1,6 +1,6 @@
 package io.sluice.bench.bridge.scenario;
 
-import io.sluice.testkit.bench.PerformanceTable;
+import io.sluice.results.scenario.PerformanceTable;
 
 import java.nio.file.Files;
 import java.nio.file.Path;

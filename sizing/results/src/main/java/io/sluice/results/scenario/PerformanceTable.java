@@ -1,4 +1,4 @@
-package io.sluice.testkit.bench;
+package io.sluice.results.scenario;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;

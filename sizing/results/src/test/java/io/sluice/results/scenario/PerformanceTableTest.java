@@ -1,4 +1,4 @@
-package io.sluice.testkit.bench;
+package io.sluice.results.scenario;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
