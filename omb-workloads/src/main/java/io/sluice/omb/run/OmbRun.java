@@ -1,7 +1,5 @@
 package io.sluice.omb.run;
 
-import io.sluice.cli.UsageException;
-
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.LocalDateTime;
@@ -11,13 +9,14 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
-import io.sluice.testkit.bench.BenchKafka;
+import io.sluice.bench.targets.BenchTarget;
+import io.sluice.bench.targets.BenchTargets;
+import io.sluice.cli.UsageException;
 import io.sluice.omb.run.OmbInstallation;
 import io.sluice.omb.run.OmbRunner;
 import io.sluice.omb.workload.WorkloadCatalog;
 import io.sluice.omb.workload.WorkloadFile;
-import io.sluice.bench.targets.BenchTarget;
-import io.sluice.bench.targets.BenchTargets;
+import io.sluice.testkit.bench.BenchKafka;
 
 /**
  * What {@code sluice omb} runs (the app's OmbCommand parses the options into {@link Options}), apart from it because it uses the OMB workloads, the benchmark targets and the demo

@@ -11,17 +11,17 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.TimeoutException;
 
+import io.sluice.bench.ProxyProbe;
+import io.sluice.bench.targets.BenchTarget;
 import io.sluice.omb.workload.DriverTemplates;
 import io.sluice.omb.workload.WorkloadFile;
-import io.sluice.bench.ProxyProbe;
-import io.sluice.testkit.RunEnvironment;
 import io.sluice.results.ResultFiles;
 import io.sluice.results.ResultLayout;
 import io.sluice.results.RunRecord;
 import io.sluice.results.Workload;
-import io.sluice.bench.targets.BenchTarget;
 import io.sluice.testkit.FreePorts;
 import io.sluice.testkit.LocalProxy;
+import io.sluice.testkit.RunEnvironment;
 
 /**
  * Runs a workload × target matrix through a real OMB: per target, the proxy (if any) in its own process with the

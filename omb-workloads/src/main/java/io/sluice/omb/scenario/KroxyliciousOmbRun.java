@@ -1,13 +1,5 @@
 package io.sluice.omb.scenario;
 
-import io.sluice.cli.ScenarioOptions;
-
-import io.sluice.bench.scenario.KmsCalls;
-import io.sluice.bench.scenario.ScenarioKms;
-import io.sluice.bench.scenario.ScenarioProxy;
-import io.sluice.testkit.bench.ScenarioReport;
-import io.sluice.results.scenario.Seed;
-
 import java.io.PrintStream;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -19,12 +11,18 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
-import io.sluice.testkit.bench.BenchKafka;
-import io.sluice.cli.UsageException;
+import io.sluice.bench.scenario.KmsCalls;
+import io.sluice.bench.scenario.ScenarioKms;
+import io.sluice.bench.scenario.ScenarioProxy;
 import io.sluice.bench.targets.BenchTarget;
+import io.sluice.cli.ScenarioOptions;
+import io.sluice.cli.UsageException;
 import io.sluice.omb.run.OmbInstallation;
 import io.sluice.omb.run.OmbRunner;
 import io.sluice.omb.workload.WorkloadFile;
+import io.sluice.results.scenario.Seed;
+import io.sluice.testkit.bench.BenchKafka;
+import io.sluice.testkit.bench.ScenarioReport;
 
 /**
  * What {@code sluice bench scenario kroxylicious-omb} runs (the app's KroxyliciousOmbCommand gives the {@link Settings}). Per target (the broker, the passthrough proxy, the encrypting proxy) and

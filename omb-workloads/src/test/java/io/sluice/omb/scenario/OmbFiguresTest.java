@@ -64,7 +64,7 @@ class OmbFiguresTest {
                 .containsEntry("KMS decryptions", "11");
 
         // And they fit the docs table's columns (the report puts Date, Commit and Load in front, the command behind).
-        Path doc = java.nio.file.Files.copy(Path.of("../../docs/performance.md"), results.resolve("performance.md"));
+        Path doc = java.nio.file.Files.copy(Path.of("../docs/performance.md"), results.resolve("performance.md"));
         List<Map<String, String>> full = new java.util.ArrayList<>();
         for (Map<String, String> row : rows) {
             Map<String, String> cells = new java.util.LinkedHashMap<>();

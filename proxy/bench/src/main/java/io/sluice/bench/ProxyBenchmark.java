@@ -1,7 +1,5 @@
 package io.sluice.bench;
 
-import io.sluice.testkit.bench.BenchTopics;
-
 import java.io.PrintStream;
 import java.nio.ByteBuffer;
 import java.time.Duration;
@@ -25,6 +23,7 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 
 import io.sluice.bench.targets.TargetCredentials;
+import io.sluice.testkit.bench.BenchTopics;
 
 /**
  * The same producer+consumer load against several bootstrap addresses (the broker itself, the proxy in

@@ -1,11 +1,10 @@
 package io.sluice.bench;
 
-import io.sluice.testkit.CpuSampler;
-
 import java.time.Duration;
 import java.util.List;
 
 import io.sluice.results.RunRecord;
+import io.sluice.testkit.CpuSampler;
 
 /**
  * Watches a proxy process through one benchmark run: its CPU and memory every second (through {@link CpuSampler},

@@ -1,6 +1,5 @@
 package io.sluice.testkit;
 
-import io.sluice.testkit.CpuSampler.Sample;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -10,6 +9,8 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+
+import io.sluice.testkit.CpuSampler.Sample;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

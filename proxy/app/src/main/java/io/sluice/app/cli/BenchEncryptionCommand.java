@@ -1,12 +1,13 @@
 package io.sluice.app.cli;
 
-import io.sluice.bench.proxy.EncryptionBench;
-
 import java.util.concurrent.Callable;
 
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
+
+import io.sluice.bench.proxy.EncryptionBench;
+
 /**
  * {@code sluice bench encryption}: one broker, two proxies in their own JVMs (passthrough, and
  * RecordEncryption on every topic with the in-process KMS), the same load through each, alternating, in

@@ -1,8 +1,5 @@
 package io.sluice.app.cli;
 
-import io.sluice.bench.proxy.ProxyBench;
-import io.sluice.cli.UsageException;
-
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -14,6 +11,8 @@ import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
+import io.sluice.bench.proxy.ProxyBench;
+import io.sluice.cli.UsageException;
 
 /**
  * {@code sluice bench proxy}: a broker and the proxy each in a child process (the proxy's CPU read from /proc),

@@ -1,20 +1,20 @@
 package io.sluice.app.cli;
 
-import io.sluice.bench.bridge.scenario.BridgeFailoverScenario;
-import io.sluice.bench.bridge.scenario.KafkoramaFanoutScenario;
-import io.sluice.bench.bridge.scenario.KafkoramaPublishScenario;
-import io.sluice.bench.bridge.scenario.Lightstreamer1Command;
-import io.sluice.bench.bridge.scenario.Lightstreamer2Command;
-import io.sluice.bench.bridge.scenario.MigratoryDataGamingScenario;
-import io.sluice.app.cli.KafScaleCommand;
-import io.sluice.app.cli.KroxyliciousOmbCommand;
-
 import java.util.concurrent.Callable;
 
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Spec;
+
+import io.sluice.app.cli.KafScaleCommand;
+import io.sluice.app.cli.KroxyliciousOmbCommand;
+import io.sluice.bench.bridge.scenario.BridgeFailoverScenario;
+import io.sluice.bench.bridge.scenario.KafkoramaFanoutScenario;
+import io.sluice.bench.bridge.scenario.KafkoramaPublishScenario;
+import io.sluice.bench.bridge.scenario.Lightstreamer1Command;
+import io.sluice.bench.bridge.scenario.Lightstreamer2Command;
+import io.sluice.bench.bridge.scenario.MigratoryDataGamingScenario;
 
 /**
  * {@code sluice bench scenario NAME}: the published benchmarks Sluice answers (the seeds), each run the way its

@@ -1,7 +1,5 @@
 package io.sluice.app.cli;
 
-import io.sluice.cli.ExitCodes;
-
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
@@ -11,6 +9,8 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
+
+import io.sluice.cli.ExitCodes;
 
 /**
  * {@code sluice help [COMMAND...]}: the usage of {@code sluice} or of the command named, to any depth

@@ -1,9 +1,5 @@
 package io.sluice.app.cli;
 
-import io.sluice.bench.scenario.KafScaleRun;
-
-import io.sluice.cli.ScenarioOptions;
-
 import java.io.PrintStream;
 import java.util.concurrent.Callable;
 
@@ -11,7 +7,9 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
+import io.sluice.bench.scenario.KafScaleRun;
 import io.sluice.cli.KafkaOption;
+import io.sluice.cli.ScenarioOptions;
 
 /**
  * {@code sluice bench scenario kafscale}: KafScale's benchmarks (seed 004) run against the broker and through the

@@ -1,9 +1,5 @@
 package io.sluice.app.cli;
 
-import io.sluice.omb.scenario.KroxyliciousOmbRun;
-
-import io.sluice.cli.ScenarioOptions;
-
 import java.io.PrintStream;
 import java.util.concurrent.Callable;
 
@@ -12,6 +8,8 @@ import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 import io.sluice.cli.KafkaOption;
+import io.sluice.cli.ScenarioOptions;
+import io.sluice.omb.scenario.KroxyliciousOmbRun;
 
 /**
  * {@code sluice bench scenario kroxylicious-omb}: Kroxylicious's performance page (seed 002) run here. Its

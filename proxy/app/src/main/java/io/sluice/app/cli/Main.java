@@ -1,8 +1,5 @@
 package io.sluice.app.cli;
 
-import io.sluice.cli.ExitCodes;
-import io.sluice.cli.UsageException;
-
 import java.util.List;
 
 import picocli.CommandLine;

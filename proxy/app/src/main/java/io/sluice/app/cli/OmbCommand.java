@@ -1,12 +1,12 @@
 package io.sluice.app.cli;
 
-import io.sluice.omb.run.OmbRun;
-
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
 
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
+
+import io.sluice.omb.run.OmbRun;
 
 /**
  * {@code sluice omb}: OpenMessaging Benchmark workloads against the broker and the proxy's targets, results stored

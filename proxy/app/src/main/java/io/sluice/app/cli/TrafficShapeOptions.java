@@ -1,9 +1,8 @@
 package io.sluice.app.cli;
 
-import io.sluice.cli.UsageException;
-
 import java.util.List;
 
+import io.sluice.cli.UsageException;
 import io.sluice.sizing.plan.ProducerBatching;
 import io.sluice.sizing.plan.RequestRate;
 import io.sluice.sizing.plan.TrafficSpec;

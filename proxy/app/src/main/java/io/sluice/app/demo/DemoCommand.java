@@ -1,7 +1,5 @@
 package io.sluice.app.demo;
 
-import io.sluice.bench.targets.DemoProxyConfig;
-
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -27,9 +25,9 @@ import org.apache.kafka.common.serialization.StringSerializer;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
-import io.sluice.proxy.config.ProxyConfigLoader;
+import io.sluice.bench.targets.DemoProxyConfig;
 import io.sluice.proxy.config.ProxyConfig;
-import io.sluice.proxy.server.ProxyServer;
+import io.sluice.proxy.config.ProxyConfigLoader;
 
 /**
  * {@code sluice demo}: a real single-node KRaft broker in a child process, the proxy in front of it on

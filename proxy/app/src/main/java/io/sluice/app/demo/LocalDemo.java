@@ -1,7 +1,5 @@
 package io.sluice.app.demo;
 
-import io.sluice.bench.targets.DemoProxyConfig;
-
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -9,6 +7,7 @@ import java.util.ServiceLoader;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
+import io.sluice.bench.targets.DemoProxyConfig;
 import io.sluice.proxy.config.ProxyConfigLoader;
 import io.sluice.proxy.server.ProxyServer;
 import io.sluice.testkit.LocalKafka;

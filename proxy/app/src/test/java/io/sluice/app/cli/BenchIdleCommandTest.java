@@ -1,6 +1,7 @@
 package io.sluice.app.cli;
 
 import io.sluice.cli.CommandLines;
+import io.sluice.testkit.fixtures.SharedKafka;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -13,8 +14,6 @@ import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 
 import picocli.CommandLine;
-
-import io.sluice.testkit.fixtures.SharedKafka;
 
 /** A short idle run against a real broker and a proxy in a child JVM: both windows measured, the clients really connected. */
 class BenchIdleCommandTest {

@@ -1,6 +1,7 @@
 package io.sluice.app.cli;
 
 import io.sluice.cli.CommandLines;
+import io.sluice.testkit.fixtures.SharedKafka;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -20,8 +21,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 
 import picocli.CommandLine;
-
-import io.sluice.testkit.fixtures.SharedKafka;
 
 /** The whole scenario at tiny scale against a real broker and a real proxy in a child JVM, restarted under load. */
 class KafScaleCommandTest {

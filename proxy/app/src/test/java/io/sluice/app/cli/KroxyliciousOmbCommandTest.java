@@ -1,12 +1,12 @@
 package io.sluice.app.cli;
 
-import io.sluice.omb.scenario.KroxyliciousOmbRun;
-
-import io.sluice.cli.CommandLines;
-
 import io.sluice.bench.scenario.KmsCalls;
 import io.sluice.bench.scenario.ScenarioKms;
 import io.sluice.bench.scenario.ScenarioProxy;
+import io.sluice.cli.CommandLines;
+import io.sluice.cli.ExitCodes;
+import io.sluice.omb.scenario.KroxyliciousOmbRun;
+import io.sluice.testkit.fixtures.SharedKafka;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -35,9 +35,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import picocli.CommandLine;
-
-import io.sluice.testkit.fixtures.SharedKafka;
-import io.sluice.cli.ExitCodes;
 
 /**
  * OMB is not available where tests run, so the scenario's parts are tested apart: the clear refusal without OMB, the

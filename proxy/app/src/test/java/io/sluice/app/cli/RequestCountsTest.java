@@ -13,14 +13,14 @@ import org.junit.jupiter.api.io.TempDir;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 
-import io.sluice.testkit.fixtures.SharedKafka;
-import io.sluice.results.ResultLayout;
 import io.sluice.bench.sweep.FixedRateLoad;
 import io.sluice.bench.sweep.RateSweep;
 import io.sluice.bench.targets.BenchTargets;
+import io.sluice.results.ResultLayout;
+import io.sluice.results.read.ResultSetReader;
 import io.sluice.sizing.points.PointMeasurer;
 import io.sluice.sizing.points.TrafficPoint;
-import io.sluice.results.read.ResultSetReader;
+import io.sluice.testkit.fixtures.SharedKafka;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

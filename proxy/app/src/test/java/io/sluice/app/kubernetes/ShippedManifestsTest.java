@@ -24,18 +24,18 @@ import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import io.sluice.proxy.config.ProxyConfigLoader;
 import io.sluice.proxy.config.ProxyConfig;
-import io.sluice.testkit.fixtures.Executables;
+import io.sluice.proxy.config.ProxyConfigLoader;
+import io.sluice.results.read.ResultSetReader;
+import io.sluice.sizing.deploy.DeployedComponent;
 import io.sluice.sizing.deploy.DeploymentYaml;
 import io.sluice.sizing.deploy.JvmBudget;
-import io.sluice.sizing.deploy.DeployedComponent;
 import io.sluice.sizing.plan.Sizing;
 import io.sluice.sizing.plan.TrafficSpec;
 import io.sluice.sizing.report.SizingOutput;
-import io.sluice.results.read.ResultSetReader;
 import io.sluice.sizing.testing.KubernetesSchemas;
 import io.sluice.sizing.testing.KubernetesSchemas.Document;
+import io.sluice.testkit.fixtures.Executables;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -47,7 +47,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class ShippedManifestsTest {
 
-    static final Path KUBERNETES = Path.of("..", "proxy", "app", "kubernetes");
+    static final Path KUBERNETES = Path.of("kubernetes");
     static final Path BASE = KUBERNETES.resolve("base");
     static final Path EXAMPLE = KUBERNETES.resolve("overlays").resolve("example");
     static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory());
@@ -235,7 +235,7 @@ class ShippedManifestsTest {
     @Test
     void theProxyDeploymentIsWhatSluiceSizeWritesForTheDocumentedTraffic() throws Exception {
         Path out = tmp.resolve("size");
-        Path runs = Path.of("..", "docs", "sizing-runs", "2026-11-22");
+        Path runs = Path.of("..", "..", "docs", "sizing-runs", "2026-11-22");
         // `sluice size --runs docs/sizing-runs/2026-11-22 --produce-mb-s 50 --consumer-groups 1`: its other options at their defaults
         SizingOutput.writeProxy(Sizing.of(runs, ResultSetReader.read(runs), new TrafficSpec(50, 1, 1024, 1.3, 2000), false), runs, out,
                 new PrintStream(OutputStream.nullOutputStream()));

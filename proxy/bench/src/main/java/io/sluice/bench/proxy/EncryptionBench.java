@@ -1,14 +1,13 @@
 package io.sluice.bench.proxy;
 
-
 import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Collectors;
 
-import io.sluice.testkit.CpuSampler;
 import io.sluice.bench.ProxyBenchmark;
+import io.sluice.testkit.CpuSampler;
 import io.sluice.testkit.FreePorts;
 import io.sluice.testkit.LocalKafka;
 import io.sluice.testkit.LocalProxy;

@@ -1,10 +1,5 @@
 package io.sluice.bench.proxy;
 
-import io.sluice.bench.targets.DemoProxyConfig;
-
-
-import io.sluice.cli.UsageException;
-
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.LocalDateTime;
@@ -18,13 +13,15 @@ import java.util.Map;
 import java.util.function.Function;
 import java.util.stream.Collectors;
 
-import io.sluice.testkit.CpuSampler;
 import io.sluice.bench.ProxyBenchmark;
 import io.sluice.bench.sweep.FixedRateLoad;
 import io.sluice.bench.sweep.RateSweep;
 import io.sluice.bench.targets.BenchTarget;
-import io.sluice.bench.targets.TargetCredentials;
 import io.sluice.bench.targets.BenchTargets;
+import io.sluice.bench.targets.DemoProxyConfig;
+import io.sluice.bench.targets.TargetCredentials;
+import io.sluice.cli.UsageException;
+import io.sluice.testkit.CpuSampler;
 import io.sluice.testkit.FreePorts;
 import io.sluice.testkit.LocalKafka;
 import io.sluice.testkit.LocalProxy;

@@ -1,11 +1,5 @@
 package io.sluice.bench.scenario;
 
-import io.sluice.cli.ScenarioOptions;
-
-
-import io.sluice.testkit.bench.ScenarioReport;
-import io.sluice.results.scenario.Seed;
-
 import java.io.PrintStream;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -18,8 +12,11 @@ import org.HdrHistogram.Histogram;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
 
-import io.sluice.testkit.bench.BenchKafka;
+import io.sluice.cli.ScenarioOptions;
 import io.sluice.cli.UsageException;
+import io.sluice.results.scenario.Seed;
+import io.sluice.testkit.bench.BenchKafka;
+import io.sluice.testkit.bench.ScenarioReport;
 
 /**
  * What {@code sluice bench scenario kafscale} runs (the app's KafScaleCommand parses the options into {@link Settings}): for the broker and then the passthrough proxy (a child JVM, as {@code bench proxy}

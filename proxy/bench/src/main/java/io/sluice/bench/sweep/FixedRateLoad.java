@@ -24,8 +24,8 @@ import org.apache.kafka.common.errors.WakeupException;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 
-import io.sluice.testkit.bench.BenchTopics;
 import io.sluice.results.OmbResultJson.Interval;
+import io.sluice.testkit.bench.BenchTopics;
 
 /**
  * One producer sending to a one-partition topic at a fixed rate while one consumer reads it, measured the way

@@ -11,14 +11,14 @@ import java.util.Map;
 import java.util.Optional;
 
 import io.sluice.bench.ProxyProbe;
-import io.sluice.testkit.RunEnvironment;
+import io.sluice.bench.targets.BenchTarget;
 import io.sluice.results.OmbResultJson;
 import io.sluice.results.ResultFiles;
 import io.sluice.results.RunRecord;
 import io.sluice.results.Workload;
-import io.sluice.bench.targets.BenchTarget;
 import io.sluice.testkit.FreePorts;
 import io.sluice.testkit.LocalProxy;
+import io.sluice.testkit.RunEnvironment;
 
 /**
  * {@code sluice bench proxy --rates}: the 1 topic / 1 partition scenario at each of several fixed produce rates,

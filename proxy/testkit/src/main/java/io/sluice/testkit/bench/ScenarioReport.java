@@ -1,11 +1,5 @@
 package io.sluice.testkit.bench;
 
-import io.sluice.results.scenario.PerformanceTable;
-
-import io.sluice.results.scenario.Seed;
-
-import io.sluice.cli.ScenarioOptions;
-
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Files;
@@ -21,9 +15,12 @@ import java.util.Map;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 
-import io.sluice.testkit.RunEnvironment;
-import io.sluice.results.RunRecord;
 import io.sluice.build.BuildInfo;
+import io.sluice.cli.ScenarioOptions;
+import io.sluice.results.RunRecord;
+import io.sluice.results.scenario.PerformanceTable;
+import io.sluice.results.scenario.Seed;
+import io.sluice.testkit.RunEnvironment;
 
 /**
  * One scenario run's record: waits for a quiet machine, then collects the rows the scenario measured (the columns of

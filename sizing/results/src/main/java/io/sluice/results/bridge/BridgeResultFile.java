@@ -16,7 +16,6 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
 import io.sluice.results.read.JsonFields;
-import io.sluice.results.read.MalformedResultException;
 import io.sluice.results.read.OmbResultReader;
 
 /**

@@ -15,9 +15,9 @@ import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
+import io.sluice.cli.UsageException;
 import io.sluice.testkit.CpuSampler;
 import io.sluice.testkit.RunEnvironment;
-import io.sluice.cli.UsageException;
 
 /**
  * {@code sluice bench bridge}: benchpub and benchsub against a bridge. By default the bench starts its own Kafka and a

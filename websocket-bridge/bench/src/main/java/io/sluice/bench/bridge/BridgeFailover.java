@@ -11,9 +11,9 @@ import java.util.StringJoiner;
 
 import org.HdrHistogram.Histogram;
 
-import io.sluice.testkit.bench.BenchKafka;
 import io.sluice.cli.UsageException;
 import io.sluice.testkit.RoundRobinRelay;
+import io.sluice.testkit.bench.BenchKafka;
 
 /**
  * Several bridge nodes on one Kafka and topic, each a child JVM ({@link LocalBridge}), behind one round-robin TCP

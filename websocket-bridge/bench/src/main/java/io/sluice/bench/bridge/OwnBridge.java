@@ -12,8 +12,8 @@ import java.util.concurrent.ExecutionException;
 
 import org.apache.kafka.common.errors.TopicExistsException;
 
-import io.sluice.testkit.bench.BenchTopics;
 import io.sluice.testkit.bench.BenchKafka;
+import io.sluice.testkit.bench.BenchTopics;
 
 /**
  * The bench's own bridge in a child JVM, on its own Kafka (a child JVM too) or a running one, for one

@@ -1,9 +1,5 @@
 package io.sluice.bench.bridge.scenario;
 
-import io.sluice.cli.ScenarioOptions;
-import io.sluice.testkit.bench.ScenarioReport;
-import io.sluice.results.scenario.Seed;
-
 import java.io.PrintStream;
 import java.time.Duration;
 import java.util.Arrays;
@@ -16,11 +12,14 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
-import io.sluice.cli.KafkaOption;
 import io.sluice.bench.bridge.BridgeFailover;
 import io.sluice.bench.bridge.FailoverResult;
 import io.sluice.bench.bridge.FailoverSettings;
 import io.sluice.bench.bridge.ReconnectBackoff;
+import io.sluice.cli.KafkaOption;
+import io.sluice.cli.ScenarioOptions;
+import io.sluice.results.scenario.Seed;
+import io.sluice.testkit.bench.ScenarioReport;
 
 /**
  * {@code sluice bench scenario bridge-failover}: the seeds scale out by adding nodes (Kafkorama seed 000's four-node

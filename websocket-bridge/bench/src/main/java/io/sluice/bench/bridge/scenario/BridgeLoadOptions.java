@@ -6,8 +6,8 @@ import java.util.Map;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
-import io.sluice.cli.KafkaOption;
 import io.sluice.bench.bridge.OwnBridge;
+import io.sluice.cli.KafkaOption;
 
 /**
  * How the bridge scenarios that start one bridge open their clients and start that bridge: the same knobs, with the

@@ -1,10 +1,5 @@
 package io.sluice.bench.bridge.scenario;
 
-import io.sluice.sizing.projection.OnePointProjection;
-import io.sluice.cli.ScenarioOptions;
-import io.sluice.testkit.bench.ScenarioReport;
-import io.sluice.results.scenario.Seed;
-
 import java.io.PrintStream;
 import java.time.Duration;
 import java.util.LinkedHashMap;
@@ -19,7 +14,11 @@ import io.sluice.bench.bridge.BenchResult;
 import io.sluice.bench.bridge.BenchSettings;
 import io.sluice.bench.bridge.BridgeCpuSeconds;
 import io.sluice.bench.bridge.FdLimit;
+import io.sluice.cli.ScenarioOptions;
 import io.sluice.cli.UsageException;
+import io.sluice.results.scenario.Seed;
+import io.sluice.sizing.projection.OnePointProjection;
+import io.sluice.testkit.bench.ScenarioReport;
 
 /**
  * {@code bench scenario kafkorama-fanout}: Kafkorama's fan-out (seed 000): endpoints each updated once a second with

@@ -1,9 +1,5 @@
 package io.sluice.bench.bridge.scenario;
 
-import io.sluice.cli.ScenarioOptions;
-import io.sluice.testkit.bench.ScenarioReport;
-import io.sluice.results.scenario.Seed;
-
 import java.io.PrintStream;
 import java.time.Duration;
 import java.util.LinkedHashMap;
@@ -17,7 +13,10 @@ import picocli.CommandLine.Option;
 import io.sluice.bench.bridge.FdLimit;
 import io.sluice.bench.bridge.PublishResult;
 import io.sluice.bench.bridge.PublishSettings;
+import io.sluice.cli.ScenarioOptions;
 import io.sluice.cli.UsageException;
+import io.sluice.results.scenario.Seed;
+import io.sluice.testkit.bench.ScenarioReport;
 
 /**
  * {@code bench scenario kafkorama-publish}: the reverse path Kafkorama announces (seed 000): many WebSocket clients each

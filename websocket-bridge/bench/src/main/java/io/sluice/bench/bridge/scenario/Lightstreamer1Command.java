@@ -1,11 +1,11 @@
 package io.sluice.bench.bridge.scenario;
 
-import io.sluice.results.scenario.Seed;
-
 import java.io.PrintStream;
 import java.util.List;
 
 import picocli.CommandLine.Command;
+
+import io.sluice.results.scenario.Seed;
 
 /** Lightstreamer's scenario 1: one 1 KiB record stream at 4 msg/s, every client receiving every record. */
 @Command(name = "lightstreamer-1", description = {"Lightstreamer Kafka Connector benchmark, scenario 1 (seed 003): 1 KiB records at 4 msg/s, "

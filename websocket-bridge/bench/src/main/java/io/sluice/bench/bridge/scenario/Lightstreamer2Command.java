@@ -1,11 +1,11 @@
 package io.sluice.bench.bridge.scenario;
 
-import io.sluice.results.scenario.Seed;
-
 import java.io.PrintStream;
 import java.util.List;
 
 import picocli.CommandLine.Command;
+
+import io.sluice.results.scenario.Seed;
 
 /** Lightstreamer's scenario 2: 1 KiB records on 40 keys, 100 msg/s in all, each client subscribed to one key. */
 @Command(name = "lightstreamer-2", description = {"Lightstreamer Kafka Connector benchmark, scenario 2 (seed 003): 1 KiB records on 40 keys at "

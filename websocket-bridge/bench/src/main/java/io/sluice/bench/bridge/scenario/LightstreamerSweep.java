@@ -1,10 +1,5 @@
 package io.sluice.bench.bridge.scenario;
 
-import io.sluice.sizing.projection.ScaleProjection;
-import io.sluice.cli.ScenarioOptions;
-import io.sluice.testkit.bench.ScenarioReport;
-import io.sluice.results.scenario.Seed;
-
 import java.io.PrintStream;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -25,7 +20,11 @@ import io.sluice.bench.bridge.BenchTransport;
 import io.sluice.bench.bridge.FdLimit;
 import io.sluice.bench.bridge.OwnBridge;
 import io.sluice.bench.bridge.ValueShape;
+import io.sluice.cli.ScenarioOptions;
 import io.sluice.cli.UsageException;
+import io.sluice.results.scenario.Seed;
+import io.sluice.sizing.projection.ScaleProjection;
+import io.sluice.testkit.bench.ScenarioReport;
 
 /**
  * Lightstreamer's published Kafka Connector benchmark (seed 003), scenarios 1 and 2: 1 KiB records at a fixed total

@@ -1,9 +1,5 @@
 package io.sluice.bench.bridge.scenario;
 
-import io.sluice.cli.ScenarioOptions;
-import io.sluice.testkit.bench.ScenarioReport;
-import io.sluice.results.scenario.Seed;
-
 import java.io.PrintStream;
 import java.time.Duration;
 import java.util.LinkedHashMap;
@@ -21,7 +17,10 @@ import io.sluice.bench.bridge.OwnBridge;
 import io.sluice.bench.bridge.PublishResult;
 import io.sluice.bench.bridge.PublishSettings;
 import io.sluice.bench.bridge.PublisherLoad;
+import io.sluice.cli.ScenarioOptions;
 import io.sluice.cli.UsageException;
+import io.sluice.results.scenario.Seed;
+import io.sluice.testkit.bench.ScenarioReport;
 
 /**
  * {@code bench scenario migratorydata-gaming}: MigratoryData's gaming run (seed 001): every gamer receives a 2 KiB

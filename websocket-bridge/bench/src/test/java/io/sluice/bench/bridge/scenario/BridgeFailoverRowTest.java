@@ -1,7 +1,5 @@
 package io.sluice.bench.bridge.scenario;
 
-import io.sluice.results.scenario.PerformanceTable;
-
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
@@ -12,6 +10,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import io.sluice.bench.bridge.FailoverResult;
+import io.sluice.results.scenario.PerformanceTable;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -1,6 +1,7 @@
 package io.sluice.bench.bridge.scenario;
 
 import io.sluice.cli.CommandLines;
+import io.sluice.testkit.fixtures.SharedKafka;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -20,8 +21,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 
 import picocli.CommandLine;
-
-import io.sluice.testkit.fixtures.SharedKafka;
 
 /**
  * Lightstreamer's scenario 2 at a tiny scale against a real Kafka and a bridge in a child JVM: two points of the
