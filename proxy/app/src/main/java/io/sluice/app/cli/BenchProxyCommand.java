@@ -68,20 +68,18 @@ public final class BenchProxyCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
+        // Built here, not in a method of its own: picocli reads this class's method signatures where lib-extra/ is absent.
+        var options = new ProxyBench.Options(Main.class.getName(), LoadSettings.of(load, latencySeconds), targets, proxyHeap, out, batching, seconds,
+                warmupSeconds, intervalSeconds);
         if (rates != null) {
-            return new ProxyBench(options()).sweep(parseRates(rates));
+            return new ProxyBench(options).sweep(parseRates(rates));
         }
         for (String sweepOnly : SWEEP_ONLY) {
             if (spec.commandLine().getParseResult().hasMatchedOption(sweepOnly)) {
                 throw new UsageException(sweepOnly + " belongs to the fixed-rate mode: give --rates too");
             }
         }
-        return new ProxyBench(options()).run();
-    }
-
-    private ProxyBench.Options options() {
-        return new ProxyBench.Options(Main.class.getName(), LoadSettings.of(load, latencySeconds), targets, proxyHeap, out, batching, seconds,
-                warmupSeconds, intervalSeconds);
+        return new ProxyBench(options).run();
     }
 
     static List<Double> parseRates(String text) {
