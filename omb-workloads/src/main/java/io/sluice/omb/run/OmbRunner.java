@@ -11,17 +11,17 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.TimeoutException;
 
+import io.sluice.bench.ProxyProbe;
+import io.sluice.bench.targets.BenchTarget;
 import io.sluice.omb.workload.DriverTemplates;
 import io.sluice.omb.workload.WorkloadFile;
-import io.sluice.bench.ProxyProbe;
-import io.sluice.bench.RunEnvironment;
-import io.sluice.bench.results.ResultFiles;
-import io.sluice.bench.results.ResultLayout;
-import io.sluice.bench.results.RunRecord;
-import io.sluice.bench.results.Workload;
-import io.sluice.bench.targets.BenchTarget;
+import io.sluice.results.ResultFiles;
+import io.sluice.results.ResultLayout;
+import io.sluice.results.RunRecord;
+import io.sluice.results.Workload;
 import io.sluice.testkit.FreePorts;
 import io.sluice.testkit.LocalProxy;
+import io.sluice.testkit.RunEnvironment;
 
 /**
  * Runs a workload × target matrix through a real OMB: per target, the proxy (if any) in its own process with the
@@ -31,10 +31,11 @@ import io.sluice.testkit.LocalProxy;
 public final class OmbRunner {
 
     /**
-     * @param margin added to each workload's warm-up + test time before a run counts as hung (topic creation,
-     *               building a backlog)
+     * @param launcher the launcher class each target's child proxy runs ({@link LocalProxy})
+     * @param margin   added to each workload's warm-up + test time before a run counts as hung (topic creation,
+     *                 building a backlog)
      */
-    public record Settings(Path out, List<String> proxyJvmOptions, Duration margin, Map<String, String> ombEnv) {
+    public record Settings(String launcher, Path out, List<String> proxyJvmOptions, Duration margin, Map<String, String> ombEnv) {
     }
 
     private final OmbInstallation omb;
@@ -61,7 +62,7 @@ public final class OmbRunner {
             }
             String driver = DriverTemplates.render(target.name(), env);
             LocalProxy proxy = target.direct() ? null
-                    : LocalProxy.start(target.proxyConfigTemplate(), managementPort, settings.proxyJvmOptions(), env);
+                    : LocalProxy.start(settings.launcher(), target.proxyConfigTemplate(), managementPort, settings.proxyJvmOptions(), env);
             try {
                 for (WorkloadFile workload : workloads) {
                     written.add(runOne(target, workload, driver, proxy, managementPort));

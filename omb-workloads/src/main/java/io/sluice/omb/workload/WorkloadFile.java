@@ -8,7 +8,7 @@ import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 
-import io.sluice.bench.results.Workload;
+import io.sluice.results.Workload;
 
 /**
  * An OMB workload file: its text exactly as OMB will read it, and the fields a runner needs from it.

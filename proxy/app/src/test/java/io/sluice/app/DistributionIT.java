@@ -10,6 +10,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
@@ -77,6 +78,8 @@ class DistributionIT {
     private static Path toolsOnly;
 
     private final List<Process> started = new ArrayList<>();
+    /** Where each server started by {@link #start} logs: a failed start is reported with the end of its log. */
+    private final Map<Process, Path> logs = new HashMap<>();
 
     @BeforeAll
     static void unpack() throws Exception {
@@ -502,8 +505,10 @@ class DistributionIT {
 
     /** Starts {@code bin/sluice ARGS} from the slim install: the proxy and the bridge run without lib-extra/, as in the image. */
     private Process start(List<String> args, Map<String, String> env, String logName) throws IOException {
-        Process process = builder(slim, args, env, work.resolve(logName)).start();
+        Path log = work.resolve(logName);
+        Process process = builder(slim, args, env, log).start();
         started.add(process);
+        logs.put(process, log);
         return process;
     }
 
@@ -523,11 +528,13 @@ class DistributionIT {
         return builder;
     }
 
-    private static void awaitReady(Process process, int managementPort) throws Exception {
+    private void awaitReady(Process process, int managementPort) throws Exception {
         HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(1)).build();
         long deadline = System.nanoTime() + START.toNanos();
         while (System.nanoTime() < deadline) {
-            assertThat(process.isAlive()).as("still running (exit code %s)", process.isAlive() ? null : process.exitValue()).isTrue();
+            if (!process.isAlive()) {
+                throw new AssertionError("exited with code " + process.exitValue() + " before it was ready; the end of its log:\n" + logTail(process));
+            }
             try {
                 HttpResponse<String> ready = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + managementPort + "/readyz"))
                         .timeout(Duration.ofSeconds(2)).build(), HttpResponse.BodyHandlers.ofString());
@@ -539,7 +546,21 @@ class DistributionIT {
             }
             Thread.sleep(200);
         }
-        throw new AssertionError("not ready within " + START);
+        throw new AssertionError("not ready within " + START + "; the end of its log:\n" + logTail(process));
+    }
+
+    /** The last 40 lines the process logged, or why there are none. */
+    private String logTail(Process process) {
+        Path log = logs.get(process);
+        if (log == null) {
+            return "(no log recorded for pid " + process.pid() + ")";
+        }
+        try {
+            List<String> lines = Files.readAllLines(log);
+            return String.join("\n", lines.subList(Math.max(0, lines.size() - 40), lines.size()));
+        } catch (IOException e) {
+            return "(cannot read " + log + ": " + e + ")";
+        }
     }
 
     private static void assertStopsOnSigterm(Process process, int managementPort) throws Exception {

@@ -23,6 +23,7 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 
 import io.sluice.bench.targets.TargetCredentials;
+import io.sluice.testkit.bench.BenchTopics;
 
 /**
  * The same producer+consumer load against several bootstrap addresses (the broker itself, the proxy in
@@ -206,6 +207,6 @@ public final class ProxyBenchmark {
     }
 
     private void createTopic(String topic) throws Exception {
-        Topics.create(brokerBootstrap, topic, 1);
+        BenchTopics.create(brokerBootstrap, topic, 1);
     }
 }

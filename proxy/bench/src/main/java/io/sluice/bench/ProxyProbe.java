@@ -3,7 +3,8 @@ package io.sluice.bench;
 import java.time.Duration;
 import java.util.List;
 
-import io.sluice.bench.results.RunRecord;
+import io.sluice.results.RunRecord;
+import io.sluice.testkit.CpuSampler;
 
 /**
  * Watches a proxy process through one benchmark run: its CPU and memory every second (through {@link CpuSampler},

@@ -18,8 +18,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The proxy as a child process ({@code sluice proxy --config FILE}) from this JVM's class path, so that a
- * benchmark can measure the proxy's own CPU and memory, apart from the load generator's. The launcher is the app's
- * ({@code io.sluice.app.cli.Main}), so sluice-app must be on the class path: benchmarks run from the app.
+ * benchmark can measure the proxy's own CPU and memory, apart from the load generator's. The caller names the launcher
+ * class (the app's {@code Main}, whose {@code main} takes {@code proxy --config FILE}): the test kit is below the app
+ * and must not know it, and the launcher must be on this JVM's class path.
  */
 public final class LocalProxy implements AutoCloseable {
 
@@ -37,22 +38,24 @@ public final class LocalProxy implements AutoCloseable {
     /**
      * Starts the proxy with {@code configYaml} and waits until its {@code /readyz} answers 200.
      *
+     * @param mainClass      the launcher's class, whose {@code main} runs {@code proxy --config FILE}
      * @param managementPort the management port the config sets (used to wait for readiness)
      */
-    public static LocalProxy start(String configYaml, int managementPort, List<String> jvmOptions) throws IOException, InterruptedException {
-        return start(configYaml, managementPort, jvmOptions, Map.of());
+    public static LocalProxy start(String mainClass, String configYaml, int managementPort, List<String> jvmOptions)
+            throws IOException, InterruptedException {
+        return start(mainClass, configYaml, managementPort, jvmOptions, Map.of());
     }
 
     /**
-     * As {@link #start(String, int, List)}, with variables added to the child's environment: the proxy substitutes
+     * As {@link #start(String, String, int, List)}, with variables added to the child's environment: the proxy substitutes
      * {@code ${VAR}} in its configuration itself, so a template can be passed as it is.
      */
-    public static LocalProxy start(String configYaml, int managementPort, List<String> jvmOptions, Map<String, String> env)
+    public static LocalProxy start(String mainClass, String configYaml, int managementPort, List<String> jvmOptions, Map<String, String> env)
             throws IOException, InterruptedException {
         Path dir = Files.createTempDirectory("sluice-proxy-");
         Path config = Files.writeString(dir.resolve("proxy.yaml"), configYaml);
         Path log = dir.resolve("proxy.log");
-        ProcessBuilder builder = new ProcessBuilder(JavaCommand.of(jvmOptions, "io.sluice.app.cli.Main", List.of("proxy", "--config", config.toString())))
+        ProcessBuilder builder = new ProcessBuilder(JavaCommand.of(jvmOptions, mainClass, List.of("proxy", "--config", config.toString())))
                 .redirectErrorStream(true)
                 .redirectOutput(log.toFile());
         builder.environment().putAll(env);

@@ -4,8 +4,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 
+import io.sluice.results.read.RunInfo;
 import io.sluice.sizing.points.TrafficPoint;
-import io.sluice.sizing.results.RunInfo;
 
 /**
  * The JVM the fitted runs measured: heap, collector and processors as their {@code run.json} records them, so the pod

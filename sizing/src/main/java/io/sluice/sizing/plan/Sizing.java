@@ -8,11 +8,11 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
+import io.sluice.results.read.MeasuredRun;
+import io.sluice.results.read.ResultSet;
 import io.sluice.sizing.fit.CpuFitter;
 import io.sluice.sizing.points.PointMeasurer;
 import io.sluice.sizing.points.TrafficPoint;
-import io.sluice.sizing.results.MeasuredRun;
-import io.sluice.sizing.results.ResultSet;
 
 /**
  * A whole sizing: every scenario found under the runs directory, fitted and planned for one traffic spec.

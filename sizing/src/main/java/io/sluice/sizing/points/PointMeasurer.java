@@ -4,9 +4,9 @@ import java.util.List;
 import java.util.Optional;
 import java.util.OptionalLong;
 
-import io.sluice.bench.results.RunRecord;
-import io.sluice.sizing.results.MeasuredRun;
-import io.sluice.sizing.results.RunInfo;
+import io.sluice.results.RunRecord;
+import io.sluice.results.read.MeasuredRun;
+import io.sluice.results.read.RunInfo;
 
 /** Turns a measured run into a {@link TrafficPoint}: its traffic, health, and the proxy's CPU over the window. */
 public final class PointMeasurer {

@@ -3,8 +3,8 @@ package io.sluice.sizing.points;
 import java.util.ArrayList;
 import java.util.List;
 
-import io.sluice.bench.results.Workload;
-import io.sluice.sizing.results.OmbResult;
+import io.sluice.results.Workload;
+import io.sluice.results.read.OmbResult;
 
 /**
  * Tells runs that carried their load from runs that were saturated: past saturation the CPU stops following the

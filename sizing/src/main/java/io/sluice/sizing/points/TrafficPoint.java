@@ -5,8 +5,8 @@ import java.util.Optional;
 import java.util.OptionalDouble;
 import java.util.OptionalLong;
 
-import io.sluice.bench.results.RunRecord;
-import io.sluice.sizing.results.MeasuredRun;
+import io.sluice.results.RunRecord;
+import io.sluice.results.read.MeasuredRun;
 
 /**
  * One measured run as a point for the fit: the traffic that crossed the proxy and the CPU it took. Traffic counts

@@ -15,9 +15,9 @@ import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import io.sluice.results.read.MalformedResultException;
 import io.sluice.sizing.report.BridgeReport;
 import io.sluice.sizing.report.SizingOutput;
-import io.sluice.sizing.results.MalformedResultException;
 import io.sluice.sizing.testing.DeploymentChecks;
 import io.sluice.sizing.testing.KubernetesSchemas;
 

@@ -7,12 +7,12 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import io.sluice.results.read.ResultSetReader;
+import io.sluice.results.testing.SyntheticRuns;
 import io.sluice.sizing.fit.CpuFit;
 import io.sluice.sizing.fit.CpuFitter;
 import io.sluice.sizing.points.PointMeasurer;
 import io.sluice.sizing.points.TrafficPoint;
-import io.sluice.sizing.results.ResultSetReader;
-import io.sluice.sizing.testing.SyntheticRuns;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;

@@ -6,10 +6,10 @@ import java.util.Optional;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import io.sluice.bench.results.Workload;
-import io.sluice.sizing.results.OmbResult;
-import io.sluice.sizing.results.ResultSetReader;
-import io.sluice.sizing.testing.SyntheticRuns;
+import io.sluice.results.Workload;
+import io.sluice.results.read.OmbResult;
+import io.sluice.results.read.ResultSetReader;
+import io.sluice.results.testing.SyntheticRuns;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;

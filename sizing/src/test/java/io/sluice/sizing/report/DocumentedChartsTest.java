@@ -17,11 +17,11 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.w3c.dom.Document;
 
+import io.sluice.results.read.ResultSetReader;
 import io.sluice.sizing.bridge.BridgePoint;
 import io.sluice.sizing.bridge.BridgeResultReader;
 import io.sluice.sizing.plan.Sizing;
 import io.sluice.sizing.plan.TrafficSpec;
-import io.sluice.sizing.results.ResultSetReader;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

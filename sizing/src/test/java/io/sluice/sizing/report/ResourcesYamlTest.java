@@ -14,11 +14,11 @@ import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import io.sluice.results.read.ResultSetReader;
+import io.sluice.results.testing.SyntheticRuns;
 import io.sluice.sizing.plan.Sizing;
 import io.sluice.sizing.plan.TrafficSpec;
-import io.sluice.sizing.results.ResultSetReader;
 import io.sluice.sizing.testing.KubernetesSchemas;
-import io.sluice.sizing.testing.SyntheticRuns;
 
 import static io.sluice.sizing.testing.DeploymentChecks.assertConsistent;
 import static io.sluice.sizing.testing.DeploymentChecks.container;

@@ -5,10 +5,10 @@ import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import io.sluice.results.read.ResultSetReader;
+import io.sluice.results.testing.SweepFixture;
 import io.sluice.sizing.plan.Sizing;
 import io.sluice.sizing.plan.TrafficSpec;
-import io.sluice.sizing.results.ResultSetReader;
-import io.sluice.sizing.testing.SweepFixture;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -8,19 +8,21 @@ import java.util.Map;
 
 import com.fasterxml.jackson.databind.JsonNode;
 
-import io.sluice.proxy.testing.PythonClients;
+import io.sluice.testkit.fixtures.PythonClients;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * Kubernetes YAML checked against the Kubernetes API's JSON schemas by {@code kubernetes-validate} (PyPI, pinned with
  * the other Python test clients), which carries the schemas in its package: no network, no cluster. Strict: fields the
- * API does not define are errors. {@code src/test/python/validate_kubernetes.py} does the checking.
+ * API does not define are errors. {@code sizing/src/test/python/validate_kubernetes.py} does the checking.
  */
 public final class KubernetesSchemas {
 
     /** The Kubernetes release validated against: the newest the pinned package ships. */
     public static final String VERSION = "1.37.0";
+    /** From the checkout's root: the app's ShippedManifestsTest validates through this class too. */
+    private static final Path SCRIPT = Path.of("sizing", "src", "test", "python", "validate_kubernetes.py");
 
     private KubernetesSchemas() {
     }
@@ -31,7 +33,7 @@ public final class KubernetesSchemas {
 
     public static List<Document> validate(List<Path> files) {
         String[] args = files.stream().map(f -> f.toAbsolutePath().toString()).toArray(String[]::new);
-        JsonNode result = PythonClients.run("validate_kubernetes.py", Duration.ofMinutes(2), Map.of("KUBERNETES_VERSION", VERSION), args).ok();
+        JsonNode result = PythonClients.runFromCheckout(SCRIPT, Duration.ofMinutes(2), Map.of("KUBERNETES_VERSION", VERSION), args).ok();
         List<Document> documents = new ArrayList<>();
         for (JsonNode d : result.get("documents")) {
             List<String> errors = new ArrayList<>();

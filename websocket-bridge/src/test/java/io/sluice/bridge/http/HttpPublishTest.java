@@ -33,7 +33,7 @@ import io.kroxylicious.testing.kafka.junit5ext.KafkaClusterExtension;
 import io.sluice.bridge.auth.TestAuthenticator;
 import io.sluice.bridge.server.BridgeFixture;
 import io.sluice.bridge.server.KafkaHelper;
-import io.sluice.proxy.testing.PythonClients;
+import io.sluice.testkit.fixtures.PythonClients;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

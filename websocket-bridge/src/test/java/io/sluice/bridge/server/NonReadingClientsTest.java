@@ -27,7 +27,7 @@ import io.netty.buffer.PooledByteBufAllocator;
 import io.netty.util.internal.PlatformDependent;
 import io.sluice.bridge.auth.TestAuthenticator;
 import io.sluice.bridge.web.StaticContent;
-import io.sluice.proxy.testing.PythonClients;
+import io.sluice.testkit.fixtures.PythonClients;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;

@@ -16,7 +16,7 @@ import io.kroxylicious.testing.kafka.common.BrokerCluster;
 import io.sluice.bridge.auth.TestAuthenticator;
 import io.sluice.bridge.server.BridgeFixture;
 import io.sluice.bridge.server.KafkaHelper;
-import io.sluice.proxy.testing.PythonClients;
+import io.sluice.testkit.fixtures.PythonClients;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;

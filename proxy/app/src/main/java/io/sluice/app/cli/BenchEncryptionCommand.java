@@ -5,6 +5,9 @@ import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
+
+import io.sluice.bench.proxy.EncryptionBench;
+
 /**
  * {@code sluice bench encryption}: one broker, two proxies in their own JVMs (passthrough, and
  * RecordEncryption on every topic with the in-process KMS), the same load through each, alternating, in
@@ -22,6 +25,6 @@ public final class BenchEncryptionCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        return EncryptionBench.run(load, latencySeconds);
+        return EncryptionBench.run(LoadSettings.of(load, latencySeconds), Main.class.getName());
     }
 }

@@ -11,6 +11,8 @@ import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
+import io.sluice.bench.proxy.ProxyBench;
+import io.sluice.cli.UsageException;
 
 /**
  * {@code sluice bench proxy}: a broker and the proxy each in a child process (the proxy's CPU read from /proc),
@@ -66,15 +68,18 @@ public final class BenchProxyCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
+        // Built here, not in a method of its own: picocli reads this class's method signatures where lib-extra/ is absent.
+        var options = new ProxyBench.Options(Main.class.getName(), LoadSettings.of(load, latencySeconds), targets, proxyHeap, out, batching, seconds,
+                warmupSeconds, intervalSeconds);
         if (rates != null) {
-            return new ProxyBench(this).sweep(parseRates(rates));
+            return new ProxyBench(options).sweep(parseRates(rates));
         }
         for (String sweepOnly : SWEEP_ONLY) {
             if (spec.commandLine().getParseResult().hasMatchedOption(sweepOnly)) {
                 throw new UsageException(sweepOnly + " belongs to the fixed-rate mode: give --rates too");
             }
         }
-        return new ProxyBench(this).run();
+        return new ProxyBench(options).run();
     }
 
     static List<Double> parseRates(String text) {

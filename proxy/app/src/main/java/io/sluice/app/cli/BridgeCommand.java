@@ -11,6 +11,8 @@ import io.sluice.bridge.config.BridgeConfig;
 import io.sluice.bridge.config.BridgeConfigLoader;
 import io.sluice.bridge.server.BridgeServer;
 import io.sluice.bridge.web.StaticContent;
+import io.sluice.cli.ExitCodes;
+import io.sluice.cli.UntilStopped;
 import io.sluice.tls.SslContexts;
 
 /** {@code sluice bridge --config FILE}: runs a bridge node until stopped; with {@code --validate}, only checks the file. */

@@ -10,6 +10,8 @@ import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
+import io.sluice.cli.ExitCodes;
+
 /**
  * {@code sluice help [COMMAND...]}: the usage of {@code sluice} or of the command named, to any depth
  * ({@code sluice help bench proxy}); picocli's own help command stops at one level.

@@ -1,5 +1,6 @@
 package io.sluice.app.cli;
 
+
 import picocli.CommandLine.Option;
 
 /** The load both one-run proxy benchmarks ({@code bench proxy}, {@code bench encryption}) put through each target.

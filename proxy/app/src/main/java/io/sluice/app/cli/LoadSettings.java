@@ -1,5 +1,6 @@
 package io.sluice.app.cli;
 
+
 import java.time.Duration;
 
 import io.sluice.bench.ProxyBenchmark;

@@ -6,6 +6,8 @@ import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
+import io.sluice.omb.run.OmbRun;
+
 /**
  * {@code sluice omb}: OpenMessaging Benchmark workloads against the broker and the proxy's targets, results stored
  * for {@code sluice size}. Kafka is {@code KAFKA_BOOTSTRAP} when set, else a local broker started for the run.
@@ -41,6 +43,6 @@ public final class OmbCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        return OmbRun.run(this);
+        return OmbRun.run(new OmbRun.Options(Main.class.getName(), workloads, targets, out, ombHome, proxyHeap, marginMinutes, list));
     }
 }

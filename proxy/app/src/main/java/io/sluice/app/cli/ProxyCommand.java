@@ -9,8 +9,10 @@ import org.slf4j.LoggerFactory;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
-import io.sluice.proxy.config.ProxyConfigLoader;
+import io.sluice.cli.ExitCodes;
+import io.sluice.cli.UntilStopped;
 import io.sluice.proxy.config.ProxyConfig;
+import io.sluice.proxy.config.ProxyConfigLoader;
 import io.sluice.proxy.server.ProxyServer;
 
 /** {@code sluice proxy --config FILE}: runs the proxy until stopped; with {@code --validate}, only checks the file. */

@@ -7,11 +7,12 @@ import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
+import io.sluice.cli.UsageException;
+import io.sluice.results.read.MalformedResultException;
 import io.sluice.sizing.bridge.AudienceSpec;
 import io.sluice.sizing.bridge.BridgePoint;
 import io.sluice.sizing.bridge.BridgeResultReader;
 import io.sluice.sizing.report.SizingOutput;
-import io.sluice.sizing.results.MalformedResultException;
 
 /**
  * {@code sluice size bridge --runs DIR}: connections and messages per core and memory per connection, fitted to

@@ -9,12 +9,12 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 
+import io.sluice.results.read.MalformedResultException;
+import io.sluice.results.read.ResultSet;
+import io.sluice.results.read.ResultSetReader;
 import io.sluice.sizing.plan.Sizing;
 import io.sluice.sizing.plan.TrafficSpec;
 import io.sluice.sizing.report.SizingOutput;
-import io.sluice.sizing.results.MalformedResultException;
-import io.sluice.sizing.results.ResultSet;
-import io.sluice.sizing.results.ResultSetReader;
 
 /**
  * {@code sluice size --runs DIR}: fits the proxy's CPU to measured runs (OMB or {@code sluice bench}) and turns it

@@ -8,15 +8,17 @@ import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.ScopeType;
 import picocli.CommandLine.Spec;
 
-import io.sluice.app.bench.bridge.BenchBridgeCommand;
-import io.sluice.app.bench.idle.BenchIdleCommand;
-import io.sluice.app.bench.scenario.BenchScenarioCommand;
+import io.sluice.app.cli.BenchIdleCommand;
+import io.sluice.app.cli.BenchScenarioCommand;
 import io.sluice.app.demo.DemoCommand;
+import io.sluice.bench.bridge.BenchBridgeCommand;
 import io.sluice.build.BuildInfo;
+import io.sluice.cli.ExitCodes;
 
 /**
- * {@code sluice}: the root of the command tree. The app holds every command, so the tree is plain picocli subcommands
- * rather than a {@link java.util.ServiceLoader} registry: one place lists them, the compiler checks it, and each
+ * {@code sluice}: the root of the command tree. The app knows every command (the bridge benchmark's live beside its load
+ * generator, in sluice-bridge-bench), so the tree is plain picocli subcommands rather than a
+ * {@link java.util.ServiceLoader} registry: one place lists them, the compiler checks it, and each
  * command's options are declared once and printed by {@code --help}. {@code --help}, {@code --version}, the synopsis
  * heading and the exit-code footer are inherited by every subcommand.
  */

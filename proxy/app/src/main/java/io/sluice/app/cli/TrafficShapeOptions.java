@@ -2,6 +2,7 @@ package io.sluice.app.cli;
 
 import java.util.List;
 
+import io.sluice.cli.UsageException;
 import io.sluice.sizing.plan.ProducerBatching;
 import io.sluice.sizing.plan.RequestRate;
 import io.sluice.sizing.plan.TrafficSpec;

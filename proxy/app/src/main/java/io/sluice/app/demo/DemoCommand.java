@@ -25,9 +25,9 @@ import org.apache.kafka.common.serialization.StringSerializer;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
-import io.sluice.proxy.config.ProxyConfigLoader;
+import io.sluice.bench.targets.DemoProxyConfig;
 import io.sluice.proxy.config.ProxyConfig;
-import io.sluice.proxy.server.ProxyServer;
+import io.sluice.proxy.config.ProxyConfigLoader;
 
 /**
  * {@code sluice demo}: a real single-node KRaft broker in a child process, the proxy in front of it on
@@ -56,24 +56,7 @@ public final class DemoCommand implements Callable<Integer> {
     }
 
     static ProxyConfig demoConfig(String kafkaBootstrap, String proxyBootstrap, int managementPort) {
-        return ProxyConfigLoader.parse(demoYaml(kafkaBootstrap, proxyBootstrap, managementPort), Map.of());
-    }
-
-    /** The demo's proxy configuration: one virtual cluster, passthrough, one port-per-broker gateway. */
-    public static String demoYaml(String kafkaBootstrap, String proxyBootstrap, int managementPort) {
-        return """
-                management:
-                  bindAddress: 127.0.0.1
-                  port: %d
-                virtualClusters:
-                  - name: demo
-                    targetCluster:
-                      bootstrapServers: "%s"
-                    gateways:
-                      - name: default
-                        portIdentifiesNode:
-                          bootstrapAddress: "%s"
-                """.formatted(managementPort, kafkaBootstrap, proxyBootstrap);
+        return ProxyConfigLoader.parse(DemoProxyConfig.yaml(kafkaBootstrap, proxyBootstrap, managementPort), Map.of());
     }
 
     /** The filters the demo parts contribute, as top-level YAML. */

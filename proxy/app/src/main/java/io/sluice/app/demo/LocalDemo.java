@@ -7,6 +7,7 @@ import java.util.ServiceLoader;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
+import io.sluice.bench.targets.DemoProxyConfig;
 import io.sluice.proxy.config.ProxyConfigLoader;
 import io.sluice.proxy.server.ProxyServer;
 import io.sluice.testkit.LocalKafka;
@@ -28,7 +29,7 @@ final class LocalDemo {
         ServiceLoader.load(DemoPart.class).forEach(parts::add);
         ProxyServer proxy;
         try {
-            proxy = ProxyServer.start(ProxyConfigLoader.parse(DemoCommand.demoYaml(kafka.bootstrapServers(), command.bootstrap, command.managementPort) + DemoCommand.filtersYaml(parts), Map.of()));
+            proxy = ProxyServer.start(ProxyConfigLoader.parse(DemoProxyConfig.yaml(kafka.bootstrapServers(), command.bootstrap, command.managementPort) + DemoCommand.filtersYaml(parts), Map.of()));
         } catch (RuntimeException e) {
             kafka.close();
             throw e;

@@ -19,13 +19,13 @@ import org.junit.jupiter.api.io.TempDir;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 
-import io.sluice.app.bench.SharedKafka;
+import io.sluice.bench.targets.BenchTargets;
 import io.sluice.omb.run.OmbInstallation;
 import io.sluice.omb.run.OmbRunner;
 import io.sluice.omb.workload.WorkloadCatalog;
 import io.sluice.omb.workload.WorkloadFile;
-import io.sluice.bench.results.ResultLayout;
-import io.sluice.bench.targets.BenchTargets;
+import io.sluice.results.ResultLayout;
+import io.sluice.testkit.fixtures.SharedKafka;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -158,6 +158,6 @@ class OmbRunnerTest {
 
     private OmbRunner runner(Map<String, String> env, ByteArrayOutputStream log) {
         return new OmbRunner(OmbInstallation.at(ombHome.toString()),
-                new OmbRunner.Settings(out, List.of("-Xmx256m"), Duration.ofMinutes(2), env), new PrintStream(log, true, StandardCharsets.UTF_8));
+                new OmbRunner.Settings(Main.class.getName(), out, List.of("-Xmx256m"), Duration.ofMinutes(2), env), new PrintStream(log, true, StandardCharsets.UTF_8));
     }
 }

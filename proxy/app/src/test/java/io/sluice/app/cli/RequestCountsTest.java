@@ -13,14 +13,14 @@ import org.junit.jupiter.api.io.TempDir;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 
-import io.sluice.app.bench.SharedKafka;
-import io.sluice.bench.results.ResultLayout;
 import io.sluice.bench.sweep.FixedRateLoad;
 import io.sluice.bench.sweep.RateSweep;
 import io.sluice.bench.targets.BenchTargets;
+import io.sluice.results.ResultLayout;
+import io.sluice.results.read.ResultSetReader;
 import io.sluice.sizing.points.PointMeasurer;
 import io.sluice.sizing.points.TrafficPoint;
-import io.sluice.sizing.results.ResultSetReader;
+import io.sluice.testkit.fixtures.SharedKafka;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -43,7 +43,7 @@ class RequestCountsTest {
                 Duration.ofSeconds(2), List.of("-Xmx256m"), List.of(eager, lingering));
         ByteArrayOutputStream log = new ByteArrayOutputStream();
 
-        new RateSweep(settings, out, new PrintStream(log, true, StandardCharsets.UTF_8))
+        new RateSweep(settings, out, new PrintStream(log, true, StandardCharsets.UTF_8), Main.class.getName())
                 .run(SharedKafka.bootstrap(), BenchTargets.resolve(List.of("passthrough")));
 
         System.out.print(log.toString(StandardCharsets.UTF_8));

@@ -15,8 +15,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 
-import io.sluice.sizing.testing.SweepFixture;
-import io.sluice.sizing.testing.SyntheticRuns;
+import io.sluice.results.testing.SweepFixture;
+import io.sluice.results.testing.SyntheticRuns;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;

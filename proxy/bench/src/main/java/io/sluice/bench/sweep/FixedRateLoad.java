@@ -24,8 +24,8 @@ import org.apache.kafka.common.errors.WakeupException;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 
-import io.sluice.bench.Topics;
-import io.sluice.bench.results.OmbResultJson.Interval;
+import io.sluice.results.OmbResultJson.Interval;
+import io.sluice.testkit.bench.BenchTopics;
 
 /**
  * One producer sending to a one-partition topic at a fixed rate while one consumer reads it, measured the way
@@ -127,7 +127,7 @@ public final class FixedRateLoad {
      * @param windowStarts    called once, when the measured window begins (to start counting a proxy's GC, say)
      */
     public Result run(String brokerBootstrap, String bootstrap, String topic, Runnable windowStarts) throws Exception {
-        Topics.create(brokerBootstrap, topic, 1);
+        BenchTopics.create(brokerBootstrap, topic, 1);
         KafkaConsumer<byte[], byte[]> consumer = consumer(bootstrap);
         Thread consumerThread = daemon("sweep-consumer", () -> consume(consumer, topic));
         Thread producerThread = daemon("sweep-producer", () -> produce(bootstrap, topic));

@@ -11,14 +11,14 @@ import java.util.Map;
 import java.util.Optional;
 
 import io.sluice.bench.ProxyProbe;
-import io.sluice.bench.RunEnvironment;
-import io.sluice.bench.results.OmbResultJson;
-import io.sluice.bench.results.ResultFiles;
-import io.sluice.bench.results.RunRecord;
-import io.sluice.bench.results.Workload;
 import io.sluice.bench.targets.BenchTarget;
+import io.sluice.results.OmbResultJson;
+import io.sluice.results.ResultFiles;
+import io.sluice.results.RunRecord;
+import io.sluice.results.Workload;
 import io.sluice.testkit.FreePorts;
 import io.sluice.testkit.LocalProxy;
+import io.sluice.testkit.RunEnvironment;
 
 /**
  * {@code sluice bench proxy --rates}: the 1 topic / 1 partition scenario at each of several fixed produce rates,
@@ -50,14 +50,17 @@ public final class RateSweep {
     private final Settings settings;
     private final Path out;
     private final PrintStream log;
+    private final String launcher;
 
     /** Where topics are created: the broker, set by {@link #run}. */
     private String brokerBootstrap;
 
-    public RateSweep(Settings settings, Path out, PrintStream log) {
+    /** @param launcher the launcher class each target's child proxy runs ({@link LocalProxy}) */
+    public RateSweep(Settings settings, Path out, PrintStream log, String launcher) {
         this.settings = settings;
         this.out = out;
         this.log = log;
+        this.launcher = launcher;
     }
 
     /** Runs every rate against every target the build can run; returns the result files written. */
@@ -105,7 +108,7 @@ public final class RateSweep {
             log.printf("skipping target '%s': %s%n", target.name(), unavailable.get());
             return Optional.empty();
         }
-        LocalProxy proxy = LocalProxy.start(target.proxyConfigTemplate(), managementPort, settings.proxyJvmOptions(), env);
+        LocalProxy proxy = LocalProxy.start(launcher, target.proxyConfigTemplate(), managementPort, settings.proxyJvmOptions(), env);
         log.printf("target %-12s proxy pid %d at %s%n", target.name(), proxy.pid(), bootstrap);
         return Optional.of(new Running(target, bootstrap, proxy, managementPort));
     }

@@ -10,8 +10,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 
 import io.kroxylicious.testing.kafka.api.KafkaCluster;
 import io.kroxylicious.testing.kafka.junit5ext.KafkaClusterExtension;
-import io.sluice.bench.results.OmbResultJson;
-import io.sluice.bench.results.Workload;
+import io.sluice.results.OmbResultJson;
+import io.sluice.results.Workload;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;

@@ -1,9 +1,0 @@
-package io.sluice.app.cli;
-
-/** Bad command-line arguments: printed without a stack trace, exit code 2. */
-public final class UsageException extends RuntimeException {
-
-    public UsageException(String message) {
-        super(message);
-    }
-}

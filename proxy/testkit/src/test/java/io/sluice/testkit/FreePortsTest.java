@@ -1,0 +1,43 @@
+package io.sluice.testkit;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+class FreePortsTest {
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void theBlockEndsBelowTheEphemeralRangeTheKernelNames() throws IOException {
+        assertThat(FreePorts.ephemeralStart(Files.writeString(dir.resolve("range"), "32768\t60999\n"))).isEqualTo(32768);
+        assertThat(FreePorts.ephemeralStart(Files.writeString(dir.resolve("tuned"), "40000 65000"))).isEqualTo(40000);
+    }
+
+    @Test
+    void withoutTheFileItStopsWhereTheIanaRangeBegins() throws IOException {
+        assertThat(FreePorts.ephemeralStart(dir.resolve("absent"))).isEqualTo(49152);
+        assertThat(FreePorts.ephemeralStart(Files.writeString(dir.resolve("garbled"), "many"))).isEqualTo(49152);
+    }
+
+    @Test
+    void aRangeStartingVeryLowStillLeavesRoomAboveTheLowestPort() throws IOException {
+        assertThat(FreePorts.ephemeralStart(Files.writeString(dir.resolve("low"), "1024 65000"))).isEqualTo(21000);
+    }
+
+    @Test
+    void blocksLieBetweenTheLowestPortAndTheEphemeralRange() {
+        int end = FreePorts.ephemeralStart(Path.of("/proc/sys/net/ipv4/ip_local_port_range"));
+        for (int i = 0; i < 50; i++) {
+            int base = FreePorts.block(8);
+            assertThat(base).isGreaterThanOrEqualTo(20_000);
+            assertThat(base + 8).isLessThanOrEqualTo(end);
+        }
+    }
+}
