@@ -14,6 +14,8 @@ import java.util.regex.Pattern;
 
 import javax.net.ssl.SSLContext;
 
+import io.sluice.kms.vault.standin.VaultTransitStandIn;
+
 /**
  * A Vault to test against: the in-process stand-in, always; or a real Vault or OpenBao named by {@code VAULT_ADDR}
  * and {@code VAULT_TOKEN} (a token that may enable mounts and auth methods and write policies, such as a dev server's

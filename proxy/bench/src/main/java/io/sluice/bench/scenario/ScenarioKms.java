@@ -9,7 +9,7 @@ import java.time.Duration;
 import java.util.Map;
 import java.util.Optional;
 
-import io.sluice.kms.vault.VaultTransitStandIn;
+import io.sluice.kms.vault.standin.VaultTransitStandIn;
 
 /**
  * The Vault Transit API an encrypting proxy's RecordEncryption calls in a scenario: a real Vault or OpenBao when

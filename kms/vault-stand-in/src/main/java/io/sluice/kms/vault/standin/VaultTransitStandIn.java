@@ -1,4 +1,4 @@
-package io.sluice.kms.vault;
+package io.sluice.kms.vault.standin;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;

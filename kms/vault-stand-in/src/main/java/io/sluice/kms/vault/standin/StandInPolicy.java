@@ -1,4 +1,4 @@
-package io.sluice.kms.vault;
+package io.sluice.kms.vault.standin;
 
 import java.util.ArrayList;
 import java.util.List;
