@@ -46,18 +46,31 @@ public interface FilterContext {
     /** The connection's event loop, for timers; tasks run on the same thread as the filter's callbacks. */
     ScheduledExecutorService eventLoop();
 
+    // The defaults below are the whole behaviour, the same in the runtime and in the test fixtures' FilterHarness:
+    // one home, so that a filter tested in the harness sees what it sees in a proxy.
+
     /** A heap buffer for building records; it is garbage-collected with the message that uses it. */
-    ByteBufferOutputStream createByteBufferOutputStream(int initialCapacity);
+    default ByteBufferOutputStream createByteBufferOutputStream(int initialCapacity) {
+        return new ByteBufferOutputStream(initialCapacity);
+    }
 
     /** Forwards the request unchanged or modified: shorthand for {@code requestFilterResultBuilder().forward(h, r).completed()}. */
-    CompletionStage<RequestFilterResult> forwardRequest(RequestHeaderData header, ApiMessage request);
+    default CompletionStage<RequestFilterResult> forwardRequest(RequestHeaderData header, ApiMessage request) {
+        return requestFilterResultBuilder().forward(header, request).completed();
+    }
 
     /** Forwards the response: shorthand for {@code responseFilterResultBuilder().forward(h, r).completed()}. */
-    CompletionStage<ResponseFilterResult> forwardResponse(ResponseHeaderData header, ApiMessage response);
+    default CompletionStage<ResponseFilterResult> forwardResponse(ResponseHeaderData header, ApiMessage response) {
+        return responseFilterResultBuilder().forward(header, response).completed();
+    }
 
-    RequestFilterResultBuilder requestFilterResultBuilder();
+    default RequestFilterResultBuilder requestFilterResultBuilder() {
+        return new RequestFilterResultBuilder();
+    }
 
-    ResponseFilterResultBuilder responseFilterResultBuilder();
+    default ResponseFilterResultBuilder responseFilterResultBuilder() {
+        return new ResponseFilterResultBuilder();
+    }
 
     /**
      * Sends a request of the filter's own to the broker. It passes the filters between this one and the

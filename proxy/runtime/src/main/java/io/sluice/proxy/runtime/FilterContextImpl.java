@@ -20,10 +20,8 @@ import org.apache.kafka.common.message.MetadataRequestData;
 import org.apache.kafka.common.message.MetadataResponseData;
 import org.apache.kafka.common.message.ProduceRequestData;
 import org.apache.kafka.common.message.RequestHeaderData;
-import org.apache.kafka.common.message.ResponseHeaderData;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.ApiMessage;
-import org.apache.kafka.common.utils.ByteBufferOutputStream;
 
 import io.netty.handler.ssl.SslHandler;
 import io.netty.util.concurrent.EventExecutor;
@@ -32,10 +30,6 @@ import io.sluice.proxy.codec.OutOfBand;
 import io.sluice.proxy.filter.AuthenticatedPrincipal;
 import io.sluice.proxy.filter.ClientTlsContext;
 import io.sluice.proxy.filter.FilterContext;
-import io.sluice.proxy.filter.RequestFilterResult;
-import io.sluice.proxy.filter.RequestFilterResultBuilder;
-import io.sluice.proxy.filter.ResponseFilterResult;
-import io.sluice.proxy.filter.ResponseFilterResultBuilder;
 
 /** The {@link FilterContext} of one filter instance on one connection. */
 final class FilterContextImpl implements FilterContext {
@@ -111,31 +105,6 @@ final class FilterContextImpl implements FilterContext {
     @Override
     public ScheduledExecutorService eventLoop() {
         return connection.frontend().eventLoop();
-    }
-
-    @Override
-    public ByteBufferOutputStream createByteBufferOutputStream(int initialCapacity) {
-        return new ByteBufferOutputStream(initialCapacity);
-    }
-
-    @Override
-    public CompletionStage<RequestFilterResult> forwardRequest(RequestHeaderData header, ApiMessage request) {
-        return requestFilterResultBuilder().forward(header, request).completed();
-    }
-
-    @Override
-    public CompletionStage<ResponseFilterResult> forwardResponse(ResponseHeaderData header, ApiMessage response) {
-        return responseFilterResultBuilder().forward(header, response).completed();
-    }
-
-    @Override
-    public RequestFilterResultBuilder requestFilterResultBuilder() {
-        return new RequestFilterResultBuilder();
-    }
-
-    @Override
-    public ResponseFilterResultBuilder responseFilterResultBuilder() {
-        return new ResponseFilterResultBuilder();
     }
 
     @Override

@@ -13,19 +13,13 @@ import java.util.concurrent.ScheduledExecutorService;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.message.ProduceRequestData;
 import org.apache.kafka.common.message.RequestHeaderData;
-import org.apache.kafka.common.message.ResponseHeaderData;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.ApiMessage;
-import org.apache.kafka.common.utils.ByteBufferOutputStream;
 
 import io.netty.channel.embedded.EmbeddedChannel;
 import io.sluice.proxy.filter.AuthenticatedPrincipal;
 import io.sluice.proxy.filter.ClientTlsContext;
 import io.sluice.proxy.filter.FilterContext;
-import io.sluice.proxy.filter.RequestFilterResult;
-import io.sluice.proxy.filter.RequestFilterResultBuilder;
-import io.sluice.proxy.filter.ResponseFilterResult;
-import io.sluice.proxy.filter.ResponseFilterResultBuilder;
 
 /**
  * The {@link FilterContext} a {@link FilterHarness} hands its filter. It behaves as the proxy's does where a filter can
@@ -94,31 +88,6 @@ public final class HarnessFilterContext implements FilterContext {
     @Override
     public ScheduledExecutorService eventLoop() {
         return channel.eventLoop();
-    }
-
-    @Override
-    public ByteBufferOutputStream createByteBufferOutputStream(int initialCapacity) {
-        return new ByteBufferOutputStream(initialCapacity);
-    }
-
-    @Override
-    public CompletionStage<RequestFilterResult> forwardRequest(RequestHeaderData header, ApiMessage request) {
-        return requestFilterResultBuilder().forward(header, request).completed();
-    }
-
-    @Override
-    public CompletionStage<ResponseFilterResult> forwardResponse(ResponseHeaderData header, ApiMessage response) {
-        return responseFilterResultBuilder().forward(header, response).completed();
-    }
-
-    @Override
-    public RequestFilterResultBuilder requestFilterResultBuilder() {
-        return new RequestFilterResultBuilder();
-    }
-
-    @Override
-    public ResponseFilterResultBuilder responseFilterResultBuilder() {
-        return new ResponseFilterResultBuilder();
     }
 
     @Override
