@@ -8,6 +8,7 @@ import io.sluice.sizing.bridge.BridgePlan;
 import io.sluice.sizing.bridge.BridgePoint;
 import io.sluice.sizing.deploy.DeploymentYaml;
 import io.sluice.sizing.deploy.DeployedComponent;
+import io.sluice.sizing.deploy.HelmValues;
 import io.sluice.sizing.fit.Estimate;
 import io.sluice.sizing.fit.LinearFit;
 
@@ -46,12 +47,22 @@ public final class BridgeReport {
     }
 
     public static String yaml(BridgeFit fit, BridgePlan plan) {
-        List<String> header = List.of(
+        return DeploymentYaml.of(DeployedComponent.BRIDGE, header(fit, plan), plan.replicas(), plan.millicoresPerPod(), plan.memoryBytesPerPod(),
+                plan.jvm());
+    }
+
+    /** The chart's {@code bridge.replicas}, {@code bridge.javaOpts} and {@code bridge.resources} for the same plan. */
+    public static String helmValues(BridgeFit fit, BridgePlan plan) {
+        return HelmValues.of(DeployedComponent.BRIDGE, header(fit, plan), plan.replicas(), plan.millicoresPerPod(), plan.memoryBytesPerPod(),
+                plan.jvm());
+    }
+
+    private static List<String> header(BridgeFit fit, BridgePlan plan) {
+        return List.of(
                 String.format(Locale.ROOT, "sluice size bridge, scenario %s: %,d users at %s msg/s each, headroom x%.2f", fit.scenario(),
                         plan.audience().users(), Figures.number(plan.audience().messagesPerUser(), 2), plan.audience().headroom()),
                 plan.podsForLoad() + " pod(s) carry the audience; +1 so any one can fail (N+1)",
                 "memory: the fit's upper bound x headroom, holding the JVM's budget: " + plan.jvm().formula());
-        return DeploymentYaml.of(DeployedComponent.BRIDGE, header, plan.replicas(), plan.millicoresPerPod(), plan.memoryBytesPerPod(), plan.jvm());
     }
 
     public static String html(List<BridgeFit> fits, List<BridgePlan> plans) {

@@ -27,8 +27,8 @@ public final class SizingOutput {
     }
 
     /**
-     * The proxy's sizing: {@code summary.txt}, the HTML report and charts, and {@code resources-SCENARIO.yaml} for every
-     * scenario that could be sized, each printed as well.
+     * The proxy's sizing: {@code summary.txt}, the HTML report and charts, and {@code resources-SCENARIO.yaml} (printed
+     * as well) with {@code values-SCENARIO.yaml} (the same numbers for the Helm chart) for every scenario that could be sized.
      *
      * @param runs where the runs were read, named in the Deployments' evidence comment
      */
@@ -40,20 +40,23 @@ public final class SizingOutput {
         ReportFiles.write(sizing, out);
         for (ScenarioSizing scenario : sizing.scenarios()) {
             if (scenario.plan().isPresent()) {
-                String yaml = ResourcesYaml.of(scenario.scenario(), scenario.plan().get(),
-                        scenario.healthy().size() + " healthy runs under " + runs + ", report " + out.resolve(ReportFiles.HTML));
+                String evidence = scenario.healthy().size() + " healthy runs under " + runs + ", report " + out.resolve(ReportFiles.HTML);
+                String yaml = ResourcesYaml.of(scenario.scenario(), scenario.plan().get(), evidence);
                 Files.writeString(out.resolve("resources-" + scenario.scenario() + ".yaml"), yaml);
+                Files.writeString(out.resolve("values-" + scenario.scenario() + ".yaml"),
+                        ResourcesYaml.helmValues(scenario.scenario(), scenario.plan().get(), evidence));
                 console.println();
                 console.print(yaml);
             }
         }
         console.println();
-        console.println("wrote " + out.resolve("summary.txt") + ", " + out.resolve(ReportFiles.HTML) + " and resources-<scenario>.yaml");
+        console.println("wrote " + out.resolve("summary.txt") + ", " + out.resolve(ReportFiles.HTML) + " and, per scenario, resources-<scenario>.yaml (a Deployment) and values-<scenario>.yaml (for the Helm chart: -f)");
     }
 
     /**
      * The bridge's sizing: each scenario's chart (drawn before any fit), its fit, plan and
-     * {@code bridge-resources-SCENARIO.yaml}, and {@code bridge-report.html}.
+     * {@code bridge-resources-SCENARIO.yaml} with {@code bridge-values-SCENARIO.yaml} (for the Helm chart), and
+     * {@code bridge-report.html}.
      *
      * @return 0, or 2 if a scenario could not be sized (said on {@code errors})
      */
@@ -76,13 +79,14 @@ public final class SizingOutput {
                 String yaml = BridgeReport.yaml(fit, plan);
                 console.print(yaml);
                 Files.writeString(out.resolve("bridge-resources-" + entry.getKey() + ".yaml"), yaml);
+                Files.writeString(out.resolve("bridge-values-" + entry.getKey() + ".yaml"), BridgeReport.helmValues(fit, plan));
             } catch (IllegalArgumentException e) {
                 errors.println("sluice size bridge: " + e.getMessage());
                 status = 2;
             }
         }
         Files.writeString(out.resolve("bridge-report.html"), BridgeReport.html(fits, plans));
-        console.println("wrote " + out.resolve("bridge-report.html"));
+        console.println("wrote " + out.resolve("bridge-report.html") + " and, per scenario, bridge-resources-<scenario>.yaml and bridge-values-<scenario>.yaml");
         return status;
     }
 }

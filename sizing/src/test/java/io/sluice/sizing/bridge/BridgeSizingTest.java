@@ -172,6 +172,12 @@ class BridgeSizingTest {
             DeploymentChecks.assertConsistent(deployment);
             assertThat(deployment.at("/metadata/name").asText()).isEqualTo("sluice-bridge");
             assertThat(DeploymentChecks.jvmOptions(deployment)).containsKey("-XX:+UseParallelGC");
+            // The same numbers as the Helm chart's bridge values (the app's HelmChartTest renders the chart with such a file).
+            JsonNode values = yaml.readTree(file.resolveSibling("bridge-values-fanout-1kb.yaml").toFile()).get("bridge");
+            JsonNode container = deployment.at("/spec/template/spec/containers/0");
+            assertThat(values.get("replicas")).isEqualTo(deployment.at("/spec/replicas"));
+            assertThat(values.get("resources")).isEqualTo(container.get("resources"));
+            assertThat(values.get("javaOpts").asText()).isEqualTo(container.at("/env/0/value").asText());
         }
         JsonNode large = yaml.readTree(files.get(0).toFile());
         assertThat(large.at("/spec/replicas").asInt()).isGreaterThan(2);
