@@ -124,6 +124,12 @@ class DistributionIT {
         assertThat(home.resolve("config/examples/bridge.yaml")).isRegularFile();
         assertThat(home.resolve("kubernetes/base/kustomization.yaml")).isRegularFile();
         assertThat(home.resolve("kubernetes/base/sluice-proxy-deployment.yaml")).isRegularFile();
+        // The Helm chart whole (templates, schema, .helmignore) and its example values (docs/kubernetes.md, "Helm").
+        for (String file : List.of("Chart.yaml", "values.yaml", "values.schema.json", ".helmignore", "templates/_proxy-config.tpl",
+                "templates/proxy-deployment.yaml")) {
+            assertThat(home.resolve("kubernetes/helm/sluice").resolve(file)).isRegularFile();
+        }
+        assertThat(home.resolve("kubernetes/helm/examples/sni-loadbalancer.yaml")).isRegularFile();
         List<String> production = jars("lib");
         List<String> extra = jars("lib-extra");
         // What only the demo broker, the benchmarks and OMB load stays out of lib/, which the image ships alone.

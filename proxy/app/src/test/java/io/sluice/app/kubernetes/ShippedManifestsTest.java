@@ -50,6 +50,8 @@ class ShippedManifestsTest {
     static final Path KUBERNETES = Path.of("kubernetes");
     static final Path BASE = KUBERNETES.resolve("base");
     static final Path EXAMPLE = KUBERNETES.resolve("overlays").resolve("example");
+    /** The Helm chart and its example values: templates, not resources (HelmChartTest renders and checks them). */
+    static final Path HELM = KUBERNETES.resolve("helm");
     static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory());
     static final String SECRETS = "/var/run/secrets/";
     static final Set<String> KUSTOMIZE_KINDS = Set.of("Kustomization", "Component");
@@ -148,24 +150,28 @@ class ShippedManifestsTest {
         assertThat(issued.at("/spec/privateKey/encoding").asText()).as("the proxy reads PKCS#8 keys").isEqualTo("PKCS8");
     }
 
+    private String withSecretFiles(String yaml) throws IOException {
+        return withSecretFiles(yaml, tmp);
+    }
+
+    private String inPod(String file) {
+        return file.replace(tmp.resolve("secrets") + "/", SECRETS);
+    }
+
     /**
      * Loading checks that the files a config names exist: the Secrets' files (under /var/run/secrets) are created under
-     * the test's directory, and the config pointed there; {@link #inPod} maps a path back.
+     * {@code dir}, and the config pointed there; {@link #inPod} maps a path back.
      */
-    private String withSecretFiles(String yaml) throws IOException {
+    static String withSecretFiles(String yaml, Path dir) throws IOException {
         var m = java.util.regex.Pattern.compile(SECRETS + "[\\w./-]+").matcher(yaml);
         while (m.find()) {
-            Path file = tmp.resolve("secrets").resolve(m.group().substring(SECRETS.length()));
+            Path file = dir.resolve("secrets").resolve(m.group().substring(SECRETS.length()));
             Files.createDirectories(file.getParent());
             if (!Files.exists(file)) {
                 Files.writeString(file, "");
             }
         }
-        return yaml.replace(SECRETS, tmp.resolve("secrets") + "/");
-    }
-
-    private String inPod(String file) {
-        return file.replace(tmp.resolve("secrets") + "/", SECRETS);
+        return yaml.replace(SECRETS, dir.resolve("secrets") + "/");
     }
 
     private static String secretOf(Map<String, String> secretByMount, String file) {
@@ -181,6 +187,8 @@ class ShippedManifestsTest {
                 all.addAll(documents(file));
             }
         }
+        assertThat(all).filteredOn(r -> r.get("kind").asText().equals("Deployment")).extracting(d -> d.at("/metadata/name").asText())
+                .containsExactlyInAnyOrder("sluice-proxy", "sluice-bridge");
         assertReferencesHold(all);
     }
 
@@ -213,16 +221,8 @@ class ShippedManifestsTest {
             ProxyConfig config = ProxyConfigLoader.parse(withSecretFiles(yaml), env);
             assertThat(config.management().bindAddress()).as("probes and scrapes come from outside the pod").isEqualTo("0.0.0.0");
             assertThat(config.management().port()).isEqualTo(DeployedComponent.PROXY.managementPort());
-            Set<Integer> configPorts = new HashSet<>();
             var gateway = config.virtualClusters().get(0).gateways().get(0).portIdentifiesNode();
-            configPorts.add(gateway.bootstrapAddress().port());
-            int port = gateway.nodeStartPort();
-            for (var range : gateway.nodeIdRanges()) {
-                for (int node = range.start(); node <= range.end(); node++) {
-                    configPorts.add(port++);
-                }
-            }
-            assertThat(configPorts).as("ports the config listens on").isEqualTo(servicePorts);
+            assertThat(portsListenedOn(config)).as("ports the config listens on").isEqualTo(servicePorts);
             // The one source of the node ids is the config's nodeIdRanges; sizing writes the Deployment's ports from these.
             assertThat(gateway.nodeIdRanges()).singleElement().satisfies(r -> {
                 assertThat(r.start()).isEqualTo(DeployedComponent.PROXY_FIRST_NODE_ID);
@@ -234,15 +234,20 @@ class ShippedManifestsTest {
     /** The base's proxy Deployment is what docs/kubernetes.md's command prints for the committed runs. */
     @Test
     void theProxyDeploymentIsWhatSluiceSizeWritesForTheDocumentedTraffic() throws Exception {
-        Path out = tmp.resolve("size");
-        Path runs = Path.of("..", "..", "docs", "sizing-runs", "2026-11-22");
-        // `sluice size --runs docs/sizing-runs/2026-11-22 --produce-mb-s 50 --consumer-groups 1`: its other options at their defaults
-        SizingOutput.writeProxy(Sizing.of(runs, ResultSetReader.read(runs), new TrafficSpec(50, 1, 1024, 1.3, 2000), false), runs, out,
-                new PrintStream(OutputStream.nullOutputStream()));
+        // `sluice size --runs docs/sizing-runs/2026-11-22 --produce-mb-s 50 --consumer-groups 1`
+        Path out = sizeTheCommittedRuns(50, tmp.resolve("size"));
 
         assertThat(YAML.readTree(BASE.resolve("sluice-proxy-deployment.yaml").toFile()))
                 .as("base/sluice-proxy-deployment.yaml against `sluice size` (regenerate it with the command at its top)")
                 .isEqualTo(YAML.readTree(out.resolve("resources-passthrough.yaml").toFile()));
+    }
+
+    /** `sluice size` on the committed runs for {@code produceMbS} read by one consumer group, its other options at their defaults. */
+    static Path sizeTheCommittedRuns(double produceMbS, Path out) throws IOException {
+        Path runs = Path.of("..", "..", "docs", "sizing-runs", "2026-11-22");
+        SizingOutput.writeProxy(Sizing.of(runs, ResultSetReader.read(runs), new TrafficSpec(produceMbS, 1, 1024, 1.3, 2000), false), runs, out,
+                new PrintStream(OutputStream.nullOutputStream()));
+        return out;
     }
 
     /** No bridge runs are committed: the base's bridge is the shape `size bridge` writes, at 1 CPU and -Xmx1g. */
@@ -254,13 +259,27 @@ class ShippedManifestsTest {
         assertThat(YAML.readTree(BASE.resolve("sluice-bridge-deployment.yaml").toFile())).isEqualTo(YAML.readTree(expected));
     }
 
+    /** The bootstrap and broker ports of the config's first gateway (port per broker). */
+    static Set<Integer> portsListenedOn(ProxyConfig config) {
+        Set<Integer> ports = new HashSet<>();
+        var gateway = config.virtualClusters().get(0).gateways().get(0).portIdentifiesNode();
+        ports.add(gateway.bootstrapAddress().port());
+        int port = gateway.nodeStartPort();
+        for (var range : gateway.nodeIdRanges()) {
+            for (int node = range.start(); node <= range.end(); node++) {
+                ports.add(port++);
+            }
+        }
+        return ports;
+    }
+
     /**
      * What the schemas cannot see: every Service, PodDisruptionBudget and ServiceMonitor selects pods or Services that
      * exist, every named target port and probe port is a port of the container, and the ConfigMaps the pods mount exist.
      */
     static void assertReferencesHold(List<JsonNode> resources) {
         List<JsonNode> deployments = resources.stream().filter(r -> r.get("kind").asText().equals("Deployment")).toList();
-        assertThat(deployments).extracting(d -> d.at("/metadata/name").asText()).contains("sluice-proxy", "sluice-bridge");
+        assertThat(deployments).as("Deployments").isNotEmpty();
         for (JsonNode d : deployments) {
             assertThat(selects(d.at("/spec/selector/matchLabels"), d.at("/spec/template/metadata/labels"))).as("selector of %s", name(d)).isTrue();
             JsonNode container = d.at("/spec/template/spec/containers/0");
@@ -305,7 +324,11 @@ class ShippedManifestsTest {
                             JsonNode names = r.at("/spec/selector/matchExpressions/0/values");
                             return names.isMissingNode() || names.toString().contains('"' + s.at("/metadata/labels/app.kubernetes.io~1name").asText() + '"');
                         }).toList();
-                assertThat(selected).extracting(s -> s.at("/metadata/name").asText()).containsExactlyInAnyOrder("sluice-proxy-metrics", "sluice-bridge-metrics");
+                // Every component's metrics Service, and nothing else.
+                List<String> metrics = resources.stream().filter(s -> s.get("kind").asText().equals("Service"))
+                        .filter(s -> s.at("/metadata/labels/app.kubernetes.io~1component").asText().equals("metrics")).map(s -> s.at("/metadata/name").asText()).toList();
+                assertThat(metrics).hasSameSizeAs(deployments);
+                assertThat(selected).extracting(s -> s.at("/metadata/name").asText()).containsExactlyInAnyOrderElementsOf(metrics);
                 String port = r.at("/spec/endpoints/0/port").asText();
                 selected.forEach(s -> assertThat(s.at("/spec/ports").findValuesAsText("name")).contains(port));
             }
@@ -331,7 +354,7 @@ class ShippedManifestsTest {
         return true;
     }
 
-    private static String env(JsonNode container, String name) {
+    static String env(JsonNode container, String name) {
         for (JsonNode e : container.get("env")) {
             if (e.get("name").asText().equals(name)) {
                 return e.path("value").asText();
@@ -344,7 +367,7 @@ class ShippedManifestsTest {
         return resource.get("kind").asText() + " " + resource.at("/metadata/name").asText();
     }
 
-    private static JsonNode find(List<JsonNode> resources, String kind, String name) {
+    static JsonNode find(List<JsonNode> resources, String kind, String name) {
         return resources.stream().filter(r -> r.get("kind").asText().equals(kind) && r.at("/metadata/name").asText().equals(name))
                 .findFirst().orElse(null);
     }
@@ -374,7 +397,8 @@ class ShippedManifestsTest {
                     .forEach(p -> patches.add(kustomization.getParent().resolve(p.get("path").asText()).normalize()));
         }
         try (Stream<Path> files = Files.walk(KUBERNETES)) {
-            List<Path> yaml = files.filter(f -> f.toString().endsWith(".yaml")).filter(f -> !patches.contains(f.normalize())).sorted().toList();
+            List<Path> yaml = files.filter(f -> f.toString().endsWith(".yaml")).filter(f -> !patches.contains(f.normalize()))
+                    .filter(f -> !f.startsWith(HELM)).sorted().toList();
             List<Path> resources = new ArrayList<>();
             for (Path file : yaml) {
                 JsonNode first = documents(file).get(0);
