@@ -215,7 +215,7 @@ class HelmChartTest {
         String yaml = find(sni, "ConfigMap", "sluice-proxy").at("/data/proxy.yaml").asText();
         JsonNode gateway = YAML.readTree(yaml).at("/virtualClusters/0/gateways/0");
         assertThat(gateway.at("/tls/key/certificateFile").asText()).isEqualTo("/var/run/secrets/gateway-tls/tls.crt");
-        assertThat(gateway.toString()).contains("0.0.0.0:9092", "bootstrap.kafka.example.com", "443")
+        assertThat(gateway.toString()).contains("9092", "bootstrap.kafka.example.com", "443")
                 .containsAnyOf("broker-{nodeId}.kafka.example.com", "broker-$(nodeId).kafka.example.com");
         if (proxyHasSniGateways()) {
             Map<String, String> env = envOf(sni, container);
