@@ -30,7 +30,9 @@ import io.sluice.flow.Closing;
  * <p>A connection it cannot route is refused: counted and logged through {@link SniRoutes#refused}, told with a fatal
  * {@code unrecognized_name} alert when it spoke TLS ({@link SniRefusal#alert()}), and closed. Nothing is read while a
  * route is being looked up (it may wait for a discovery round), and a connection with no route by {@code deadline}
- * after it was accepted is closed: what an unrouted connection holds is one bounded ClientHello, for a bounded time.</p>
+ * after it was accepted is closed: what an unrouted connection holds is bounded, for a bounded time. (Netty checks a
+ * ClientHello's announced length once its first record is in, so what waits is at most one TLS record, under 64 KiB,
+ * or a ClientHello of at most {@link #MAX_CLIENT_HELLO_BYTES}.)</p>
  */
 public final class SniRouter extends AbstractSniHandler<ConnectionSetup> {
 

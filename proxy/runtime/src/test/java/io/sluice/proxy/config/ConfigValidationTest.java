@@ -94,7 +94,7 @@ class ConfigValidationTest {
                 "virtualClusters[1].gateways[1].name: duplicate gateway name 'g' in this cluster",
                 "virtualClusters[1].gateways[2].name: is required",
                 "virtualClusters[1].gateways[2].portIdentifiesNode.bootstrapAddress: is required",
-                "virtualClusters[1].gateways[3].portIdentifiesNode: is required",
+                "virtualClusters[1].gateways[3]: one of portIdentifiesNode or sniHostIdentifiesNode is required",
                 "virtualClusters[1].gateways[4].portIdentifiesNode.bootstrapAddress: the port must be between 1 and 65535");
     }
 
