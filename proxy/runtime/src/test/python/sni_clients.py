@@ -6,15 +6,16 @@ namespace whose /etc/hosts maps the SNI names to 127.0.0.1; the clients get noth
         files in D, the same with one broker stopped ("stopped" appears) and after it came back and leads again
         ("started" appears). Writes D/phase1.json and D/phase2.json as each phase ends; the result holds all three.
 
-    sni_clients.py refused --bootstrap HOST:PORT --ca FILE
-        Asks for metadata where the proxy refuses the server name; the result holds the errors librdkafka reported.
+    sni_clients.py refused --bootstrap HOST:PORT [--bootstrap HOST:PORT ...] --ca FILE
+        A producer per bootstrap where the proxy refuses the server name; the result holds, per bootstrap, the errors
+        librdkafka reported.
 """
 import argparse
 import json
 import os
 import time
 
-from confluent_kafka import Consumer, KafkaException, Producer, libversion
+from confluent_kafka import Consumer, Producer, libversion
 
 from sluice_harness import log, main
 
@@ -153,29 +154,32 @@ def scenario(args):
 
 
 def refused(args):
-    producer = Producer(client_config(args))
-    try:
-        producer.list_topics(timeout=3)
-        outcome = "metadata"
-    except KafkaException as e:
-        outcome = e.args[0].name()
-    # error_cb and the log callback run from poll(): serve them until the handshake failure is reported.
-    deadline = time.monotonic() + 15
-    while not any("SSL" in e["message"] for e in errors_seen) and time.monotonic() < deadline:
-        producer.poll(0.2)
-    return {"outcome": outcome, "errors": errors_seen}
+    """One producer per bootstrap, each served until librdkafka reports the handshake failure; its errors per bootstrap."""
+    outcome = {}
+    for bootstrap in args.bootstrap:
+        errors_seen.clear()
+        producer = Producer(client_config(argparse.Namespace(bootstrap=bootstrap, ca=args.ca)))
+        # error_cb runs from poll(): serve it until the failed handshake is reported.
+        deadline = time.monotonic() + 15
+        while not any("SSL" in e["message"] for e in errors_seen) and time.monotonic() < deadline:
+            producer.poll(0.1)
+        outcome[bootstrap] = list(errors_seen)
+    return outcome
 
 
 def run():
     parser = argparse.ArgumentParser()
     parser.add_argument("action", choices=["scenario", "refused"])
-    parser.add_argument("--bootstrap", required=True)
+    parser.add_argument("--bootstrap", required=True, action="append")
     parser.add_argument("--ca", required=True)
     parser.add_argument("--topic")
     parser.add_argument("--group")
     parser.add_argument("--dir")
     args = parser.parse_args()
-    return scenario(args) if args.action == "scenario" else refused(args)
+    if args.action == "refused":
+        return refused(args)
+    args.bootstrap = args.bootstrap[0]
+    return scenario(args)
 
 
 if __name__ == "__main__":

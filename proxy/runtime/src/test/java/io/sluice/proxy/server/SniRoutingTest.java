@@ -231,11 +231,11 @@ class SniRoutingTest {
 
         double unknownBefore = proxy.metric("sluice_sni_refused_total", "reason=\"unknown_name\"");
         double noSniBefore = proxy.metric("sluice_sni_refused_total", "reason=\"no_sni\"");
+        JsonNode result = PythonClients.runLaunched(HostsFile.childLauncher(hosts), "sni_clients.py", Duration.ofMinutes(2), Map.of(),
+                "refused", "--bootstrap", "unknown." + DEMO + ":" + port, "--bootstrap", "127.0.0.1:" + port, "--ca", ca.toString()).ok();
         for (String host : List.of("unknown." + DEMO, "127.0.0.1")) {
-            JsonNode result = PythonClients.runLaunched(HostsFile.childLauncher(hosts), "sni_clients.py", Duration.ofMinutes(2), Map.of(),
-                    "refused", "--bootstrap", host + ":" + port, "--ca", ca.toString()).ok();
-            assertThat(result.get("outcome").asText()).as(host).isEqualTo("_TRANSPORT");
-            assertThat(result.get("errors").findValuesAsText("message")).as(host).anyMatch(m -> m.contains("unrecognized name"));
+            // OpenSSL under librdkafka: "SSL handshake failed: ... tlsv1 unrecognized name: SSL alert number 112".
+            assertThat(result.get(host + ":" + port).findValuesAsText("message")).as(host).anyMatch(m -> m.contains("unrecognized name"));
         }
         assertThat(proxy.metric("sluice_sni_refused_total", "reason=\"unknown_name\"")).isGreaterThan(unknownBefore);
         assertThat(proxy.metric("sluice_sni_refused_total", "reason=\"no_sni\"")).isGreaterThan(noSniBefore);
