@@ -4,7 +4,7 @@ ${NAME} is the proxy's own substitution from the environment (the ConfigMap <ful
 */}}
 
 {{/* The SNI gateway: the one place that maps the chart's proxy.gateway.sni values to the proxy's config keys. The
-chart's {nodeId} placeholder is passed through as the config's. */}}
+chart's $(nodeId) placeholder is the config's own (configuration.md, "SNI routing"). */}}
 {{- define "sluice.proxy.sniGateway" -}}
 {{- $sni := .Values.proxy.gateway.sni -}}
 sniHostIdentifiesNode:

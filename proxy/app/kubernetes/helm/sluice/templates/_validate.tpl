@@ -6,7 +6,7 @@ What values.schema.json cannot say: rules across fields. Each failure names the 
 {{- if and .Values.proxy.enabled (eq $g.mode "sni") (not $g.tls.secretName) -}}
 {{- fail "proxy.gateway.tls.secretName: required with proxy.gateway.mode sni (the server name clients ask for is part of the TLS handshake)" -}}
 {{- end -}}
-{{- if and .Values.proxy.enabled (eq $g.mode "sni") (eq $g.sni.bootstrapHost (replace "{nodeId}" "0" $g.sni.brokerHostPattern)) -}}
+{{- if and .Values.proxy.enabled (eq $g.mode "sni") (eq $g.sni.bootstrapHost (replace "$(nodeId)" "0" $g.sni.brokerHostPattern)) -}}
 {{- fail "proxy.gateway.sni.bootstrapHost: must differ from every name of proxy.gateway.sni.brokerHostPattern" -}}
 {{- end -}}
 {{- if .Values.certificate.enabled -}}

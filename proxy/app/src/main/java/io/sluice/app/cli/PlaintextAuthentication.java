@@ -37,8 +37,9 @@ final class PlaintextAuthentication {
             }
             for (int g = 0; g < vc.gateways().size(); g++) {
                 GatewayConfig gateway = vc.gateways().get(g);
-                HostPort address = gateway.portIdentifiesNode().bootstrapAddress();
-                if (gateway.tls() == null && !isLoopback(address.host())) {
+                // An SNI gateway always has TLS (validation requires it); only port-per-broker ones can be plaintext.
+                HostPort address = gateway.listenAddress();
+                if (gateway.tls() == null && address != null && !isLoopback(address.host())) {
                     warnings.add(String.format("virtualClusters[%d] '%s' gateways[%d] '%s' serves %s without TLS on %s: clients' credentials"
                                     + " cross the network in clear. Set virtualClusters[%d].gateways[%d].tls, unless TLS ends in front of the proxy"
                                     + " (docs/security.md).", i, vc.name(), g, gateway.name(), String.join(", ", authenticating), address, i, g));

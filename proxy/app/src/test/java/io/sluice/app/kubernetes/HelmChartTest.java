@@ -216,7 +216,7 @@ class HelmChartTest {
         JsonNode gateway = YAML.readTree(yaml).at("/virtualClusters/0/gateways/0");
         assertThat(gateway.at("/tls/key/certificateFile").asText()).isEqualTo("/var/run/secrets/gateway-tls/tls.crt");
         assertThat(gateway.toString()).contains("9092", "bootstrap.kafka.example.com", "443")
-                .containsAnyOf("broker-{nodeId}.kafka.example.com", "broker-$(nodeId).kafka.example.com");
+                .contains("broker-$(nodeId).kafka.example.com");
         if (proxyHasSniGateways()) {
             Map<String, String> env = envOf(sni, container);
             ProxyConfig config = ProxyConfigLoader.parse(withSecretFiles(yaml, tmp), env);

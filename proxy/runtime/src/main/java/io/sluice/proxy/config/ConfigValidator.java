@@ -34,6 +34,7 @@ final class ConfigValidator {
         validator.filterReferences(config.defaultFilters(), "defaultFilters", filterNames);
         validator.virtualClusters(config.virtualClusters(), filterNames);
         validator.problems.addAll(GatewayPorts.conflicts(config.virtualClusters()));
+        validator.problems.addAll(SniNameConflicts.conflicts(config.virtualClusters()));
         return validator.problems;
     }
 
@@ -204,11 +205,24 @@ final class ConfigValidator {
             else if (seen.putIfAbsent(gateway.name(), i) != null) {
                 problems.add(gatewayPath + ".name: duplicate gateway name '" + gateway.name() + "' in this cluster");
             }
-            if (gateway.portIdentifiesNode() == null) {
-                problems.add(gatewayPath + ".portIdentifiesNode: is required");
+            PortIdentifiesNodeConfig ports = gateway.portIdentifiesNode();
+            SniHostIdentifiesNodeConfig sni = gateway.sniHostIdentifiesNode();
+            if (ports == null && sni == null) {
+                problems.add(gatewayPath + ": one of portIdentifiesNode or sniHostIdentifiesNode is required");
             }
-            else {
-                new NodePortsValidator(problems).validate(gateway.portIdentifiesNode(), gatewayPath + ".portIdentifiesNode");
+            else if (ports != null && sni != null) {
+                problems.add(gatewayPath + ".sniHostIdentifiesNode: not allowed together with portIdentifiesNode (one scheme per gateway; "
+                        + "add another gateway for the other)");
+            }
+            if (ports != null) {
+                new NodePortsValidator(problems).validate(ports, gatewayPath + ".portIdentifiesNode");
+            }
+            if (sni != null) {
+                new SniHostsValidator(problems).validate(sni, gatewayPath + ".sniHostIdentifiesNode");
+                if (gateway.tls() == null) {
+                    problems.add(gatewayPath + ".tls: is required with sniHostIdentifiesNode: the server name that picks the broker "
+                            + "is part of the TLS handshake");
+                }
             }
             if (gateway.tls() != null) {
                 tls.server(gateway.tls(), gatewayPath + ".tls");

@@ -5,6 +5,7 @@ import java.util.List;
 import org.slf4j.LoggerFactory;
 import org.slf4j.event.Level;
 
+import io.netty.channel.Channel;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelPipeline;
 import io.netty.channel.socket.SocketChannel;
@@ -22,6 +23,7 @@ import io.sluice.proxy.config.PreAuthenticationConfig;
  *
  * <pre>
  *   socket
+ *   [sni]             on an SNI listener until the ClientHello picks the gateway: {@link SniRouter}, which then leaves
  *   gate              not read while answers above the high-water mark wait for the client to read them
  *   [tls]             TLS termination, when the gateway has it
  *   bytes             counts bytes for metrics
@@ -45,10 +47,21 @@ public final class ClientChannelInitializer extends ChannelInitializer<SocketCha
 
     @Override
     protected void initChannel(SocketChannel ch) {
+        assemble(ch, setup);
+    }
+
+    /**
+     * Builds the pipeline above on {@code ch}, after any handlers it already has: as a port-per-broker connection is
+     * accepted, or once an SNI connection's ClientHello has picked its gateway ({@link SniRouter}, which fires
+     * channelActive into what was added).
+     *
+     * @return false when the connection was refused (a connection limit, filters that could not be made) and closed
+     */
+    public static boolean assemble(Channel ch, ConnectionSetup setup) {
         // Reads are off until the pipeline says otherwise, so a refused connection is closed unread.
         if (!setup.limiter().tryAccept(ch, setup.metrics())) {
             ch.close();
-            return;
+            return false;
         }
         ProxyConnection connection = new ProxyConnection(ch, setup.virtualCluster(), setup.gateway(), setup.metrics());
         connection.apiVersions(setup.apiVersions());
@@ -63,7 +76,7 @@ public final class ClientChannelInitializer extends ChannelInitializer<SocketCha
             FILTER_CREATION_FAILED.log("virtual cluster {}: closing a new client connection, its filters could not be created: {}",
                     setup.virtualCluster(), e.toString());
             ch.close();
-            return;
+            return false;
         }
         connection.decodePolicy(new FilterChainDecodePolicy(filters));
 
@@ -93,5 +106,6 @@ public final class ClientChannelInitializer extends ChannelInitializer<SocketCha
             p.addLast("filter-" + i + "-" + f.name(), new FilterHandler(f, connection, setup.filterTimeout()));
         }
         p.addLast("upstream", new UpstreamForwarder(connection, setup.dialer()));
+        return true;
     }
 }

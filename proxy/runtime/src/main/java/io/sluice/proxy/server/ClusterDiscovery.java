@@ -87,10 +87,7 @@ final class ClusterDiscovery implements AutoCloseable {
             for (Node node : nodes) {
                 cluster.registry().learn(node.id(), new HostPort(node.host(), node.port()));
                 for (Gateway gateway : cluster.gateways()) {
-                    gateway.ensureNodePort(node.id()).exceptionally(e -> {
-                        LOG.error("virtual cluster {}: {}", cluster.name(), e.getMessage());
-                        return null;
-                    });
+                    gateway.nodeDiscovered(node.id());
                 }
             }
             if (!succeededOnce) {

@@ -33,6 +33,8 @@ import io.sluice.metrics.JvmMetrics;
 import io.sluice.management.ManagementServer.Readiness;
 import io.sluice.proxy.filter.FilterFactory;
 import io.sluice.proxy.metrics.ProxyMetrics;
+import io.sluice.proxy.metrics.SniMetrics;
+import io.sluice.proxy.runtime.SniRefusal;
 import io.sluice.proxy.runtime.OpenConnections;
 import io.sluice.tls.SslContexts;
 import io.sluice.transport.Transport;
@@ -70,6 +72,7 @@ public final class ProxyServer implements AutoCloseable {
     });
     private final EventLoopHeartbeat heartbeat;
     private final List<VirtualClusterRuntime> clusters = new ArrayList<>();
+    private final List<SniListener> sniListeners = new ArrayList<>();
     private final FilterDefinitions filterDefinitions;
     private final OpenConnections connections = new OpenConnections();
     private volatile boolean stopping;
@@ -153,6 +156,7 @@ public final class ProxyServer implements AutoCloseable {
     }
 
     private void startAll() {
+        Map<String, SniPort> sniGateways = new LinkedHashMap<>();
         for (int v = 0; v < config.virtualClusters().size(); v++) {
             VirtualClusterConfig vc = config.virtualClusters().get(v);
             List<FilterDefinitions.Initialised> chain = new ArrayList<>();
@@ -162,7 +166,13 @@ public final class ProxyServer implements AutoCloseable {
             VirtualClusterRuntime runtime = new VirtualClusterRuntime(vc, chain, metrics, registry, group, transport, config.network(), connections);
             clusters.add(runtime);
             for (int g = 0; g < runtime.gateways().size(); g++) {
-                bindBootstrap(runtime.gateways().get(g), "virtualClusters[" + v + "].gateways[" + g + "].portIdentifiesNode.bootstrapAddress");
+                String field = "virtualClusters[" + v + "].gateways[" + g + "]";
+                if (runtime.gateways().get(g) instanceof PortGateway gateway) {
+                    bindBootstrap(gateway, field + ".portIdentifiesNode.bootstrapAddress");
+                } else if (runtime.gateways().get(g) instanceof SniGateway gateway) {
+                    sniGateways.computeIfAbsent(listenKey(gateway.sni().listenAddress()), k -> new SniPort(field + ".sniHostIdentifiesNode.listenAddress"))
+                            .add(gateway, vc);
+                }
             }
             if (vc.targetCluster().discovery()) {
                 ClusterDiscovery discovery = new ClusterDiscovery(runtime, upstreamChecks);
@@ -174,6 +184,7 @@ public final class ProxyServer implements AutoCloseable {
                         0, UpstreamCheck.INTERVAL.toMillis(), TimeUnit.MILLISECONDS);
             }
         }
+        bindSniListeners(sniGateways);
         if (config.management().enabled()) {
             background.scheduleWithFixedDelay(heartbeat::beat, 0, HEARTBEAT_INTERVAL.toMillis(), TimeUnit.MILLISECONDS);
             management = new ManagementServer(config.management().bindAddress(), config.management().port(), registry, readinessChecks(),
@@ -198,14 +209,56 @@ public final class ProxyServer implements AutoCloseable {
     }
 
     /** As the management port does: the address and the field that asked for it, not Netty's bare exception. */
-    private static void bindBootstrap(Gateway gateway, String field) {
+    private static void bindBootstrap(PortGateway gateway, String field) {
+        bindNamed(gateway::bindBootstrap, gateway.requestedBootstrapAddress(), field);
+    }
+
+    private static void bindNamed(Runnable bind, HostPort address, String field) {
         try {
-            gateway.bindBootstrap();
+            bind.run();
         } catch (Exception e) {
             // Netty rethrows the bind's own checked exception (BindException, usually "Address already in use").
-            HostPort address = gateway.requestedBootstrapAddress();
             IOException cause = e instanceof IOException io ? io : new IOException(e.toString(), e);
             throw new UncheckedIOException("cannot bind " + field + " " + address + ": " + e.getMessage(), cause);
+        }
+    }
+
+    /** The SNI gateways of every virtual cluster that listen on one address, and the field that first named it. */
+    private static final class SniPort {
+        final String field;
+        final List<SniGateway> gateways = new ArrayList<>();
+        final Map<String, Integer> maxConnectionsByCluster = new LinkedHashMap<>();
+
+        SniPort(String field) {
+            this.field = field;
+        }
+
+        void add(SniGateway gateway, VirtualClusterConfig cluster) {
+            gateways.add(gateway);
+            maxConnectionsByCluster.put(cluster.name(), cluster.connectionLimits().maxConnections());
+        }
+
+        /** Connections that may wait for their ClientHello at once: what the clusters on the port accept in all. */
+        int maxWaiting() {
+            long sum = maxConnectionsByCluster.values().stream().mapToLong(Integer::longValue).sum();
+            return (int) Math.min(Integer.MAX_VALUE, sum);
+        }
+    }
+
+    // Validation made gateways sharing a port name the same host, up to case.
+    private static String listenKey(HostPort address) {
+        return address.host().toLowerCase(java.util.Locale.ROOT) + ":" + address.port();
+    }
+
+    private void bindSniListeners(Map<String, SniPort> ports) {
+        if (ports.isEmpty()) {
+            return;
+        }
+        SniMetrics sniMetrics = new SniMetrics(registry, SniRefusal.labels());
+        for (SniPort port : ports.values()) {
+            SniListener listener = new SniListener(port.gateways.get(0).sni().listenAddress(), port.gateways, sniMetrics, config.network(), port.maxWaiting());
+            sniListeners.add(listener);
+            bindNamed(() -> listener.bind(group, transport, config.network()), listener.address(), port.field);
         }
     }
 
@@ -216,7 +269,7 @@ public final class ProxyServer implements AutoCloseable {
         for (VirtualClusterRuntime cluster : clusters) {
             checks.put("virtualCluster:" + cluster.name() + ":gateways", () -> {
                 boolean bound = cluster.gateways().stream().allMatch(Gateway::isBound);
-                return new Readiness(bound, bound ? "bootstrap ports bound" : "a bootstrap port is not bound");
+                return new Readiness(bound, bound ? "bootstrap ports bound" : "a bootstrap or SNI port is not bound");
             });
             checks.put("virtualCluster:" + cluster.name() + ":upstream", cluster.upstream()::readiness);
         }
@@ -247,9 +300,16 @@ public final class ProxyServer implements AutoCloseable {
     @Override
     public void close() {
         stopping = true;
+        for (SniListener listener : sniListeners) {
+            if (listener.channel() != null) {
+                listener.channel().close().awaitUninterruptibly();
+            }
+        }
         for (VirtualClusterRuntime cluster : clusters) {
             for (Gateway gateway : cluster.gateways()) {
-                gateway.channels().forEach(channel -> channel.close().awaitUninterruptibly());
+                if (gateway instanceof PortGateway ports) {
+                    ports.channels().forEach(channel -> channel.close().awaitUninterruptibly());
+                }
             }
         }
         drainConnections();

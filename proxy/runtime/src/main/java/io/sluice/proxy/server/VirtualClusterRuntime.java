@@ -74,7 +74,8 @@ final class VirtualClusterRuntime {
         this.bootstrapDialer = dialer(connection -> CompletableFuture.completedFuture(bootstrap));
         for (GatewayConfig g : config.gateways()) {
             SslContext gatewaySsl = g.tls() == null ? null : SslContexts.forServer(g.tls());
-            gateways.add(new Gateway(this, g, group, transport, network, gatewaySsl));
+            gateways.add(g.sniHostIdentifiesNode() != null ? new SniGateway(this, g, network, gatewaySsl)
+                    : new PortGateway(this, g, group, transport, network, gatewaySsl));
         }
     }
 

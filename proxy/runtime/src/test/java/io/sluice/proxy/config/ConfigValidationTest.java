@@ -12,8 +12,11 @@ import org.junit.jupiter.api.io.TempDir;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 import io.sluice.config.ConfigException;
+import io.sluice.config.HostPort;
 
 class ConfigValidationTest {
+
+    private static final String SNI_GATEWAY = "virtualClusters[0].gateways[0]";
 
     @TempDir
     Path dir;
@@ -94,7 +97,7 @@ class ConfigValidationTest {
                 "virtualClusters[1].gateways[1].name: duplicate gateway name 'g' in this cluster",
                 "virtualClusters[1].gateways[2].name: is required",
                 "virtualClusters[1].gateways[2].portIdentifiesNode.bootstrapAddress: is required",
-                "virtualClusters[1].gateways[3].portIdentifiesNode: is required",
+                "virtualClusters[1].gateways[3]: one of portIdentifiesNode or sniHostIdentifiesNode is required",
                 "virtualClusters[1].gateways[4].portIdentifiesNode.bootstrapAddress: the port must be between 1 and 65535");
     }
 
@@ -373,6 +376,93 @@ class ConfigValidationTest {
         assertThat(config.virtualClusters().get(0).connectionLimits()).isEqualTo(new ConnectionLimitsConfig(10_000, 1_000));
     }
 
+    @Test
+    void aValidSectionBindsWithTheListenPortAdvertisedByDefault() {
+        ProxyConfig config = ProxyConfigLoader.parse(sni("demo", "0.0.0.0:9092", "bootstrap.kafka.example.com", "broker-$(nodeId).kafka.example.com", ""),
+                Map.of());
+
+        GatewayConfig gateway = config.virtualClusters().get(0).gateways().get(0);
+        assertThat(gateway.portIdentifiesNode()).isNull();
+        assertThat(gateway.listenAddress()).isEqualTo(new HostPort("0.0.0.0", 9092));
+        assertThat(gateway.sniHostIdentifiesNode().effectiveAdvertisedPort()).isEqualTo(9092);
+        SniHostIdentifiesNodeConfig lb = ProxyConfigLoader.parse(sni("demo", "0.0.0.0:9092", "b.x.com", "n-$(nodeId).x.com", "advertisedPort: 443"),
+                Map.of()).virtualClusters().get(0).gateways().get(0).sniHostIdentifiesNode();
+        assertThat(lb.effectiveAdvertisedPort()).isEqualTo(443);
+    }
+
+    @Test
+    void eachBadFieldIsNamed() {
+        String path = SNI_GATEWAY + ".sniHostIdentifiesNode.";
+        assertThat(problems(sni("demo", "0.0.0.0:9092", "bootstrap.x.com", "broker.x.com", ""))).containsExactly(
+                path + "brokerHostPattern: 'broker.x.com' must contain $(nodeId): every broker needs a name of its own");
+        assertThat(problems(sni("demo", "0.0.0.0:9092", "b-$(nodeId).x.com", "n-$(nodeId).x.com", ""))).containsExactly(
+                path + "bootstrapHost: 'b-$(nodeId).x.com' must not contain $(nodeId): it is the one name of the bootstrap (brokerHostPattern names the brokers)");
+        assertThat(problems(sni("demo", "0.0.0.0:0", "b.x.com", "n-$(nodeId).x.com", "advertisedPort: 70000"))).containsExactly(
+                path + "listenAddress: the port must be between 1 and 65535 (it is advertised to clients)",
+                path + "advertisedPort: must be between 1 and 65535 (absent: the listen port)");
+        assertThat(problems(sni("demo", "0.0.0.0:9092", "10.1.2.3", "n-$(nodeId).x_y.com", ""))).containsExactly(
+                path + "bootstrapHost: '10.1.2.3' is an IP address: TLS clients send no server name for an address (RFC 6066)",
+                path + "brokerHostPattern: 'n-$(nodeId).x_y.com' is not a host name (labels of letters, digits and '-' inside, separated by single dots)");
+        String missing = sni("demo", "0.0.0.0:9092", "b.x.com", "n-$(nodeId).x.com", "")
+                .replace("          listenAddress: \"0.0.0.0:9092\"\n", "").replace("          bootstrapHost: \"b.x.com\"\n", "");
+        assertThat(problems(missing)).containsExactly(path + "listenAddress: is required", path + "bootstrapHost: is required");
+    }
+
+    @Test
+    void sniNeedsTlsAndExcludesPortIdentifiesNode() {
+        String noTls = sni("demo", "0.0.0.0:9092", "b.x.com", "n-$(nodeId).x.com", "").replaceAll("(?s)        tls:.*", "");
+        assertThat(problems(noTls)).containsExactly(SNI_GATEWAY + ".tls: is required with sniHostIdentifiesNode: the server name that picks the broker "
+                + "is part of the TLS handshake");
+
+        String both = sni("demo", "0.0.0.0:9092", "b.x.com", "n-$(nodeId).x.com", "")
+                .replace("        sniHostIdentifiesNode:", "        portIdentifiesNode: {bootstrapAddress: \"localhost:9192\"}\n        sniHostIdentifiesNode:");
+        assertThat(problems(both)).containsExactly(SNI_GATEWAY + ".sniHostIdentifiesNode: not allowed together with portIdentifiesNode "
+                + "(one scheme per gateway; add another gateway for the other)");
+    }
+
+    @Test
+    void clustersShareAPortWithDistinctNamesOnly() {
+        String distinct = sniClusters("0.0.0.0:9092 bootstrap.a.example.com broker-$(nodeId).a.example.com",
+                "0.0.0.0:9092 bootstrap.b.example.com broker-$(nodeId).b.example.com");
+        assertThat(problems(distinct)).isEmpty();
+
+        String overlapping = sniClusters("0.0.0.0:9092 bootstrap.example.com broker-$(nodeId).example.com",
+                "0.0.0.0:9092 broker-1.example.com broker-1$(nodeId).example.com");
+        assertThat(problems(overlapping)).containsExactly(
+                "virtualClusters[1].gateways[0].sniHostIdentifiesNode.bootstrapHost: 'broker-1.example.com' and brokerHostPattern "
+                        + "'broker-$(nodeId).example.com' of virtualClusters[0].gateways[0] on port 9092 share a server name, so a client's SNI could not pick one of them",
+                "virtualClusters[1].gateways[0].sniHostIdentifiesNode.brokerHostPattern: 'broker-1$(nodeId).example.com' and brokerHostPattern "
+                        + "'broker-$(nodeId).example.com' of virtualClusters[0].gateways[0] on port 9092 share a server name, so a client's SNI could not pick one of them");
+
+        // The same names on different ports are two listeners: no conflict.
+        String otherPort = sniClusters("0.0.0.0:9092 bootstrap.example.com broker-$(nodeId).example.com",
+                "0.0.0.0:9093 bootstrap.example.com broker-$(nodeId).example.com");
+        assertThat(problems(otherPort)).isEmpty();
+
+        String ownBootstrap = sni("a", "0.0.0.0:9092", "broker-0.example.com", "broker-$(nodeId).example.com", "");
+        assertThat(problems(ownBootstrap)).singleElement().asString().startsWith(SNI_GATEWAY + ".sniHostIdentifiesNode.brokerHostPattern: "
+                + "'broker-$(nodeId).example.com' and bootstrapHost 'broker-0.example.com' of this gateway on port 9092 share a server name");
+    }
+
+    @Test
+    void aSharedPortNeedsTheSameListenAddressAndNoPortGateway() {
+        String hosts = sniClusters("0.0.0.0:9092 bootstrap.a.example.com broker-$(nodeId).a.example.com",
+                "127.0.0.1:9092 bootstrap.b.example.com broker-$(nodeId).b.example.com");
+        assertThat(problems(hosts)).containsExactly("virtualClusters[1].gateways[0].sniHostIdentifiesNode.listenAddress: SNI listen port 9092 "
+                + "overlaps SNI listen port 9092 of virtualClusters[0].gateways[0] listening on '0.0.0.0': SNI gateways share a port only with the same listenAddress");
+
+        String withPorts = "virtualClusters:\n"
+                + item(sni("a", "0.0.0.0:9193", "bootstrap.a.example.com", "broker-$(nodeId).a.example.com", ""))
+                + """
+                  - name: b
+                    targetCluster: {bootstrapServers: "kafka:9092"}
+                    gateways: [{name: g, portIdentifiesNode: {bootstrapAddress: "localhost:9192"}}]
+                """;
+        assertThat(problems(withPorts)).containsExactly("virtualClusters[1].gateways[0].portIdentifiesNode.nodeStartPort: node start port 9193 "
+                + "overlaps SNI listen port 9193 of virtualClusters[0].gateways[0]");
+    }
+
+
     private List<String> problems(String yaml) {
         try {
             ProxyConfigLoader.parse(yaml, Map.of());
@@ -385,16 +475,22 @@ class ConfigValidationTest {
 
     /** A one-cluster config with one gateway; {@code extra} is added to its portIdentifiesNode section. */
     private static String cluster(String name, int bootstrapPort, String extra) {
+        return withGateway(name, "default") + """
+                        portIdentifiesNode:
+                          bootstrapAddress: localhost:%d
+                %s""".formatted(bootstrapPort, extra.indent(4));
+    }
+
+    /** A one-cluster config up to its one gateway's name; the gateway's sections follow at 8 spaces. */
+    private static String withGateway(String cluster, String gateway) {
         return """
                 virtualClusters:
                   - name: "%s"
                     targetCluster:
                       bootstrapServers: kafka:9092
                     gateways:
-                      - name: default
-                        portIdentifiesNode:
-                          bootstrapAddress: localhost:%d
-                %s""".formatted(name, bootstrapPort, extra.indent(4));
+                      - name: %s
+                """.formatted(cluster, gateway);
     }
 
     /** The single cluster entry of {@link #cluster}, for building a list of several. */
@@ -419,5 +515,26 @@ class ConfigValidationTest {
     private static String serverTls(String body) {
         return cluster("demo", 9192, "").stripTrailing() + "\n        tls:\n"
                 + body.strip().indent(10).replace("\n            ", "\n          ");
+    }
+
+    /** Virtual clusters a, b, ... with one SNI gateway each, given as "listenAddress bootstrapHost brokerHostPattern". */
+    private String sniClusters(String... gateways) {
+        StringBuilder yaml = new StringBuilder("virtualClusters:\n");
+        for (int i = 0; i < gateways.length; i++) {
+            String[] fields = gateways[i].split(" ");
+            yaml.append(item(sni(String.valueOf((char) ('a' + i)), fields[0], fields[1], fields[2], "")));
+        }
+        return yaml.toString();
+    }
+
+    private String sni(String cluster, String listen, String bootstrap, String brokers, String extra) {
+        return withGateway(cluster, "sni") + """
+                        sniHostIdentifiesNode:
+                          listenAddress: "%s"
+                          bootstrapHost: "%s"
+                          brokerHostPattern: "%s"
+                %s        tls:
+                          key: {certificateFile: "%s", privateKeyFile: "%s"}
+                """.formatted(listen, bootstrap, brokers, extra.isEmpty() ? "" : extra.indent(10), pem, pem);
     }
 }
