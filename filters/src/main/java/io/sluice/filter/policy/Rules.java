@@ -69,9 +69,7 @@ final class Rules {
                     principals.add(Patterns.compile(rule.principals().get(p), path + ".principals[" + p + "]"));
                 }
             }
-            if (rule.produce() == null && rule.topics() == null) {
-                throw new IllegalArgumentException(path + ": has neither produce nor topics policies");
-            }
+            // A rule without policies is allowed: it exempts its principals from the rules after it (platform operators, say).
             ProducePolicy produce = rule.produce() == null ? null : ProducePolicy.compile(rule.produce(), path + ".produce");
             TopicPolicy topics = rule.topics() == null ? null : TopicPolicy.compile(rule.topics(), path + ".topics");
             Map<PolicyId, PolicyMode> modes = new EnumMap<>(PolicyId.class);
