@@ -1,6 +1,7 @@
 package io.sluice.filter.policy;
 
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -8,6 +9,8 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
+import java.util.function.Function;
+import java.util.function.Supplier;
 
 import org.apache.kafka.clients.admin.AlterConfigOp;
 import org.apache.kafka.common.config.ConfigResource;
@@ -18,6 +21,7 @@ import org.apache.kafka.common.message.DescribeConfigsResponseData;
 import org.apache.kafka.common.message.IncrementalAlterConfigsRequestData;
 import org.apache.kafka.common.message.IncrementalAlterConfigsResponseData;
 import org.apache.kafka.common.message.RequestHeaderData;
+import org.apache.kafka.common.protocol.ApiMessage;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.requests.ApiError;
 import org.apache.kafka.common.requests.DescribeConfigsResponse;
@@ -65,44 +69,50 @@ final class ConfigChanges {
 
     static CompletionStage<RequestFilterResult> alterConfigs(RequestHeaderData header, AlterConfigsRequestData request, Rule rule, TopicNames.Bound names,
                                                              Violations violations, FilterContext context) {
-        List<Judged<AlterConfigsRequestData.AlterConfigsResource>> judged = new ArrayList<>();
-        for (AlterConfigsRequestData.AlterConfigsResource resource : request.resources()) {
-            if (resource.resourceType() == TOPIC) {
-                List<Change> changes = resource.configs().stream().map(c -> new Change(c.name(), AlterConfigOp.OpType.SET, c.value())).toList();
-                judged.add(judge(resource, resource.resourceName(), changes, true, rule, names));
-            }
-        }
-        return resolve(judged, rule.topics(), context).thenApply(done -> {
-            RefusedEntries<AlterConfigsRequestData.AlterConfigsResource> refused = refusals(judged, violations, context, "AlterConfigs");
-            return refused.result(header, request, request.resources(), new AlterConfigsResponseData(), (response, answers) -> {
-                for (Map.Entry<AlterConfigsRequestData.AlterConfigsResource, ApiError> r : answers) {
-                    ((AlterConfigsResponseData) response).responses().add(new AlterConfigsResponseData.AlterConfigsResourceResponse()
-                            .setResourceType(r.getKey().resourceType()).setResourceName(r.getKey().resourceName())
-                            .setErrorCode(r.getValue().error().code()).setErrorMessage(r.getValue().message()));
-                }
-            }, context);
-        });
+        return police(new Api<>("AlterConfigs", AlterConfigsRequestData.AlterConfigsResource::resourceType,
+                AlterConfigsRequestData.AlterConfigsResource::resourceName,
+                resource -> resource.configs().stream().map(c -> new Change(c.name(), AlterConfigOp.OpType.SET, c.value())).toList(), true,
+                AlterConfigsResponseData::new, (response, resource, error) -> ((AlterConfigsResponseData) response).responses().add(
+                        new AlterConfigsResponseData.AlterConfigsResourceResponse().setResourceType(resource.resourceType())
+                                .setResourceName(resource.resourceName()).setErrorCode(error.error().code()).setErrorMessage(error.message()))),
+                header, request, request.resources(), rule, names, violations, context);
     }
 
     static CompletionStage<RequestFilterResult> incrementalAlterConfigs(RequestHeaderData header, IncrementalAlterConfigsRequestData request, Rule rule,
                                                                         TopicNames.Bound names, Violations violations, FilterContext context) {
-        List<Judged<IncrementalAlterConfigsRequestData.AlterConfigsResource>> judged = new ArrayList<>();
-        for (IncrementalAlterConfigsRequestData.AlterConfigsResource resource : request.resources()) {
-            if (resource.resourceType() == TOPIC) {
-                List<Change> changes = resource.configs().stream().map(c -> new Change(c.name(), op(c.configOperation()), c.value())).toList();
-                judged.add(judge(resource, resource.resourceName(), changes, false, rule, names));
+        return police(new Api<>("IncrementalAlterConfigs", IncrementalAlterConfigsRequestData.AlterConfigsResource::resourceType,
+                IncrementalAlterConfigsRequestData.AlterConfigsResource::resourceName,
+                resource -> resource.configs().stream().map(c -> new Change(c.name(), op(c.configOperation()), c.value())).toList(), false,
+                IncrementalAlterConfigsResponseData::new, (response, resource, error) -> ((IncrementalAlterConfigsResponseData) response).responses().add(
+                        new IncrementalAlterConfigsResponseData.AlterConfigsResourceResponse().setResourceType(resource.resourceType())
+                                .setResourceName(resource.resourceName()).setErrorCode(error.error().code()).setErrorMessage(error.message()))),
+                header, request, request.resources(), rule, names, violations, context);
+    }
+
+    /** What differs between the two APIs: their generated resource and response classes, and whether a request replaces every override. */
+    private record Api<E>(String name, Function<E, Byte> type, Function<E, String> topic, Function<E, List<Change>> changes, boolean replacesAll,
+                          Supplier<ApiMessage> emptyResponse, Answer<E> answer) {
+    }
+
+    @FunctionalInterface
+    private interface Answer<E> {
+        void add(ApiMessage response, E resource, ApiError error);
+    }
+
+    private static <E> CompletionStage<RequestFilterResult> police(Api<E> api, RequestHeaderData header, ApiMessage request, Collection<E> resources,
+                                                                   Rule rule, TopicNames.Bound names, Violations violations, FilterContext context) {
+        List<Judged<E>> judged = new ArrayList<>();
+        for (E resource : resources) {
+            if (api.type().apply(resource) == TOPIC) {
+                judged.add(judge(resource, api.topic().apply(resource), api.changes().apply(resource), api.replacesAll(), rule, names));
             }
         }
-        return resolve(judged, rule.topics(), context).thenApply(done -> {
-            RefusedEntries<IncrementalAlterConfigsRequestData.AlterConfigsResource> refused = refusals(judged, violations, context, "IncrementalAlterConfigs");
-            return refused.result(header, request, request.resources(), new IncrementalAlterConfigsResponseData(), (response, answers) -> {
-                for (Map.Entry<IncrementalAlterConfigsRequestData.AlterConfigsResource, ApiError> r : answers) {
-                    ((IncrementalAlterConfigsResponseData) response).responses().add(new IncrementalAlterConfigsResponseData.AlterConfigsResourceResponse()
-                            .setResourceType(r.getKey().resourceType()).setResourceName(r.getKey().resourceName())
-                            .setErrorCode(r.getValue().error().code()).setErrorMessage(r.getValue().message()));
-                }
-            }, context);
-        });
+        return resolve(judged, rule.topics(), context).thenApply(done -> refusals(judged, violations, context, api.name())
+                .result(header, request, resources, api.emptyResponse().get(), (response, answers) -> {
+                    for (Map.Entry<E, ApiError> r : answers) {
+                        api.answer().add(response, r.getKey(), r.getValue());
+                    }
+                }, context));
     }
 
     /** An operation the broker does not know is judged as a SET (the broker refuses it anyway, with INVALID_REQUEST). */

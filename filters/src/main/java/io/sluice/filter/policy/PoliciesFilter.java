@@ -126,6 +126,11 @@ final class PoliciesFilter implements ProduceRequestFilter, CreateTopicsRequestF
 
     // ---- topics ----
 
+    /** The connection's rule if it has topic policies, else null. */
+    private Rule topicRule(FilterContext context) {
+        return rule(context).filter(r -> r.topics() != null).orElse(null);
+    }
+
     @Override
     public boolean shouldHandleCreateTopicsRequest(short apiVersion) {
         return topics;
@@ -134,11 +139,11 @@ final class PoliciesFilter implements ProduceRequestFilter, CreateTopicsRequestF
     @Override
     public CompletionStage<RequestFilterResult> onCreateTopicsRequest(short apiVersion, RequestHeaderData header, CreateTopicsRequestData request,
                                                                       FilterContext context) {
-        Optional<Rule> found = rule(context);
-        if (found.isEmpty() || found.get().topics() == null) {
+        Rule applying = topicRule(context);
+        if (applying == null) {
             return context.forwardRequest(header, request);
         }
-        return TopicCreation.police(apiVersion, header, request, found.get(), names, violations, context);
+        return TopicCreation.police(apiVersion, header, request, applying, names, violations, context);
     }
 
     @Override
@@ -149,11 +154,11 @@ final class PoliciesFilter implements ProduceRequestFilter, CreateTopicsRequestF
     @Override
     public CompletionStage<RequestFilterResult> onCreatePartitionsRequest(short apiVersion, RequestHeaderData header, CreatePartitionsRequestData request,
                                                                           FilterContext context) {
-        Optional<Rule> found = rule(context);
-        if (found.isEmpty() || found.get().topics() == null) {
+        Rule applying = topicRule(context);
+        if (applying == null) {
             return context.forwardRequest(header, request);
         }
-        return CompletableFuture.completedFuture(PartitionCreation.police(header, request, found.get(), names, violations, context));
+        return CompletableFuture.completedFuture(PartitionCreation.police(header, request, applying, names, violations, context));
     }
 
     @Override
@@ -164,11 +169,11 @@ final class PoliciesFilter implements ProduceRequestFilter, CreateTopicsRequestF
     @Override
     public CompletionStage<RequestFilterResult> onAlterConfigsRequest(short apiVersion, RequestHeaderData header, AlterConfigsRequestData request,
                                                                       FilterContext context) {
-        Optional<Rule> found = rule(context);
-        if (found.isEmpty() || found.get().topics() == null) {
+        Rule applying = topicRule(context);
+        if (applying == null) {
             return context.forwardRequest(header, request);
         }
-        return ConfigChanges.alterConfigs(header, request, found.get(), names, violations, context);
+        return ConfigChanges.alterConfigs(header, request, applying, names, violations, context);
     }
 
     @Override
@@ -179,10 +184,10 @@ final class PoliciesFilter implements ProduceRequestFilter, CreateTopicsRequestF
     @Override
     public CompletionStage<RequestFilterResult> onIncrementalAlterConfigsRequest(short apiVersion, RequestHeaderData header,
                                                                                  IncrementalAlterConfigsRequestData request, FilterContext context) {
-        Optional<Rule> found = rule(context);
-        if (found.isEmpty() || found.get().topics() == null) {
+        Rule applying = topicRule(context);
+        if (applying == null) {
             return context.forwardRequest(header, request);
         }
-        return ConfigChanges.incrementalAlterConfigs(header, request, found.get(), names, violations, context);
+        return ConfigChanges.incrementalAlterConfigs(header, request, applying, names, violations, context);
     }
 }

@@ -109,8 +109,8 @@ final class ProducePolicy {
                 }
             }
         }
-        int maxBatch = positive(config.maxBatchBytes(), path + ".maxBatchBytes");
-        int maxRecord = positive(config.maxRecordBytes(), path + ".maxRecordBytes");
+        int maxBatch = ConfigFields.atLeastOne(config.maxBatchBytes(), path + ".maxBatchBytes");
+        int maxRecord = ConfigFields.atLeastOne(config.maxRecordBytes(), path + ".maxRecordBytes");
         List<String> headers = new ArrayList<>();
         if (config.requiredHeaders() != null) {
             if (config.requiredHeaders().isEmpty()) {
@@ -151,16 +151,6 @@ final class ProducePolicy {
         } catch (ArithmeticException e) {
             throw new IllegalArgumentException(path + ": too long (" + window + ")", e);
         }
-    }
-
-    private static int positive(Integer value, String path) {
-        if (value == null) {
-            return 0;
-        }
-        if (value < 1) {
-            throw new IllegalArgumentException(path + ": must be at least 1, not " + value);
-        }
-        return value;
     }
 
     /** The policies this rule sets on Produce. */

@@ -66,7 +66,7 @@ final class Rules {
                     throw new IllegalArgumentException(path + ".principals: must name at least one pattern, or be left out to apply to every connection");
                 }
                 for (int p = 0; p < rule.principals().size(); p++) {
-                    principals.add(Patterns.compile(rule.principals().get(p), path + ".principals[" + p + "]"));
+                    principals.add(ConfigFields.pattern(rule.principals().get(p), path + ".principals[" + p + "]"));
                 }
             }
             // A rule without policies is allowed: it exempts its principals from the rules after it (platform operators, say).

@@ -38,7 +38,7 @@ final class TopicNames {
             if (rest.contains("$(")) {
                 throw new IllegalArgumentException(where + ": '" + pattern + "' uses a placeholder other than " + PRINCIPAL);
             }
-            Patterns.compile(pattern.replace(PRINCIPAL, "p"), where);
+            ConfigFields.pattern(pattern.replace(PRINCIPAL, "p"), where);
         }
         return new TopicNames(patterns);
     }

@@ -92,8 +92,8 @@ final class TopicPolicy {
         int minPartitions = 0;
         int maxPartitions = 0;
         if (config.partitions() != null) {
-            minPartitions = atLeastOne(config.partitions().min(), path + ".partitions.min");
-            maxPartitions = atLeastOne(config.partitions().max(), path + ".partitions.max");
+            minPartitions = ConfigFields.atLeastOne(config.partitions().min(), path + ".partitions.min");
+            maxPartitions = ConfigFields.atLeastOne(config.partitions().max(), path + ".partitions.max");
             if (minPartitions == 0 && maxPartitions == 0) {
                 throw new IllegalArgumentException(path + ".partitions: set min, max or both");
             }
@@ -101,11 +101,11 @@ final class TopicPolicy {
                 throw new IllegalArgumentException(path + ".partitions.max: must be at least min (" + minPartitions + "), not " + maxPartitions);
             }
         }
-        int minReplicationFactor = atLeastOne(config.minReplicationFactor(), path + ".minReplicationFactor");
+        int minReplicationFactor = ConfigFields.atLeastOne(config.minReplicationFactor(), path + ".minReplicationFactor");
         if (minReplicationFactor > Short.MAX_VALUE) {
             throw new IllegalArgumentException(path + ".minReplicationFactor: at most " + Short.MAX_VALUE);
         }
-        int minInsyncReplicas = atLeastOne(config.minInsyncReplicas(), path + ".minInsyncReplicas");
+        int minInsyncReplicas = ConfigFields.atLeastOne(config.minInsyncReplicas(), path + ".minInsyncReplicas");
         List<NamePattern> allowed = keys(config.allowedConfigs(), path + ".allowedConfigs");
         List<NamePattern> forbidden = keys(config.forbiddenConfigs(), path + ".forbiddenConfigs");
         Map<String, ValueRule> values = new LinkedHashMap<>();
@@ -124,23 +124,13 @@ final class TopicPolicy {
         return policy;
     }
 
-    private static int atLeastOne(Integer value, String path) {
-        if (value == null) {
-            return 0;
-        }
-        if (value < 1) {
-            throw new IllegalArgumentException(path + ": must be at least 1, not " + value);
-        }
-        return value;
-    }
-
     private static List<NamePattern> keys(List<String> patterns, String path) {
         if (patterns == null) {
             return null;
         }
         List<NamePattern> compiled = new ArrayList<>();
         for (int i = 0; i < patterns.size(); i++) {
-            compiled.add(Patterns.compile(patterns.get(i), path + "[" + i + "]"));
+            compiled.add(ConfigFields.pattern(patterns.get(i), path + "[" + i + "]"));
         }
         return List.copyOf(compiled);
     }
