@@ -111,7 +111,7 @@ final class PoliciesFilter implements ProduceRequestFilter, CreateTopicsRequestF
                     refused.refuse(topic, partition, e.error(), e.getMessage());
                     continue;
                 }
-                violations.report(judgement, context, "Produce to partition " + partition.index());
+                violations.report(judgement, context, "Produce to " + TopicPolicy.quoted(topic.name()) + " partition " + partition.index());
                 if (judgement.refused()) {
                     Violation refusal = judgement.refusal();
                     refused.refuse(topic, partition, refusal.error(), refusal.message(), refusal.record());

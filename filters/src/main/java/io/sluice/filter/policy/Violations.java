@@ -2,7 +2,6 @@ package io.sluice.filter.policy;
 
 import java.util.EnumMap;
 import java.util.Map;
-import java.util.Optional;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -57,11 +56,6 @@ final class Violations {
             enforced.get(violation.policy()).increment();
             refusals.log("{}: {} of {} refused with {}: {}", context.channelDescriptor(), what, principal, violation.error(), violation.message());
         }
-    }
-
-    /** The count so far, for tests and the docs' examples. */
-    double count(PolicyId policy, PolicyMode mode) {
-        return Optional.ofNullable((mode == PolicyMode.WARN ? warned : enforced).get(policy)).map(Counter::count).orElse(0.0);
     }
 
     private static Counter counter(MeterRegistry registry, String filter, PolicyId policy, PolicyMode mode) {

@@ -174,6 +174,20 @@ class TopicPoliciesTest {
     }
 
     @Test
+    void aTopicNameAsLongAsTheProtocolAllowsIsQuotedCutAndEscapedInTheAnswer() {
+        // 32,767 characters (the most a Kafka string holds) with a line break: a message quoting it whole could not be
+        // written back as a Kafka string, and would forge a log line.
+        String hostile = "bob.\n" + "x".repeat(Short.MAX_VALUE - 5);
+        try (FilterHarness harness = alice("{names: [\"$(principal).*\"]}", "enforce")) {
+            RequestOutcome outcome = harness.request(create(topic(hostile, 1, 1)));
+
+            String message = ((CreateTopicsResponseData) outcome.answer()).topics().iterator().next().errorMessage();
+            assertThat(message).startsWith("policy topics.names (rule tenants): topic 'bob.\\u000axxx").contains("more chars)").doesNotContain("\n");
+            assertThat(message.length()).isLessThan(400);
+        }
+    }
+
+    @Test
     void whatARequestLeavesToTheBrokerIsJudgedAtTheBrokersDefaultsFromAValidateOnlyProbe() {
         try (FilterHarness harness = alice("{partitions: {max: 12}, minReplicationFactor: 3, minInsyncReplicas: 2}", "enforce")) {
             RequestOutcome outcome = harness.request(create(topic("alice.defaults", -1, -1), topic("alice.given", 3, 3, "min.insync.replicas", "2")));
