@@ -3,6 +3,7 @@
     librdkafka_client.py metadata --bootstrap HOST:PORT [--topic T ...]
     librdkafka_client.py produce  --bootstrap HOST:PORT --topic T --records '[["key", "value"], ...]'
     librdkafka_client.py consume  --bootstrap HOST:PORT --topic T --group G --expect N [--until-offset O]
+    librdkafka_client.py create-topics --bootstrap HOST:PORT --topics '[["name", partitions, replication, {"key": "value"}], ...]'
 
 Every action takes --set NAME=VALUE (any librdkafka setting) and, when SLUICE_OAUTH_TOKEN is in the environment,
 authenticates with SASL/OAUTHBEARER: the oauth_cb hands librdkafka that token (minted by the Java test), with the
@@ -15,6 +16,7 @@ import os
 import time
 
 from confluent_kafka import Consumer, KafkaError, KafkaException, Producer, libversion
+from confluent_kafka.admin import AdminClient, NewTopic
 
 from sluice_harness import env, log, main
 
@@ -93,6 +95,7 @@ def produce(args):
         deliveries.append({
             "key": key,
             "error": None if error is None else error.name(),
+            "message": None if error is None else error.str(),
             "partition": message.partition(),
             "offset": message.offset() if error is None else None,
         })
@@ -162,13 +165,30 @@ def consume(args):
             "clientErrors": client_errors()}
 
 
+def create_topics(args):
+    """AdminClient.create_topics, one future per topic: its error's name and text (what an application prints), or null."""
+    admin = AdminClient(config(args))
+    topics = [NewTopic(name, num_partitions=partitions, replication_factor=replication, config=configs or {})
+              for name, partitions, replication, configs in json.loads(args.topics)]
+    results = {}
+    for name, future in admin.create_topics(topics, operation_timeout=15, request_timeout=20).items():
+        try:
+            future.result()
+            results[name] = {"error": None, "message": None}
+        except KafkaException as e:
+            log("create_topics", name, "failed:", e.args[0].name(), e.args[0].str())
+            results[name] = {"error": e.args[0].name(), "message": e.args[0].str(), "printed": str(e)}
+    return {"results": results, "clientErrors": client_errors()}
+
+
 def run():
     parser = argparse.ArgumentParser()
-    parser.add_argument("action", choices=["metadata", "produce", "consume"])
+    parser.add_argument("action", choices=["metadata", "produce", "consume", "create-topics"])
     parser.add_argument("--bootstrap", required=True)
     parser.add_argument("--set", action="append", default=[], help="a librdkafka setting NAME=VALUE")
     parser.add_argument("--topic", action="append", default=[])
     parser.add_argument("--records", help="JSON list of [key, value] (null for none)")
+    parser.add_argument("--topics", help="JSON list of [name, partitions, replication factor, configs] to create")
     parser.add_argument("--group")
     parser.add_argument("--expect", type=int, default=0, help="records to read before stopping")
     parser.add_argument("--until-offset", type=int, help="and read on until the end of the partition is at this offset")
@@ -177,6 +197,8 @@ def run():
     log("librdkafka", libversion()[0], args.action)
     if args.action == "metadata":
         return metadata(args)
+    if args.action == "create-topics":
+        return create_topics(args)
     args.topic = args.topic[0]
     return produce(args) if args.action == "produce" else consume(args)
 

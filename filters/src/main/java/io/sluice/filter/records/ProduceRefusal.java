@@ -14,11 +14,26 @@ import org.apache.kafka.common.protocol.Errors;
  * @param topic   the name the client used (empty when it named the topic by id only)
  * @param topicId the id the client used, or {@link Uuid#ZERO_UUID}
  * @param message for the client (Produce v8+ carries it), or null; never record contents
+ * @param record  the record that made the partition refused, for Produce v8+'s {@code record_errors}; null for none
  */
-public record ProduceRefusal(String topic, Uuid topicId, int partition, Errors error, String message) {
+public record ProduceRefusal(String topic, Uuid topicId, int partition, Errors error, String message, RecordError record) {
+
+    /**
+     * A record a broker would name in {@code record_errors}: kafka-clients fails that record with the partition's
+     * error and {@code message}, and the batch's other records with a note that their batch held an invalid one.
+     *
+     * @param index   the record's position among the partition's records, from 0
+     * @param message for the client; never record contents
+     */
+    public record RecordError(int index, String message) {
+    }
 
     public ProduceRefusal {
         topicId = topicId == null ? Uuid.ZERO_UUID : topicId;
+    }
+
+    public ProduceRefusal(String topic, Uuid topicId, int partition, Errors error, String message) {
+        this(topic, topicId, partition, error, message, null);
     }
 
     /** Adds each refusal to {@code response}, under the topic entry of the same name and id, made where missing. */
@@ -35,13 +50,18 @@ public record ProduceRefusal(String topic, Uuid topicId, int partition, Errors e
                 topic = new ProduceResponseData.TopicProduceResponse().setName(r.topic()).setTopicId(r.topicId());
                 response.responses().add(topic);
             }
-            topic.partitionResponses().add(new ProduceResponseData.PartitionProduceResponse()
+            ProduceResponseData.PartitionProduceResponse partition = new ProduceResponseData.PartitionProduceResponse()
                     .setIndex(r.partition())
                     .setErrorCode(r.error().code())
                     .setErrorMessage(r.message())
                     .setBaseOffset(-1)
                     .setLogAppendTimeMs(-1)
-                    .setLogStartOffset(-1));
+                    .setLogStartOffset(-1);
+            if (r.record() != null) {
+                partition.recordErrors().add(new ProduceResponseData.BatchIndexAndErrorMessage()
+                        .setBatchIndex(r.record().index()).setBatchIndexErrorMessage(r.record().message()));
+            }
+            topic.partitionResponses().add(partition);
         }
     }
 }

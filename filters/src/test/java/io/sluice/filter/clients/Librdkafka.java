@@ -67,6 +67,16 @@ public final class Librdkafka {
     }
 
     /**
+     * Creates topics with AdminClient.create_topics: {@code results} maps each name to its {@code error} (name or null),
+     * {@code message} (the error's text) and {@code printed} (the exception as an application prints it).
+     *
+     * @param topics each [name, partitions, replication factor, configs (a map, or null)]
+     */
+    public JsonNode createTopics(List<List<Object>> topics) {
+        return run("create-topics", List.of("--topics", json(topics)));
+    }
+
+    /**
      * Subscribes to {@code topic} in {@code group} from the earliest offset and consumes until {@code expect} records
      * arrived and the fetcher reported the end of every assigned partition at {@code untilOffset} or later
      * ({@code endOfPartition}), or 60 s passed; then commits ({@code committed}). librdkafka's {@code positions} move

@@ -113,7 +113,13 @@ public final class JwtProxy implements AutoCloseable {
         io.sluice.testkit.Topics.createTopics(cluster.getKafkaClientConfiguration(), java.util.Arrays.stream(topics).map(t -> new NewTopic(t, 1, (short) 1)).toList());
     }
 
-    double metric(String name, String labels) {
+    /** Where clients bootstrap through the proxy. */
+    public String bootstrapServers() {
+        return proxy.bootstrapServers();
+    }
+
+    /** A metric of the proxy's {@code /metrics}, by name and a fragment of its labels. */
+    public double metric(String name, String labels) {
         return proxy.metric(name, labels);
     }
 
