@@ -1,6 +1,5 @@
 package io.sluice.kms.aws;
 
-import java.util.Arrays;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -56,7 +55,6 @@ final class AwsKms implements Kms {
     private static final Pattern KEY_ID = Pattern.compile("[A-Za-z0-9:/_+=,.@-]{1,2048}");
     private static final Pattern ALIAS = Pattern.compile("(arn:[^:]+:kms:[^:]*:[^:]*:)?alias/.+");
     private static final int MAX_CIPHERTEXT = 6144;
-    private static final int KEY_BYTES = 32;
 
     private final KmsAsyncClient client;
     private final ExecutorService executor;
@@ -95,17 +93,13 @@ final class AwsKms implements Kms {
         }
         GenerateDataKeyRequest request = GenerateDataKeyRequest.builder().keyId(name).keySpec(DataKeySpec.AES_256).encryptionContext(context(name)).build();
         return call("generate a data key with", name, () -> client.generateDataKey(request), reply -> {
-            byte[] plaintext = reply.plaintext() == null ? null : reply.plaintext().asByteArrayUnsafe();
-            try {
-                if (reply.ciphertextBlob() == null || reply.ciphertextBlob().asByteArrayUnsafe().length == 0) {
-                    throw new KmsException("AWS KMS's data key response for '" + name + "' lacks the ciphertext");
-                }
-                AesKey key = aesKey(plaintext, name);
-                return new DataKey(new KekRef(name, 1), key, new WrappedKey(name, reply.ciphertextBlob().asByteArray()));
+            // The SDK's own bytes (no copy), wiped once copied into the key.
+            AesKey key = AesKey.aes256From(reply.plaintext() == null ? null : reply.plaintext().asByteArrayUnsafe(), "AWS KMS's data key for '" + name + "'");
+            if (reply.ciphertextBlob() == null || reply.ciphertextBlob().asByteArrayUnsafe().length == 0) {
+                key.destroy();
+                throw new KmsException("AWS KMS's data key response for '" + name + "' lacks the ciphertext");
             }
-            finally {
-                wipe(plaintext);
-            }
+            return new DataKey(new KekRef(name, 1), key, new WrappedKey(name, reply.ciphertextBlob().asByteArray()));
         });
     }
 
@@ -129,13 +123,7 @@ final class AwsKms implements Kms {
         }
         DecryptRequest built = request.build();
         return call("decrypt with", name, () -> client.decrypt(built), reply -> {
-            byte[] plaintext = reply.plaintext() == null ? null : reply.plaintext().asByteArrayUnsafe();
-            try {
-                return aesKey(plaintext, name);
-            }
-            finally {
-                wipe(plaintext);
-            }
+            return AesKey.aes256From(reply.plaintext() == null ? null : reply.plaintext().asByteArrayUnsafe(), "AWS KMS's key for '" + name + "'");
         });
     }
 
@@ -185,26 +173,12 @@ final class AwsKms implements Kms {
         return Map.of(CONTEXT_KEY, name);
     }
 
-    private static AesKey aesKey(byte[] plaintext, String name) {
-        if (plaintext == null || plaintext.length != KEY_BYTES) {
-            throw new KmsException("AWS KMS returned " + (plaintext == null ? "no key" : "a " + plaintext.length * 8 + "-bit key") + " for '" + name
-                    + "', expected 256 bits");
-        }
-        return AesKey.copyOf(plaintext);
-    }
-
     private static boolean validName(String name) {
         return name != null && KEY_ID.matcher(name).matches();
     }
 
     private static <T> CompletionStage<T> invalidName(String name) {
         return CompletableFuture.failedFuture(new UnknownKeyException("'" + name + "' is not an AWS KMS key id, key ARN or alias"));
-    }
-
-    private static void wipe(byte[] bytes) {
-        if (bytes != null) {
-            Arrays.fill(bytes, (byte) 0);
-        }
     }
 
     @Override
