@@ -26,7 +26,7 @@ public final class BenchEncryptionCommand implements Callable<Integer> {
     int latencySeconds;
 
     @Option(names = "--kms", paramLabel = "KIND", defaultValue = "inprocess",
-            description = "The encrypting proxy's KMS: inprocess (default), vault (VAULT_ADDR and VAULT_TOKEN, else the in-process Vault"
+            description = "The encrypting proxy's KMS (default: ${DEFAULT-VALUE}): inprocess, vault (VAULT_ADDR and VAULT_TOKEN, else the in-process Vault"
                     + " Transit stand-in) or aws (SLUICE_AWS_KMS_KEY_ID and AWS_REGION, else moto, installed into a Python venv on first use).")
     String kms;
 

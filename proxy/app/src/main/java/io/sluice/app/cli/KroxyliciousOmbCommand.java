@@ -61,7 +61,7 @@ public final class KroxyliciousOmbCommand implements Callable<Integer> {
     int marginMinutes;
 
     @Option(names = "--kms", paramLabel = "KIND", defaultValue = "vault",
-            description = "The encrypting proxy's KMS: vault (default; VAULT_ADDR and VAULT_TOKEN, else the in-process Vault Transit stand-in)"
+            description = "The encrypting proxy's KMS (default: ${DEFAULT-VALUE}): vault (VAULT_ADDR and VAULT_TOKEN, else the in-process Vault Transit stand-in)"
                     + " or aws (SLUICE_AWS_KMS_KEY_ID and AWS_REGION, else moto, installed into a Python venv on first use).")
     String kms;
 
