@@ -9,7 +9,15 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 
+import java.util.Base64;
+
 import org.junit.jupiter.api.AfterEach;
+import org.slf4j.LoggerFactory;
+
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.classic.spi.ThrowableProxyUtil;
+import ch.qos.logback.core.read.ListAppender;
 import org.junit.jupiter.api.Test;
 
 import software.amazon.awssdk.services.kms.KmsClient;
@@ -158,6 +166,39 @@ class AwsKmsMotoTest {
         assertThat(moto.served("Decrypt") - decryptedBefore).isEqualTo(1);
         assertThat(registry.get(MeteredKms.CALLS).tag("provider", "aws").tag("operation", "generate_data_key").timer().count()).isEqualTo(3);
         assertThat(registry.get(MeteredKms.CALLS).tag("provider", "aws").tag("operation", "unwrap").timer().count()).isEqualTo(1);
+    }
+
+    @Test
+    void noSecretOrPlaintextKeyReachesTheLogs() {
+        Logger root = (Logger) LoggerFactory.getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME);
+        ListAppender<ILoggingEvent> events = new ListAppender<>();
+        events.start();
+        root.addAppender(events);
+        List<String> secrets = new ArrayList<>(List.of(MotoServer.SECRET_ACCESS_KEY));
+        try {
+            String alias = "alias/sluice-logs-" + UUID.randomUUID();
+            newKey(alias);
+            Kms kms = kms();
+            DataKey dataKey = join(kms.generateDataKey(join(kms.resolveKek(alias))));
+            secrets.add(Base64.getEncoder().encodeToString(dataKey.key().getEncoded()));
+            failure(kms.unwrap(new WrappedKey(alias, new byte[] { 9, 9, 9 })));
+            failure(kms.resolveKek("alias/sluice-missing-" + UUID.randomUUID()));
+            Kms wrongSecret = new AwsKmsService(name -> null).create(new AwsKmsConfig(MotoServer.REGION, moto.endpoint(),
+                    new AwsCredentials(MotoServer.ACCESS_KEY_ID, "not-the-secret-" + UUID.randomUUID(), null), null, null), registry);
+            closeables.add(wrongSecret);
+            secrets.add("not-the-secret-");
+        }
+        finally {
+            root.detachAppender(events);
+        }
+        assertThat(events.list).as("the provider logs its start").isNotEmpty();
+        for (ILoggingEvent event : events.list) {
+            String text = event.getFormattedMessage()
+                    + (event.getThrowableProxy() == null ? "" : ThrowableProxyUtil.asString(event.getThrowableProxy()));
+            for (String secret : secrets) {
+                assertThat(text).as("log line %s", event.getFormattedMessage()).doesNotContain(secret);
+            }
+        }
     }
 
     static <T> T join(CompletionStage<T> stage) {
