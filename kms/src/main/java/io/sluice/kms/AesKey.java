@@ -36,6 +36,31 @@ public final class AesKey implements SecretKey {
         return new AesKey(material.clone());
     }
 
+    /**
+     * The AES-256 key a KMS answered with, for providers: a copy of {@code plaintext}, which is then wiped.
+     *
+     * @param source names the KMS and the KEK in the error, e.g. {@code "Vault's key for kek-orders"}
+     * @throws KmsException unless {@code plaintext} has 32 bytes (null included); it is wiped either way
+     */
+    public static AesKey aes256From(byte[] plaintext, String source) {
+        try {
+            if (plaintext == null || plaintext.length != 32) {
+                throw new KmsException(source + " is " + (plaintext == null ? "missing" : plaintext.length * 8 + " bits") + ", expected 256");
+            }
+            return new AesKey(plaintext.clone());
+        }
+        finally {
+            wipe(plaintext);
+        }
+    }
+
+    /** Zeroes a buffer that held key material; null does nothing. */
+    public static void wipe(byte[] material) {
+        if (material != null) {
+            Arrays.fill(material, (byte) 0);
+        }
+    }
+
     @Override
     public String getAlgorithm() {
         return "AES";

@@ -17,7 +17,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 class EncryptionExampleConfigsTest {
 
     @ParameterizedTest
-    @ValueSource(strings = { "encryption.yaml", "encryption-inprocess.yaml" })
+    @ValueSource(strings = { "encryption.yaml", "encryption-inprocess.yaml", "encryption-aws.yaml" })
     void exampleStartsAProxy(String file) throws Exception {
         String yaml = Files.readString(Path.of("../config/examples", file));
         int port = io.sluice.testkit.FreePorts.block(4);
@@ -26,7 +26,9 @@ class EncryptionExampleConfigsTest {
                 "SLUICE_BOOTSTRAP", "127.0.0.1:" + port,
                 // The Vault client does not contact Vault until a key is needed.
                 "VAULT_ADDR", "http://127.0.0.1:1",
-                "VAULT_TOKEN", "s.example"));
+                "VAULT_TOKEN", "s.example",
+                // Nor does the AWS KMS client contact AWS, or look for credentials, before a key is needed.
+                "AWS_REGION", "eu-west-1"));
         assertThat(config.filterDefinitions()).extracting(d -> d.type()).containsExactly("RecordEncryption");
         try (ProxyServer server = ProxyServer.start(config)) {
             assertThat(server.bootstrapAddress("encrypted", "default").getPort()).isEqualTo(port);

@@ -16,6 +16,7 @@ import java.util.Base64;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
@@ -37,13 +38,15 @@ import io.sluice.kms.DataKey;
 import io.sluice.kms.KekRef;
 import io.sluice.kms.Kms;
 import io.sluice.kms.KmsException;
+import io.sluice.kms.KmsForbiddenException;
 import io.sluice.kms.UnknownKeyException;
 import io.sluice.kms.WrappedKey;
 
 /**
  * KEKs held in this process, for the demo and tests. It behaves like Vault Transit where it matters: versioned KEKs,
- * rotation, wrapped keys that carry their KEK version ({@code inprocess:v2:<base64>}). KEKs exist only in memory
- * unless {@link #save saved}; anyone who can read the heap or the key file can read every record.
+ * rotation, wrapped keys that carry their KEK version ({@code inprocess:v2:<base64>}), and KEKs that can be disabled
+ * (refused with {@link KmsForbiddenException} until enabled again, as a cloud KMS refuses a disabled key). KEKs exist
+ * only in memory unless {@link #save saved}; anyone who can read the heap or the key file can read every record.
  *
  * <p>Calls complete before they return; nothing blocks.
  */
@@ -56,6 +59,7 @@ public final class InProcessKms implements Kms {
     private static final int KEY_BYTES = 32;
 
     private final Map<String, List<AesKey>> keks = new ConcurrentHashMap<>();
+    private final Set<String> disabled = ConcurrentHashMap.newKeySet();
     private final SecureRandom random = new SecureRandom();
 
     private InProcessKms() {
@@ -153,6 +157,19 @@ public final class InProcessKms implements Kms {
         }
     }
 
+    /** Refuses every use of the KEK (resolve, new data keys, unwraps) until {@link #enable}d; its versions are kept. */
+    public void disable(String name) {
+        if (!keks.containsKey(name)) {
+            throw new UnknownKeyException("no KEK named '" + name + "'");
+        }
+        disabled.add(name);
+    }
+
+    /** Undoes {@link #disable}. */
+    public void enable(String name) {
+        disabled.remove(name);
+    }
+
     /** Writes every KEK to a key file readable by {@link #load}, readable by the owner only where the OS allows. */
     public void save(Path keyFile) throws IOException {
         ObjectNode root = new ObjectMapper().createObjectNode();
@@ -182,6 +199,9 @@ public final class InProcessKms implements Kms {
         if (versions == null) {
             return CompletableFuture.failedFuture(unknown(name));
         }
+        if (disabled.contains(name)) {
+            return CompletableFuture.failedFuture(disabled(name));
+        }
         return CompletableFuture.completedFuture(new KekRef(name, versions.size()));
     }
 
@@ -190,6 +210,9 @@ public final class InProcessKms implements Kms {
         List<AesKey> versions = keks.get(kek.name());
         if (versions == null) {
             return CompletableFuture.failedFuture(unknown(kek.name()));
+        }
+        if (disabled.contains(kek.name())) {
+            return CompletableFuture.failedFuture(disabled(kek.name()));
         }
         int version;
         AesKey wrappingKey;
@@ -224,6 +247,9 @@ public final class InProcessKms implements Kms {
         List<AesKey> versions = keks.get(wrapped.kekName());
         if (versions == null) {
             return CompletableFuture.failedFuture(unknown(wrapped.kekName()));
+        }
+        if (disabled.contains(wrapped.kekName())) {
+            return CompletableFuture.failedFuture(disabled(wrapped.kekName()));
         }
         Matcher m = WRAPPED.matcher(wrapped.ciphertextText());
         if (!m.matches()) {
@@ -276,6 +302,10 @@ public final class InProcessKms implements Kms {
         finally {
             Arrays.fill(material, (byte) 0);
         }
+    }
+
+    private static KmsForbiddenException disabled(String name) {
+        return new KmsForbiddenException("KEK '" + name + "' is disabled");
     }
 
     private static UnknownKeyException unknown(String name) {

@@ -1,7 +1,6 @@
 package io.sluice.kms.vault;
 
 import java.nio.charset.StandardCharsets;
-import java.util.Arrays;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
@@ -80,7 +79,7 @@ final class VaultKms implements Kms {
                 return new DataKey(new KekRef(name, Integer.parseInt(m.group(1))), aesKey(plaintext, name), wrapped);
             }
             finally {
-                wipe(plaintext);
+                AesKey.wipe(plaintext);
             }
         }));
     }
@@ -109,7 +108,7 @@ final class VaultKms implements Kms {
                 return aesKey(plaintext, name);
             }
             finally {
-                wipe(plaintext);
+                AesKey.wipe(plaintext);
             }
         }));
     }
@@ -148,10 +147,7 @@ final class VaultKms implements Kms {
     }
 
     private static AesKey aesKey(byte[] plaintext, String name) {
-        if (plaintext.length != 32) {
-            throw new KmsException("Vault returned a " + plaintext.length * 8 + "-bit key for " + name + ", expected 256");
-        }
-        return AesKey.copyOf(plaintext);
+        return AesKey.aes256From(plaintext, "Vault's key for " + name);
     }
 
     private static int number(String value, String field) {
@@ -169,12 +165,6 @@ final class VaultKms implements Kms {
 
     private static <T> CompletionStage<T> invalidName(String name) {
         return CompletableFuture.failedFuture(new UnknownKeyException("'" + name + "' is not a valid Transit key name"));
-    }
-
-    private static void wipe(byte[] bytes) {
-        if (bytes != null) {
-            Arrays.fill(bytes, (byte) 0);
-        }
     }
 
     /** Fails with the KmsException itself, not wrapped in a CompletionException, like the other providers. */

@@ -14,6 +14,7 @@ import java.util.regex.Pattern;
 
 import javax.net.ssl.SSLContext;
 
+import io.sluice.kms.vault.standin.VaultAdmin;
 import io.sluice.kms.vault.standin.VaultTransitStandIn;
 
 /**

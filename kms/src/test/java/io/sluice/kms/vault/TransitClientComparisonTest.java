@@ -24,6 +24,7 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.sluice.kms.KekRef;
 import io.sluice.kms.Kms;
 import io.sluice.kms.WrappedKey;
+import io.sluice.kms.vault.standin.VaultAdmin;
 import io.sluice.kms.vault.standin.VaultTransitStandIn;
 
 import static org.junit.jupiter.api.Assumptions.assumeTrue;

@@ -23,6 +23,7 @@ import io.sluice.kms.KekRef;
 import io.sluice.kms.Kms;
 import io.sluice.kms.cache.KeyCache;
 import io.sluice.kms.cache.KeyCacheConfig;
+import io.sluice.kms.vault.standin.VaultAdmin;
 import io.sluice.kms.vault.standin.VaultTransitStandIn;
 
 import static org.assertj.core.api.Assertions.assertThat;

@@ -24,6 +24,7 @@ import io.sluice.kms.KekRef;
 import io.sluice.kms.Kms;
 import io.sluice.kms.KmsException;
 import io.sluice.kms.KmsUnavailableException;
+import io.sluice.kms.vault.standin.VaultAdmin;
 import io.sluice.kms.vault.standin.VaultTransitStandIn;
 
 import static org.assertj.core.api.Assertions.assertThat;

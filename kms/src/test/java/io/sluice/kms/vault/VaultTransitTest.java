@@ -40,6 +40,7 @@ import io.sluice.kms.cache.KeyCache;
 import io.sluice.kms.cache.KeyCacheConfig;
 import io.sluice.kms.cache.RetryPolicy;
 import io.sluice.kms.metrics.MeteredKms;
+import io.sluice.kms.vault.standin.VaultAdmin;
 import io.sluice.testkit.TcpRelay;
 
 import static org.assertj.core.api.Assertions.assertThat;

@@ -45,9 +45,10 @@ public final class KroxyliciousOmbRun {
      * @param kafka    a running Kafka's bootstrap servers, or null to start one
      * @param rates    1 topic, 1 partition, 1 KiB: the producer rates to run, msg/s
      * @param topics   the multi-topic workload's topics; 0 leaves it out
+     * @param kms      the encrypting proxy's KMS kind, {@code vault} or {@code aws} ({@link ScenarioKms})
      */
     public record Settings(String launcher, ScenarioOptions options, String kafka, int[] rates, int topics, int topicRate, int warmupMinutes,
-                           int testMinutes, String ombHome, int marginMinutes) {
+                           int testMinutes, String ombHome, int marginMinutes, String kms) {
     }
 
     static final Seed SEED = new Seed("002_467df02c561b33af.txt", "Kroxylicious performance page: OMB through the proxy and RecordEncryption",
@@ -77,6 +78,9 @@ public final class KroxyliciousOmbRun {
                     + e.getMessage() + " (`bench proxy --rates` and `bench encryption` measure the same proxies with Sluice's own load"
                     + " generator, but not the seed's figures).");
         }
+        if (!ScenarioKms.KINDS.contains(command.kms())) {
+            throw new UsageException("--kms: '" + command.kms() + "' is not one of " + ScenarioKms.KINDS);
+        }
         List<WorkloadFile> workloads = workloads(command);
         ScenarioReport report = new ScenarioReport(NAME, SEED, command.options(), out);
         report.begin();
@@ -89,7 +93,7 @@ public final class KroxyliciousOmbRun {
 
         List<Measured> measured = new ArrayList<>();
         try (BenchKafka local = BenchKafka.open(command.kafka());
-             ScenarioKms kms = ScenarioKms.from(System.getenv())) {
+             ScenarioKms kms = ScenarioKms.from(command.kms(), System.getenv())) {
             String kafka = local.bootstrapServers();
             kms.ensureKey(KEK);
             out.printf("Kafka %s; KMS: %s, KEK %s%n", kafka, kms.description(), KEK);

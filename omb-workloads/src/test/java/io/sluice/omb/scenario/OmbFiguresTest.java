@@ -45,7 +45,7 @@ class OmbFiguresTest {
     void rowsPutEachTargetBesideTheBrokerWithTheEncryptingProxysKmsCalls() throws Exception {
         OmbFigures direct = OmbFigures.read(storedResult());
         OmbFigures encrypted = new OmbFigures(direct.publishRate(), direct.publishAvgMs() + 1, direct.publishP99Ms() * 2, direct.endToEndAvgMs());
-        KroxyliciousOmbRun.Settings command = new KroxyliciousOmbRun.Settings(null, null, null, new int[] {5000}, 0, 500, 1, 1, null, 5);
+        KroxyliciousOmbRun.Settings command = new KroxyliciousOmbRun.Settings(null, null, null, new int[] {5000}, 0, 500, 1, 1, null, 5, "vault");
         String workload = KroxyliciousOmbRun.workloads(command).get(0).name();
 
         List<Map<String, String>> rows = KroxyliciousOmbRun.rows(List.of(

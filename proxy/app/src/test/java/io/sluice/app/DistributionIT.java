@@ -147,6 +147,10 @@ class DistributionIT {
                 .anyMatch(j -> j.startsWith("io.sluice-sluice-common-"))
                 .anyMatch(j -> j.startsWith("io.sluice-sluice-auth-"))
                 .anyMatch(j -> j.startsWith("io.sluice-sluice-websocket-bridge-"))
+                .anyMatch(j -> j.startsWith("io.sluice-sluice-kms-aws-"))
+                .anyMatch(j -> j.startsWith("software.amazon.awssdk-kms-"))
+                .anyMatch(j -> j.startsWith("software.amazon.awssdk-netty-nio-client-"))
+                .noneMatch(j -> j.startsWith("software.amazon.awssdk-apache-client-"))
                 .anyMatch(j -> j.startsWith("ch.qos.logback-logback-classic-"))
                 .noneMatch(j -> j.contains("-tests") || j.contains("junit") || j.contains("assertj") || j.contains("kroxylicious"));
         // One version of each artifact (group-artifact[-classifier]); the version is the part after the artifact.

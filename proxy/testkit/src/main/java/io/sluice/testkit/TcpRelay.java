@@ -7,13 +7,15 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
+import java.time.Duration;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Forwards TCP connections from a loopback port to a server (Vault, a Kafka broker's bootstrap address), so that a
  * test can cut it off and bring it back, real Vault included: {@link #stop()} closes the port and every connection
- * through it, {@link #start()} opens the same port again.
+ * through it, {@link #start()} opens the same port again. {@link #latency} makes the server slow: what it sends back is
+ * held that long before it is passed on, as across a congested network or from an overloaded server.
  */
 public final class TcpRelay implements AutoCloseable {
 
@@ -21,6 +23,7 @@ public final class TcpRelay implements AutoCloseable {
     private final int targetPort;
     private final Set<Socket> open = ConcurrentHashMap.newKeySet();
     private volatile ServerSocket server;
+    private volatile Duration latency = Duration.ZERO;
     private int port;
 
     public TcpRelay(String targetHost, int targetPort) throws IOException {
@@ -31,6 +34,11 @@ public final class TcpRelay implements AutoCloseable {
 
     public int port() {
         return port;
+    }
+
+    /** Holds each chunk the server sends back this long before passing it on (zero: at once). Applies to open connections too. */
+    public void latency(Duration latency) {
+        this.latency = latency;
     }
 
     public synchronized void start() throws IOException {
@@ -81,8 +89,8 @@ public final class TcpRelay implements AutoCloseable {
                     open.add(client);
                     open.add(upstream);
                 }
-                pump(client, upstream);
-                pump(upstream, client);
+                pump(client, upstream, false);
+                pump(upstream, client, true);
             }
             catch (IOException e) {
                 return;
@@ -90,18 +98,25 @@ public final class TcpRelay implements AutoCloseable {
         }
     }
 
-    private void pump(Socket from, Socket to) {
+    private void pump(Socket from, Socket to, boolean delayed) {
         Thread t = new Thread(() -> {
             byte[] buffer = new byte[16384];
             try (InputStream in = from.getInputStream(); OutputStream out = to.getOutputStream()) {
                 int n;
                 while ((n = in.read(buffer)) >= 0) {
+                    Duration delay = latency;
+                    if (delayed && !delay.isZero()) {
+                        Thread.sleep(delay.toMillis());
+                    }
                     out.write(buffer, 0, n);
                     out.flush();
                 }
             }
             catch (IOException e) {
                 // the other side or stop() closed it
+            }
+            catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
             }
             finally {
                 closeQuietly(from);

@@ -60,6 +60,11 @@ public final class KroxyliciousOmbCommand implements Callable<Integer> {
             description = "Time allowed beyond each run's own duration before it counts as hung (default: ${DEFAULT-VALUE}).")
     int marginMinutes;
 
+    @Option(names = "--kms", paramLabel = "KIND", defaultValue = "vault",
+            description = "The encrypting proxy's KMS (default: ${DEFAULT-VALUE}): vault (VAULT_ADDR and VAULT_TOKEN, else the in-process Vault Transit stand-in)"
+                    + " or aws (SLUICE_AWS_KMS_KEY_ID and AWS_REGION, else moto, installed into a Python venv on first use).")
+    String kms;
+
     private final PrintStream out;
 
     public KroxyliciousOmbCommand() {
@@ -73,6 +78,6 @@ public final class KroxyliciousOmbCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         return KroxyliciousOmbRun.run(new KroxyliciousOmbRun.Settings(Main.class.getName(), options, kafka.given(), rates, topics, topicRate,
-                warmupMinutes, testMinutes, ombHome, marginMinutes), out);
+                warmupMinutes, testMinutes, ombHome, marginMinutes, kms), out);
     }
 }

@@ -6,6 +6,8 @@ import io.sluice.bench.scenario.ScenarioProxy;
 import io.sluice.cli.CommandLines;
 import io.sluice.cli.ExitCodes;
 import io.sluice.omb.scenario.KroxyliciousOmbRun;
+import io.sluice.testkit.MotoServer;
+import io.sluice.testkit.fixtures.PythonClients;
 import io.sluice.testkit.fixtures.SharedKafka;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -32,19 +34,22 @@ import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import picocli.CommandLine;
 
 /**
  * OMB is not available where tests run, so the scenario's parts are tested apart: the clear refusal without OMB, the
- * KMS calls counted through a real encrypting proxy calling the Vault stand-in over HTTP with real produce and consume,
- * and (OmbFiguresTest) the report built from a stored OMB result.
+ * KMS calls counted through a real encrypting proxy calling its KMS over HTTP with real produce and consume (the Vault
+ * stand-in, and the AWS KMS provider against moto: ciphertext at the broker, plaintext through the proxy, a restart
+ * with an empty cache), and (OmbFiguresTest) the report built from a stored OMB result.
  */
 class KroxyliciousOmbCommandTest {
 
-    // Topics of this test's own on the shared broker.
-    private static final String ORDERS = SharedKafka.topic("orders");
-    private static final String PAYMENTS = SharedKafka.topic("payments");
+    // Topics of this test's own on the shared broker, per KMS.
+    private String orders;
+    private String payments;
 
     @TempDir
     Path results;
@@ -65,12 +70,18 @@ class KroxyliciousOmbCommandTest {
         assertThat(results).isEmptyDirectory();
     }
 
-    @Test
-    void countsTheEncryptingProxysKmsCallsAsTheVaultServedThem() throws Exception {
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = { "vault", "aws" })
+    void countsTheEncryptingProxysKmsCallsAsTheKmsServedThem(String kind) throws Exception {
         String kafka = SharedKafka.bootstrap();
-        try (ScenarioKms kms = ScenarioKms.from(Map.of())) {
+        if (kind.equals("aws") && MotoServer.venv().venv() == null) {
+            PythonClients.unavailable("moto cannot be installed: " + MotoServer.venv().unavailable());
+        }
+        orders = SharedKafka.topic("orders-" + kind);
+        payments = SharedKafka.topic("payments-" + kind);
+        try (ScenarioKms kms = ScenarioKms.from(kind, Map.of())) {
             kms.ensureKey(KroxyliciousOmbRun.KEK);
-            io.sluice.testkit.Topics.createTopics(Map.of("bootstrap.servers", kafka), List.of(new NewTopic(ORDERS, 1, (short) 1), new NewTopic(PAYMENTS, 1, (short) 1)));
+            io.sluice.testkit.Topics.createTopics(Map.of("bootstrap.servers", kafka), List.of(new NewTopic(orders, 1, (short) 1), new NewTopic(payments, 1, (short) 1)));
             try (ScenarioProxy proxy = ScenarioProxy.start(Main.class.getName(), kafka, kms.filterDefinition("encrypt", KroxyliciousOmbRun.KEK),
                     kms.proxyEnvironment())) {
                 KmsCalls servedBefore = kms.servedCalls().orElseThrow();
@@ -93,34 +104,34 @@ class KroxyliciousOmbCommandTest {
                 assertThat(producing.unwraps()).isZero();
                 assertThat(reading.dataKeyGenerations()).isZero();
                 assertThat(reading.unwraps()).isPositive();
-                // What the proxy counted is what the Vault API served over HTTP.
+                // What the proxy counted is what the KMS API served over HTTP.
                 assertThat(kms.servedCalls().orElseThrow().since(servedBefore))
                         .isEqualTo(new KmsCalls(producing.dataKeyGenerations(), reading.unwraps()));
             }
         }
     }
 
-    private static void produce(String bootstrap, int perTopic) throws Exception {
+    private void produce(String bootstrap, int perTopic) throws Exception {
         Properties config = new Properties();
         config.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
         config.put(ProducerConfig.ACKS_CONFIG, "all");
         try (KafkaProducer<String, String> producer = new KafkaProducer<>(config, new StringSerializer(), new StringSerializer())) {
             for (int i = 0; i < perTopic; i++) {
-                producer.send(new ProducerRecord<>(ORDERS, "k" + i, "record-" + i));
-                producer.send(new ProducerRecord<>(PAYMENTS, "k" + i, "record-" + i));
+                producer.send(new ProducerRecord<>(orders, "k" + i, "record-" + i));
+                producer.send(new ProducerRecord<>(payments, "k" + i, "record-" + i));
             }
             producer.flush();
         }
     }
 
-    private static List<String> consume(String bootstrap, int expected) {
+    private List<String> consume(String bootstrap, int expected) {
         Properties config = new Properties();
         config.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
         config.put(ConsumerConfig.GROUP_ID_CONFIG, "kms-calls-" + System.nanoTime());
         config.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
         List<String> values = new ArrayList<>();
         try (KafkaConsumer<String, String> consumer = new KafkaConsumer<>(config, new StringDeserializer(), new StringDeserializer())) {
-            consumer.subscribe(List.of(ORDERS, PAYMENTS));
+            consumer.subscribe(List.of(orders, payments));
             long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
             while (values.size() < expected && System.nanoTime() < deadline) {
                 for (ConsumerRecord<String, String> record : consumer.poll(Duration.ofMillis(500))) {

@@ -1,4 +1,4 @@
-package io.sluice.kms.vault;
+package io.sluice.kms.vault.standin;
 
 import java.io.IOException;
 import java.net.URI;
@@ -17,9 +17,9 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 /**
  * What an operator does to Vault before the proxy can use it, over Vault's HTTP API with a root token: enable Transit
  * and AppRole, create and rotate keys, write policies, make roles and tokens. The same calls work on the stand-in and
- * on a real Vault.
+ * on a real Vault. For tests and benchmarks: the KMS never calls these.
  */
-final class VaultAdmin {
+public final class VaultAdmin {
 
     private static final ObjectMapper JSON = new ObjectMapper();
 
@@ -28,7 +28,7 @@ final class VaultAdmin {
     private final String rootToken;
     private final String namespace;
 
-    VaultAdmin(String url, String rootToken, String namespace, SSLContext ssl) {
+    public VaultAdmin(String url, String rootToken, String namespace, SSLContext ssl) {
         this.http = HttpClient.newBuilder().sslContext(ssl).version(HttpClient.Version.HTTP_1_1).connectTimeout(Duration.ofSeconds(5)).build();
         this.url = url;
         this.rootToken = rootToken;
@@ -36,33 +36,33 @@ final class VaultAdmin {
     }
 
     /** The same, acting in another namespace. */
-    VaultAdmin inNamespace(String other, SSLContext ssl) {
+    public VaultAdmin inNamespace(String other, SSLContext ssl) {
         return new VaultAdmin(url, rootToken, other, ssl);
     }
 
-    void enableTransit(String mount) {
+    public void enableTransit(String mount) {
         JsonNode reply = call("POST", "sys/mounts/" + mount, JSON.createObjectNode().put("type", "transit"), true);
         expectOkOrInUse(reply);
     }
 
-    void enableAppRole() {
+    public void enableAppRole() {
         JsonNode reply = call("POST", "sys/auth/approle", JSON.createObjectNode().put("type", "approle"), true);
         expectOkOrInUse(reply);
     }
 
-    void createKey(String mount, String name) {
+    public void createKey(String mount, String name) {
         call("POST", mount + "/keys/" + name, JSON.createObjectNode(), false);
     }
 
-    void rotate(String mount, String name) {
+    public void rotate(String mount, String name) {
         call("POST", mount + "/keys/" + name + "/rotate", JSON.createObjectNode(), false);
     }
 
-    void writePolicy(String name, String hcl) {
+    public void writePolicy(String name, String hcl) {
         call("PUT", "sys/policies/acl/" + name, JSON.createObjectNode().put("policy", hcl), false);
     }
 
-    void createRole(String role, Duration tokenTtl, Duration tokenMaxTtl, String policy) {
+    public void createRole(String role, Duration tokenTtl, Duration tokenMaxTtl, String policy) {
         ObjectNode body = JSON.createObjectNode()
                 .put("token_ttl", tokenTtl.toSeconds() + "s")
                 .put("token_max_ttl", tokenMaxTtl.toSeconds() + "s");
@@ -70,16 +70,16 @@ final class VaultAdmin {
         call("POST", "auth/approle/role/" + role, body, false);
     }
 
-    String roleId(String role) {
+    public String roleId(String role) {
         return call("GET", "auth/approle/role/" + role + "/role-id", null, false).path("data").path("role_id").asText();
     }
 
-    String newSecretId(String role) {
+    public String newSecretId(String role) {
         return call("POST", "auth/approle/role/" + role + "/secret-id", JSON.createObjectNode(), false).path("data").path("secret_id").asText();
     }
 
     /** A token with these policies (plus default), as {@code vault token create} makes it. */
-    String createToken(Duration ttl, List<String> policies) {
+    public String createToken(Duration ttl, List<String> policies) {
         ObjectNode body = JSON.createObjectNode().put("ttl", ttl.toSeconds() + "s").put("renewable", true);
         policies.forEach(body.putArray("policies")::add);
         return call("POST", "auth/token/create", body, false).path("auth").path("client_token").asText();
