@@ -34,7 +34,8 @@ import io.sluice.proxy.filter.ResponseHook;
  * is over its limit, the response carries {@code throttle_time_ms} (the larger of the proxy's and the broker's) and the
  * connection is muted for that time ({@link FilterContext#throttleClient}) as the response goes back: kafka-clients and
  * librdkafka wait that long before their next request to this connection, and a client that does not is simply not
- * read. Nothing is dropped or refused; a request is never held.
+ * read. Nothing is dropped or refused; a request is never held. A pause asked for as a request passes starts then:
+ * the time its response took is deducted from what the response says.
  *
  * <p>A fetch over the quota is still delivered, and paid for by a longer throttle after it: the proxy has already
  * read the records from the broker, and emptying the response, as a broker does, would make the consumer fetch the same
@@ -77,10 +78,10 @@ final class QuotaFilter implements RequestFilter {
         follow(context);
         long now = shared.clock().getAsLong();
         Throttle throttle = new Throttle();
-        throttle.ask(QuotaKind.REQUEST, record(QuotaKind.REQUEST, 1, now));
+        throttle.ask(QuotaKind.REQUEST, record(QuotaKind.REQUEST, 1, now), now);
         boolean noResponse = false;
         if (request instanceof ProduceRequestData produce) {
-            throttle.ask(QuotaKind.PRODUCE, record(QuotaKind.PRODUCE, RecordBytes.produced(produce), now));
+            throttle.ask(QuotaKind.PRODUCE, record(QuotaKind.PRODUCE, RecordBytes.produced(produce), now), now);
             noResponse = produce.acks() == 0;
         }
         Long fetchLimit = limits.fetchBytesPerSecond();
@@ -90,19 +91,20 @@ final class QuotaFilter implements RequestFilter {
         }
         if (noResponse) {
             // acks=0: no response to carry the throttle time, so only the mute tells the client (as a broker does).
-            throttle.apply(context, null, apiVersion, shared);
+            throttle.apply(context, null, apiVersion, now);
             return context.forwardRequest(header, request);
         }
-        if (!measureFetch && throttle.nanos == 0) {
+        if (!measureFetch && !throttle.asked()) {
             return context.forwardRequest(header, request);
         }
         ResponseHook hook = ResponseHook.of(response -> {
+            long then = shared.clock().getAsLong();
             if (measureFetch) {
                 long bytes = response instanceof FetchResponseData f ? RecordBytes.fetched(f)
                         : response instanceof ShareFetchResponseData s ? RecordBytes.fetched(s) : 0;
-                throttle.ask(QuotaKind.FETCH, record(QuotaKind.FETCH, bytes, shared.clock().getAsLong()));
+                throttle.ask(QuotaKind.FETCH, record(QuotaKind.FETCH, bytes, then), then);
             }
-            throttle.apply(context, response, apiVersion, shared);
+            throttle.apply(context, response, apiVersion, then);
         });
         return context.requestFilterResultBuilder().forward(header, request).withResponseHook(hook).completed();
     }
@@ -131,21 +133,30 @@ final class QuotaFilter implements RequestFilter {
         return throttle;
     }
 
-    /** The longest pause any kind asked for on one request, and which kind asked for it. */
+    /**
+     * The latest end of a pause any kind asked for on one request, and which kind asked for it. Kept as an end, not a
+     * length: a pause asked for as the request passed is partly over by the time its response comes back (the broker's
+     * time counts as waiting), so the client is told, and muted for, only what is left of it.
+     */
     private final class Throttle {
-        long nanos;
-        QuotaKind kind;
+        private long end;
+        private QuotaKind kind;
 
-        void ask(QuotaKind asking, long throttleNanos) {
-            if (throttleNanos > nanos) {
-                nanos = throttleNanos;
+        void ask(QuotaKind asking, long throttleNanos, long now) {
+            if (throttleNanos > 0 && (kind == null || now + throttleNanos - end > 0)) {
+                end = now + throttleNanos;
                 kind = asking;
             }
         }
 
+        boolean asked() {
+            return kind != null;
+        }
+
         /** Tells the client in the response (when there is one) and mutes the connection for the same whole milliseconds. */
-        void apply(FilterContext context, ApiMessage response, short version, Quotas.Shared shared) {
-            if (nanos == 0) {
+        void apply(FilterContext context, ApiMessage response, short version, long now) {
+            long nanos = kind == null ? 0 : end - now;
+            if (nanos <= 0) {
                 return;
             }
             int millis = (int) Math.min(Integer.MAX_VALUE, (nanos + 999_999) / 1_000_000);

@@ -115,6 +115,26 @@ class QuotasTest {
     }
 
     @Test
+    void theTimeTheBrokerTookToAnswerCountsAsPartOfThePause() {
+        try (QuotaConnections quotas = new QuotaConnections("defaults: {produceBytesPerSecond: 1000}")) {
+            FilterHarness alice = quotas.as("alice");
+            MemoryRecords records = records(2900);
+            long millis = expectedMillis(records.sizeInBytes(), 1000, 1000);
+            RequestOutcome slow = alice.request(produce(records));
+            quotas.advance(300);
+            ProduceResponseData response = (ProduceResponseData) alice.response(slow, new ProduceResponseData()).forwarded();
+            assertThat(response.throttleTimeMs()).isEqualTo(millis - 300);
+            assertThat(alice.clientThrottles()).containsExactly(Duration.ofMillis(millis - 300));
+
+            RequestOutcome slower = alice.request(produce(records(1)));
+            quotas.advance(60_000);
+            assertThat(((ProduceResponseData) alice.response(slower, new ProduceResponseData()).forwarded()).throttleTimeMs())
+                    .as("a pause already over by the time the response comes").isZero();
+            assertThat(alice.clientThrottles()).hasSize(1);
+        }
+    }
+
+    @Test
     void fetchedBytesCountAsTheResponsePassesAndAFetchAsksForNoMoreThanTheWindowAllows() {
         try (QuotaConnections quotas = new QuotaConnections("""
                 defaults: {fetchBytesPerSecond: 1000}
