@@ -19,6 +19,7 @@ import java.util.concurrent.TimeUnit;
 import com.fasterxml.jackson.databind.JsonNode;
 
 import io.sluice.bench.jwt.JwtBenchCredentials;
+import io.sluice.bench.targets.DemoProxyConfig;
 import io.sluice.testkit.FreePorts;
 import io.sluice.testkit.LocalProxy;
 import io.sluice.testkit.PythonEnvironment;
@@ -123,11 +124,11 @@ public final class QuotasBench {
 
     private String quotasFilter() {
         return """
-                  - name: quotas
-                    type: Quotas
-                    config:
-                      overrides:
-                        %s: {produceBytesPerSecond: %d, fetchBytesPerSecond: %d}
+                - name: quotas
+                  type: Quotas
+                  config:
+                    overrides:
+                      %s: {produceBytesPerSecond: %d, fetchBytesPerSecond: %d}
                 """.formatted(FLOODER, settings.floodLimit(), settings.floodLimit());
     }
 
@@ -230,34 +231,22 @@ public final class QuotasBench {
         return String.format(Locale.ROOT, "%.2f MB/s", bytesPerSecond / 1e6);
     }
 
-    /** One proxy in a child JVM: JwtAuth, then {@code moreFilters} (YAML items of filterDefinitions). */
+    /** One proxy in a child JVM, the demo's with JwtAuth, then {@code moreFilters} (YAML items of filterDefinitions, at column 0). */
     private record Proxy(LocalProxy process, String bootstrap) implements AutoCloseable {
 
         static Proxy start(String launcher, String kafkaBootstrap, String secret, String moreFilters) throws IOException, InterruptedException {
             String bootstrap = "127.0.0.1:" + FreePorts.block(8);
             int management = FreePorts.block(1);
-            String yaml = """
-                    management:
-                      bindAddress: 127.0.0.1
-                      port: %d
-                    filterDefinitions:
-                      - name: jwt
-                        type: JwtAuth
-                        config:
-                          hmacSecret: ${%s}
-                          issuer: %s
-                          audience: %s
-                    %svirtualClusters:
-                      - name: bench
-                        targetCluster:
-                          bootstrapServers: "%s"
-                        gateways:
-                          - name: default
-                            portIdentifiesNode:
-                              bootstrapAddress: "%s"
-                        filters: [%s]
-                    """.formatted(management, JwtBenchCredentials.SECRET_VARIABLE, JwtBenchCredentials.ISSUER, JwtBenchCredentials.ISSUER,
-                    moreFilters, kafkaBootstrap, bootstrap, moreFilters.isEmpty() ? "jwt" : "jwt, quotas");
+            String definitions = """
+                    - name: jwt
+                      type: JwtAuth
+                      config:
+                        hmacSecret: ${%s}
+                        issuer: %s
+                        audience: %s
+                    """.formatted(JwtBenchCredentials.SECRET_VARIABLE, JwtBenchCredentials.ISSUER, JwtBenchCredentials.ISSUER) + moreFilters;
+            String yaml = DemoProxyConfig.withFilters(kafkaBootstrap, bootstrap, management, definitions,
+                    moreFilters.isEmpty() ? List.of("jwt") : List.of("jwt", "quotas"));
             return new Proxy(LocalProxy.start(launcher, yaml, management, List.of("-Xmx512m", "-XX:+UseParallelGC"),
                     Map.of(JwtBenchCredentials.SECRET_VARIABLE, secret)), bootstrap);
         }
