@@ -29,6 +29,10 @@ public final class BenchQuotasCommand implements Callable<Integer> {
     @Option(names = "--duration", paramLabel = "S", defaultValue = "30", description = "Length of each of the three runs, in seconds (default: ${DEFAULT-VALUE}).")
     int duration;
 
+    @Option(names = "--warmup", paramLabel = "S", defaultValue = "5",
+            description = "Before the runs, both tenants through each proxy for this long, not counted (default: ${DEFAULT-VALUE}; 0: none).")
+    int warmup;
+
     @Option(names = "--flood-limit", paramLabel = "MB_S", defaultValue = "5",
             description = "The flooder's produce and fetch quota, in MB/s (10^6 bytes) (default: ${DEFAULT-VALUE}).")
     double floodLimit;
@@ -54,6 +58,9 @@ public final class BenchQuotasCommand implements Callable<Integer> {
         if (duration < 1) {
             throw new UsageException("--duration must be at least 1 second, not " + duration);
         }
+        if (warmup < 0) {
+            throw new UsageException("--warmup must be 0 or more seconds, not " + warmup);
+        }
         if (!(floodLimit > 0) || Double.isInfinite(floodLimit)) {
             throw new UsageException("--flood-limit must be a positive number of MB/s, not " + floodLimit);
         }
@@ -63,7 +70,7 @@ public final class BenchQuotasCommand implements Callable<Integer> {
         if (recordBytes < 16 || recordBytes > 1_048_576) {
             throw new UsageException("--record-bytes must be between 16 and 1048576, not " + recordBytes);
         }
-        return QuotasBench.run(new QuotasBench.Settings(Main.class.getName(), kafka.given(), duration, Math.round(floodLimit * 1e6), steadyRate,
+        return QuotasBench.run(new QuotasBench.Settings(Main.class.getName(), kafka.given(), duration, warmup, Math.round(floodLimit * 1e6), steadyRate,
                 recordBytes), out);
     }
 }

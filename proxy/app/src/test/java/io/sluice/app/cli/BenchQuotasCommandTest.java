@@ -26,7 +26,7 @@ class BenchQuotasCommandTest {
     void threeShortRunsSideBySideWithNoErrorNoLossAndTheFlooderThrottled() throws Exception {
         ByteArrayOutputStream captured = new ByteArrayOutputStream();
         int exit = CommandLines.configure(new CommandLine(new BenchQuotasCommand(new PrintStream(captured, true, StandardCharsets.UTF_8))))
-                .execute("--duration", "2", "--flood-limit", "0.5", "--steady-rate", "50", "--kafka", SharedKafka.bootstrap());
+                .execute("--duration", "2", "--warmup", "0", "--flood-limit", "0.5", "--steady-rate", "50", "--kafka", SharedKafka.bootstrap());
         String output = captured.toString(StandardCharsets.UTF_8);
         System.out.println(output);
 

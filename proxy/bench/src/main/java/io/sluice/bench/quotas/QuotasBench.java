@@ -45,11 +45,12 @@ public final class QuotasBench {
      * @param launcher       the launcher class the child proxies run ({@link LocalProxy})
      * @param kafka          a running Kafka's bootstrap servers, or null to start one
      * @param seconds        each run's length
+     * @param warmupSeconds  before the runs, both tenants through each proxy for this long, not counted (JIT, connections)
      * @param floodLimit     the flooder's produce and fetch limits, bytes per second
      * @param steadyRate     the steady tenant's records per second
      * @param recordBytes    every record's value size
      */
-    public record Settings(String launcher, String kafka, int seconds, long floodLimit, int steadyRate, int recordBytes) {
+    public record Settings(String launcher, String kafka, int seconds, int warmupSeconds, long floodLimit, int steadyRate, int recordBytes) {
     }
 
     /** One run's figures. */
@@ -87,8 +88,8 @@ public final class QuotasBench {
     }
 
     private int run() throws Exception {
-        out.printf(Locale.ROOT, "sluice bench quotas: %d s per run; flooder limited to %s produce and fetch; steady tenant %d records/s of %d B;"
-                + " %d cores; load average %s%n", settings.seconds(), mb(settings.floodLimit()), settings.steadyRate(), settings.recordBytes(),
+        out.printf(Locale.ROOT, "sluice bench quotas: %d s per run after %d s of warm-up through each proxy; flooder limited to %s produce and fetch; steady tenant %d records/s of %d B;"
+                + " %d cores; load average %s%n", settings.seconds(), settings.warmupSeconds(), mb(settings.floodLimit()), settings.steadyRate(), settings.recordBytes(),
                 Runtime.getRuntime().availableProcessors(), RunEnvironment.loadAverages());
         PythonEnvironment.Ready python;
         try {
@@ -111,6 +112,10 @@ public final class QuotasBench {
              Proxy quotas = Proxy.start(settings.launcher(), kafka.bootstrapServers(), secret, quotasFilter())) {
             out.printf("%s; proxy without quotas pid %d at %s, with quotas pid %d at %s%n", kafka.describe(), plain.process().pid(), plain.bootstrap(),
                     quotas.process().pid(), quotas.bootstrap());
+            if (settings.warmupSeconds() > 0) {
+                run("warm-up without quotas (not counted)", settings.warmupSeconds(), kafka, plain.bootstrap(), python, script, steadyToken, floodToken);
+                run("warm-up with quotas (not counted)", settings.warmupSeconds(), kafka, quotas.bootstrap(), python, script, steadyToken, floodToken);
+            }
             runs.add(run("solo", kafka, plain.bootstrap(), python, script, steadyToken, null));
             runs.add(run("flood, no quotas", kafka, plain.bootstrap(), python, script, steadyToken, floodToken));
             runs.add(run("flood, quotas", kafka, quotas.bootstrap(), python, script, steadyToken, floodToken));
@@ -134,15 +139,20 @@ public final class QuotasBench {
 
     private Run run(String name, BenchKafka kafka, String bootstrap, PythonEnvironment.Ready python, Path script, String steadyToken,
                     String floodToken) throws Exception {
+        return run(name, settings.seconds(), kafka, bootstrap, python, script, steadyToken, floodToken);
+    }
+
+    private Run run(String name, int seconds, BenchKafka kafka, String bootstrap, PythonEnvironment.Ready python, Path script, String steadyToken,
+                    String floodToken) throws Exception {
         out.printf("%n== run '%s' ==%n", name);
-        String suffix = runId + "-" + name.replaceAll("[^a-z]+", "-");
+        String suffix = runId + "-" + name.replaceAll("[^a-z]+", "-").replaceAll("-+$", "");
         String steadyTopic = "quotas-steady-" + suffix;
         String floodTopic = "quotas-flood-" + suffix;
         BenchTopics.create(kafka.bootstrapServers(), steadyTopic, 1);
         if (floodToken != null) {
             BenchTopics.create(kafka.bootstrapServers(), floodTopic, 1);
         }
-        Duration drain = Duration.ofSeconds(60L + settings.seconds());
+        Duration drain = Duration.ofSeconds(60L + seconds);
         ScheduledExecutorService progress = Executors.newSingleThreadScheduledExecutor();
         try (TenantConsumer steadyConsumer = TenantConsumer.start(python, script, bootstrap, steadyTopic, "quotas-steady-" + suffix, "steady-consumer",
                 steadyToken, drain);
@@ -162,8 +172,8 @@ public final class QuotasBench {
                 last[1] = floodSent;
             }, 1, 1, TimeUnit.SECONDS);
             CompletableFuture<TenantProducer.Figures> flooding = flood == null ? CompletableFuture.completedFuture(null)
-                    : CompletableFuture.supplyAsync(() -> flood.flood(settings.seconds()));
-            TenantProducer.Figures steadyFigures = steady.steady(settings.seconds(), settings.steadyRate());
+                    : CompletableFuture.supplyAsync(() -> flood.flood(seconds));
+            TenantProducer.Figures steadyFigures = steady.steady(seconds, settings.steadyRate());
             TenantProducer.Figures floodFigures = join(flooding);
             progress.shutdownNow();
             out.println("producers done; waiting for the consumers to read every acknowledged record");
