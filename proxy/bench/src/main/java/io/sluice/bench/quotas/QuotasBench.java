@@ -108,8 +108,9 @@ public final class QuotasBench {
         String floodToken = JwtBenchCredentials.mint(secret, FLOODER, GRANT);
         List<Run> runs = new ArrayList<>();
         try (BenchKafka kafka = BenchKafka.open(settings.kafka());
-             Proxy plain = Proxy.start(settings.launcher(), kafka.bootstrapServers(), secret, "");
-             Proxy quotas = Proxy.start(settings.launcher(), kafka.bootstrapServers(), secret, quotasFilter())) {
+             Proxies proxies = Proxies.start(settings.launcher(), kafka.bootstrapServers(), secret, quotasFilter())) {
+            Proxy plain = proxies.plain();
+            Proxy quotas = proxies.quotas();
             out.printf("%s; proxy without quotas pid %d at %s, with quotas pid %d at %s%n", kafka.describe(), plain.process().pid(), plain.bootstrap(),
                     quotas.process().pid(), quotas.bootstrap());
             if (settings.warmupSeconds() > 0) {
@@ -239,6 +240,46 @@ public final class QuotasBench {
 
     private static String mb(long bytesPerSecond) {
         return String.format(Locale.ROOT, "%.2f MB/s", bytesPerSecond / 1e6);
+    }
+
+    /** The two proxies, started side by side (each JVM's start-up is mostly waiting on its own class loading). */
+    private record Proxies(Proxy plain, Proxy quotas) implements AutoCloseable {
+
+        static Proxies start(String launcher, String kafkaBootstrap, String secret, String quotasFilter) throws Exception {
+            CompletableFuture<Proxy> quoted = CompletableFuture.supplyAsync(() -> {
+                try {
+                    return Proxy.start(launcher, kafkaBootstrap, secret, quotasFilter);
+                } catch (IOException e) {
+                    throw new java.io.UncheckedIOException(e);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new IllegalStateException(e);
+                }
+            });
+            Proxy plain;
+            try {
+                plain = Proxy.start(launcher, kafkaBootstrap, secret, "");
+            } catch (Exception e) {
+                quoted.whenComplete((proxy, error) -> {
+                    if (proxy != null) {
+                        proxy.close();
+                    }
+                });
+                throw e;
+            }
+            try {
+                return new Proxies(plain, join(quoted));
+            } catch (Exception e) {
+                plain.close();
+                throw e;
+            }
+        }
+
+        @Override
+        public void close() {
+            quotas.close();
+            plain.close();
+        }
     }
 
     /** One proxy in a child JVM, the demo's with JwtAuth, then {@code moreFilters} (YAML items of filterDefinitions, at column 0). */
