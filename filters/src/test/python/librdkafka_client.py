@@ -2,12 +2,13 @@
 
     librdkafka_client.py metadata --bootstrap HOST:PORT [--topic T ...]
     librdkafka_client.py produce  --bootstrap HOST:PORT --topic T --records '[["key", "value"], ...]'
-    librdkafka_client.py consume  --bootstrap HOST:PORT --topic T --group G --expect N [--until-offset O]
+    librdkafka_client.py consume  --bootstrap HOST:PORT --topic T --group G --expect N [--until-offset O] [--count-only]
     librdkafka_client.py create-topics --bootstrap HOST:PORT --topics '[["name", partitions, replication, {"key": "value"}], ...]'
 
 Every action takes --set NAME=VALUE (any librdkafka setting) and, when SLUICE_OAUTH_TOKEN is in the environment,
 authenticates with SASL/OAUTHBEARER: the oauth_cb hands librdkafka that token (minted by the Java test), with the
-expiry and principal read from its claims. The test asserts on the result; this script only reports what happened.
+expiry and principal read from its claims. Produce and consume results list the throttle times (ms) librdkafka's
+throttle_cb reported. The test asserts on the result; this script only reports what happened.
 """
 import argparse
 import base64
@@ -21,6 +22,7 @@ from confluent_kafka.admin import AdminClient, NewTopic
 from sluice_harness import env, log, main
 
 errors_seen = []
+throttles_seen = []
 
 
 def token_claims(token):
@@ -40,6 +42,11 @@ def error_cb(error):
     errors_seen.append({"name": error.name(), "message": error.str(), "fatal": error.fatal()})
 
 
+def throttle_cb(event):
+    """A broker (here: the proxy) asked the client to back off (throttle_time_ms in a response, KIP-219)."""
+    throttles_seen.append(round(event.throttle_time * 1000))
+
+
 class Log:
     """librdkafka's own log lines, into the test log."""
 
@@ -52,6 +59,7 @@ def config(args):
         "bootstrap.servers": args.bootstrap,
         "client.id": "sluice-librdkafka-test",
         "error_cb": error_cb,
+        "throttle_cb": throttle_cb,
         "logger": Log(),
         "socket.timeout.ms": 10000,
         "reconnect.backoff.ms": 100,
@@ -110,7 +118,7 @@ def produce(args):
             deliveries.append({"key": key, "error": e.args[0].name(), "partition": None, "offset": None, "local": True})
     remaining = producer.flush(40)
     log("delivered", len(deliveries), "reports;", remaining, "still queued")
-    return {"deliveries": deliveries, "undelivered": remaining, "clientErrors": client_errors()}
+    return {"deliveries": deliveries, "undelivered": remaining, "clientErrors": client_errors(), "throttles": list(throttles_seen)}
 
 
 def consume(args):
@@ -160,8 +168,13 @@ def consume(args):
         consumer.commit(asynchronous=False)
         committed = {"%s-%d" % (tp.topic, tp.partition): tp.offset for tp in consumer.committed(consumer.assignment(), timeout=15)}
     consumer.close()
-    log("consumed", len(records), "records; positions", positions, "end of partition at", eof, "committed", committed)
-    return {"records": records, "fetchErrors": fetch_errors, "positions": positions, "endOfPartition": eof, "committed": committed,
+    log("consumed", len(records), "records; positions", positions, "end of partition at", eof, "committed", committed,
+        "throttled", len(throttles_seen), "times")
+    if args.count_only:
+        # Many or large records: their offsets say whether any is missing or repeated, their values would only fill the log.
+        records = {"count": len(records), "distinctOffsets": len({(r["partition"], r["offset"]) for r in records}),
+                   "bytes": sum(len(r["value"] or "") for r in records)}
+    return {"throttles": list(throttles_seen), "records": records, "fetchErrors": fetch_errors, "positions": positions, "endOfPartition": eof, "committed": committed,
             "clientErrors": client_errors()}
 
 
@@ -193,6 +206,7 @@ def run():
     parser.add_argument("--expect", type=int, default=0, help="records to read before stopping")
     parser.add_argument("--until-offset", type=int, help="and read on until the end of the partition is at this offset")
     parser.add_argument("--timeout", type=float, default=30)
+    parser.add_argument("--count-only", action="store_true", help="report how many records (and distinct offsets), not the records")
     args = parser.parse_args()
     log("librdkafka", libversion()[0], args.action)
     if args.action == "metadata":

@@ -87,6 +87,15 @@ public final class Librdkafka {
                 String.valueOf(untilOffset), "--timeout", "60"));
     }
 
+    /**
+     * As {@link #consume}, reporting in {@code records} only {@code count}, {@code distinctOffsets} and {@code bytes} (of
+     * the values): for many or large records.
+     */
+    public JsonNode consumeCounting(String topic, String group, int expect, long untilOffset) {
+        return run("consume", List.of("--topic", topic, "--group", group, "--expect", String.valueOf(expect), "--until-offset",
+                String.valueOf(untilOffset), "--timeout", "60", "--count-only"));
+    }
+
     private JsonNode run(String action, List<String> actionArgs) {
         List<String> args = new ArrayList<>(List.of(action, "--bootstrap", bootstrap));
         args.addAll(settings);

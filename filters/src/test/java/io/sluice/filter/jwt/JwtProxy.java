@@ -113,12 +113,12 @@ public final class JwtProxy implements AutoCloseable {
         io.sluice.testkit.Topics.createTopics(cluster.getKafkaClientConfiguration(), java.util.Arrays.stream(topics).map(t -> new NewTopic(t, 1, (short) 1)).toList());
     }
 
-    /** Where clients bootstrap through the proxy. */
+    /** The proxy's bootstrap address, for clients that do not take {@link #clientConfig} (librdkafka). */
     public String bootstrapServers() {
         return proxy.bootstrapServers();
     }
 
-    /** A metric of the proxy's {@code /metrics}, by name and a fragment of its labels. */
+    /** The sum of the proxy's Prometheus samples of {@code name} whose labels contain {@code labels}. */
     public double metric(String name, String labels) {
         return proxy.metric(name, labels);
     }

@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 
 /**
@@ -22,6 +23,8 @@ import java.util.Set;
  *       every subscription of the bridge on a matching topic is ANDed with. Only a caller that applies them may see
  *       the topic's records: {@link #topic} grants no read of a row-filtered topic (the proxy cannot filter rows
  *       inside a Fetch), and {@link #rowFiltersAppliedByCaller()} gives the view for a caller that applies them.</li>
+ *   <li>quotas: how fast the principal may produce, fetch and send requests ({@link QuotaLimits}); not a grant but a
+ *       ceiling, which the Quotas filter applies where it is lower than its configuration's.</li>
  * </ul>
  *
  * <p>Immutable and safe to share between threads.</p>
@@ -56,13 +59,14 @@ public final class Permissions {
     private final List<NamePattern> transactionalIds;
     private final List<RowFilter> rowFilters;
     private final boolean rowFiltersApplied;
+    private final QuotaLimits quotas;
 
     Permissions(boolean admin, List<TopicRule> topicRules, List<KeyRule> keyRules, List<NamePattern> groups, List<NamePattern> transactionalIds) {
-        this(admin, topicRules, keyRules, groups, transactionalIds, List.of(), false);
+        this(admin, topicRules, keyRules, groups, transactionalIds, List.of(), false, QuotaLimits.NONE);
     }
 
     Permissions(boolean admin, List<TopicRule> topicRules, List<KeyRule> keyRules, List<NamePattern> groups, List<NamePattern> transactionalIds,
-                List<RowFilter> rowFilters, boolean rowFiltersApplied) {
+                List<RowFilter> rowFilters, boolean rowFiltersApplied, QuotaLimits quotas) {
         if (admin && !rowFilters.isEmpty()) {
             throw new IllegalArgumentException("filters: an admin token cannot carry row filters (admin reads every record)");
         }
@@ -74,6 +78,7 @@ public final class Permissions {
         // Sorted by pattern text: the ANDed result does not depend on the claim's member order.
         this.rowFilters = rowFilters.stream().sorted(java.util.Comparator.comparing(RowFilter::pattern)).toList();
         this.rowFiltersApplied = rowFiltersApplied;
+        this.quotas = Objects.requireNonNull(quotas, "quotas");
     }
 
     /**
@@ -81,7 +86,7 @@ public final class Permissions {
      * are granted as the rules say, and the caller must AND {@link #rowFilters(String)} into what it delivers.
      */
     public Permissions rowFiltersAppliedByCaller() {
-        return rowFilters.isEmpty() ? this : new Permissions(admin, topicRules, keyRules, groups, transactionalIds, rowFilters, true);
+        return rowFilters.isEmpty() ? this : new Permissions(admin, topicRules, keyRules, groups, transactionalIds, rowFilters, true, quotas);
     }
 
     /** The row filters for a topic, in pattern order; empty when none applies. */
@@ -98,6 +103,11 @@ public final class Permissions {
     /** Every row filter of the token, in pattern order (for validating them all at once). */
     public List<RowFilter> rowFilters() {
         return rowFilters;
+    }
+
+    /** The token's own quota limits ({@link QuotaLimits#NONE} when it carries none): they can only lower the configured ones. */
+    public QuotaLimits quotas() {
+        return quotas;
     }
 
     public static Permissions none() {
@@ -218,10 +228,11 @@ public final class Permissions {
     @Override
     public String toString() {
         if (admin) {
-            return "Permissions[admin]";
+            return "Permissions[admin" + (quotas.isEmpty() ? "" : ", quotas=" + quotas) + "]";
         }
         return "Permissions[topics=" + topicRules + ", keys=" + keyRules + ", groups=" + groups + ", transactionalIds=" + transactionalIds
-                + (rowFilters.isEmpty() ? "" : ", rowFilters=" + rowFilters.stream().map(RowFilter::pattern).toList()) + "]";
+                + (rowFilters.isEmpty() ? "" : ", rowFilters=" + rowFilters.stream().map(RowFilter::pattern).toList())
+                + (quotas.isEmpty() ? "" : ", quotas=" + quotas) + "]";
     }
 
     /** Builds permissions in code, for tests and for callers that do not start from a token. */
@@ -231,6 +242,7 @@ public final class Permissions {
         private final List<KeyRule> keys = new ArrayList<>();
         private final List<NamePattern> groups = new ArrayList<>();
         private final List<NamePattern> transactionalIds = new ArrayList<>();
+        private QuotaLimits quotas = QuotaLimits.NONE;
 
         public Builder admin(boolean admin) {
             this.admin = admin;
@@ -258,8 +270,13 @@ public final class Permissions {
             return this;
         }
 
+        public Builder quotas(QuotaLimits quotas) {
+            this.quotas = Objects.requireNonNull(quotas, "quotas");
+            return this;
+        }
+
         public Permissions build() {
-            return new Permissions(admin, topics, keys, groups, transactionalIds);
+            return new Permissions(admin, topics, keys, groups, transactionalIds, List.of(), false, quotas);
         }
     }
 }

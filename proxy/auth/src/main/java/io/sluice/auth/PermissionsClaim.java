@@ -20,15 +20,20 @@ import com.nimbusds.jose.util.JSONObjectUtils;
  *  "keys":   {"scores": {"read": ["live/*"], "write": ["live/team-a/*"]}},
  *  "groups": ["app-*"],
  *  "transactionalIds": ["app-*"],
- *  "filters": {"orders.*": {"eq": ["/value/branch", 17]}}}
+ *  "filters": {"orders.*": {"eq": ["/value/branch", 17]}},
+ *  "quotas": {"produceBytesPerSecond": 1048576, "fetchBytesPerSecond": 2097152, "requestsPerSecond": 200}}
  * </pre>
  *
  * <p>{@code filters} (row filters for the WebSocket bridge) are checked here only for shape: a topic pattern and a JSON
- * object each, at most {@link #MAX_ROW_FILTERS}; the bridge compiles them with its filter limits.
+ * object each, at most {@link #MAX_ROW_FILTERS}; the bridge compiles them with its filter limits. {@code quotas} are
+ * positive whole numbers; the Quotas filter applies them where they are lower than its configuration's.
  */
 final class PermissionsClaim {
 
-    private static final Set<String> FIELDS = Set.of("admin", "topics", "keys", "groups", "transactionalIds", "filters");
+    private static final Set<String> FIELDS = Set.of("admin", "topics", "keys", "groups", "transactionalIds", "filters", "quotas");
+    private static final Set<String> QUOTA_FIELDS = Set.of("produceBytesPerSecond", "fetchBytesPerSecond", "requestsPerSecond");
+    /** Above this a JSON number may not be a whole number exactly (2^53); no rate is anywhere near it. */
+    private static final double MAX_EXACT_WHOLE = 9.007199254740992E15;
     /** Row filters one token may carry. */
     static final int MAX_ROW_FILTERS = 32;
     private static final Set<String> KEY_FIELDS = Set.of("read", "write");
@@ -55,7 +60,42 @@ final class PermissionsClaim {
         }
         return new Permissions(admin, topicRules(object.get("topics")), keyRules(object.get("keys")),
                 patterns(object.get("groups"), "groups"), patterns(object.get("transactionalIds"), "transactionalIds"),
-                rowFilters(object.get("filters")), false);
+                rowFilters(object.get("filters")), false, quotas(object.get("quotas")));
+    }
+
+    private static QuotaLimits quotas(Object value) {
+        if (value == null) {
+            return QuotaLimits.NONE;
+        }
+        if (!(value instanceof Map<?, ?>)) {
+            throw new IllegalArgumentException("quotas: expected a JSON object");
+        }
+        Map<String, Object> fields = asObject(value, "quotas");
+        for (String field : fields.keySet()) {
+            if (!QUOTA_FIELDS.contains(field)) {
+                throw new IllegalArgumentException("quotas: unknown field '" + field + "' (expected " + String.join(", ", QUOTA_FIELDS.stream().sorted().toList()) + ")");
+            }
+        }
+        return new QuotaLimits(rate(fields.get("produceBytesPerSecond"), "quotas.produceBytesPerSecond"),
+                rate(fields.get("fetchBytesPerSecond"), "quotas.fetchBytesPerSecond"), rate(fields.get("requestsPerSecond"), "quotas.requestsPerSecond"));
+    }
+
+    private static Long rate(Object value, String path) {
+        if (value == null) {
+            return null;
+        }
+        long whole;
+        if (value instanceof Long || value instanceof Integer || value instanceof Short) {
+            whole = ((Number) value).longValue();
+        } else if (value instanceof Number n && n.doubleValue() == Math.rint(n.doubleValue()) && Math.abs(n.doubleValue()) <= MAX_EXACT_WHOLE) {
+            whole = (long) n.doubleValue();
+        } else {
+            throw new IllegalArgumentException(path + ": expected a whole number");
+        }
+        if (whole <= 0) {
+            throw new IllegalArgumentException(path + ": must be a positive number, not " + whole);
+        }
+        return whole;
     }
 
     private static List<Permissions.RowFilter> rowFilters(Object value) {

@@ -161,4 +161,36 @@ class PermissionsTest {
         assertThatThrownBy(() -> Permissions.fromClaim(Map.of("filters", many)))
                 .isInstanceOf(IllegalArgumentException.class).hasMessage("filters: more than 32 topic patterns");
     }
+
+    @Test
+    void theQuotasMemberCarriesLimitsAsWholePositiveNumbersAndIsStrict() {
+        // As identity providers send it: a string claim parsed by nimbus (whole numbers as Long, 1e6 as a Double).
+        Permissions fromString = Permissions.fromClaim("""
+                {"topics": {"t": ["read"]}, "quotas": {"produceBytesPerSecond": 1048576, "fetchBytesPerSecond": 2e6}}""");
+        assertThat(fromString.quotas()).isEqualTo(new QuotaLimits(1_048_576L, 2_000_000L, null));
+        assertThat(fromString.canRead("t")).isTrue();
+        assertThat(Permissions.fromClaim(Map.of("topics", Map.of())).quotas()).isEqualTo(QuotaLimits.NONE);
+        assertThat(Permissions.fromClaim(Map.of("admin", true, "quotas", Map.of("requestsPerSecond", 50))).quotas())
+                .as("an admin is limited like anyone").isEqualTo(new QuotaLimits(null, null, 50L));
+
+        assertThatThrownBy(() -> Permissions.fromClaim(Map.of("quotas", Map.of("produceBytesPerSec", 1))))
+                .hasMessageContaining("quotas: unknown field 'produceBytesPerSec' (expected fetchBytesPerSecond, produceBytesPerSecond, requestsPerSecond)");
+        assertThatThrownBy(() -> Permissions.fromClaim(Map.of("quotas", Map.of("fetchBytesPerSecond", 0))))
+                .hasMessageContaining("quotas.fetchBytesPerSecond: must be a positive number, not 0");
+        assertThatThrownBy(() -> Permissions.fromClaim(Map.of("quotas", Map.of("requestsPerSecond", 1.5))))
+                .hasMessageContaining("quotas.requestsPerSecond: expected a whole number");
+        assertThatThrownBy(() -> Permissions.fromClaim(Map.of("quotas", Map.of("requestsPerSecond", "10"))))
+                .hasMessageContaining("quotas.requestsPerSecond: expected a whole number");
+        assertThatThrownBy(() -> Permissions.fromClaim(Map.of("quotas", List.of(1)))).hasMessageContaining("quotas: expected a JSON object");
+    }
+
+    @Test
+    void quotaLimitsCombineFieldByField() {
+        QuotaLimits config = new QuotaLimits(1000L, null, 100L);
+        QuotaLimits token = new QuotaLimits(5000L, 300L, 10L);
+        assertThat(config.lowest(token)).as("a token only lowers").isEqualTo(new QuotaLimits(1000L, 300L, 10L));
+        assertThat(new QuotaLimits(null, 7L, null).orElse(config)).isEqualTo(new QuotaLimits(1000L, 7L, 100L));
+        assertThat(new QuotaLimits(1000L, 1L, null).dividedBy(3)).as("rounded up, never zero").isEqualTo(new QuotaLimits(334L, 1L, null));
+        assertThatThrownBy(() -> new QuotaLimits(-1L, null, null)).hasMessage("produceBytesPerSecond: must be a positive number, not -1");
+    }
 }

@@ -10,7 +10,7 @@ import java.util.concurrent.TimeUnit;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 
-import io.sluice.testkit.fixtures.Executables;
+import io.sluice.testkit.Executables;
 import org.junit.jupiter.api.Assumptions;
 
 import static org.assertj.core.api.Assertions.fail;

@@ -1,5 +1,6 @@
 package io.sluice.proxy.filter;
 
+import java.time.Duration;
 import java.util.Collection;
 import java.util.Map;
 import java.util.Optional;
@@ -45,6 +46,16 @@ public interface FilterContext {
 
     /** The connection's event loop, for timers; tasks run on the same thread as the filter's callbacks. */
     ScheduledExecutorService eventLoop();
+
+    /**
+     * Stops reading requests from the client for {@code duration}, as a Kafka broker mutes the connection of a client it
+     * throttles (KIP-219): requests already read go on, responses keep flowing, and the client's further requests wait
+     * in its socket until the time is up. Call it as the response that carries the throttle time
+     * ({@code throttle_time_ms}) goes back, so the client's own back-off and the mute start together. A call while the
+     * connection is throttled extends the mute to the later end, never shortens it; the proxy's own back-pressure is
+     * kept apart, so reading resumes only when neither holds it. Zero or negative does nothing; more than an hour is an hour.
+     */
+    void throttleClient(Duration duration);
 
     // The defaults below are the whole behaviour, the same in the runtime and in the test fixtures' FilterHarness:
     // one home, so that a filter tested in the harness sees what it sees in a proxy.

@@ -41,8 +41,9 @@ public final class SluiceCommand implements Callable<Integer> {
     }
 
     /** {@code sluice bench}: only a group; one of its benchmarks must be named. */
-    @Command(name = "bench", description = "Benchmarks: proxy against the broker, encryption against passthrough, the bridge's fan-out, an idle proxy, the seeds' scenarios.",
-            subcommands = {BenchProxyCommand.class, BenchEncryptionCommand.class, BenchBridgeCommand.class, BenchIdleCommand.class, BenchScenarioCommand.class})
+    @Command(name = "bench", description = "Benchmarks: proxy against the broker, encryption against passthrough, the bridge's fan-out, an idle proxy, quotas between tenants, the seeds' scenarios.",
+            subcommands = {BenchProxyCommand.class, BenchEncryptionCommand.class, BenchBridgeCommand.class, BenchIdleCommand.class, BenchQuotasCommand.class,
+                    BenchScenarioCommand.class})
     static final class Bench implements Callable<Integer> {
 
         @Spec

@@ -43,7 +43,7 @@ class CommandLineTest {
     @Test
     void theTreeHoldsEveryCommandTheDocsUse() {
         assertThat(commands().map(p -> String.join(" ", p))).contains("", "proxy", "bridge", "demo", "bench", "bench proxy", "bench encryption",
-                "bench bridge", "bench idle", "bench scenario", "bench scenario kafkorama-fanout", "bench scenario lightstreamer-1", "size", "size bridge", "omb", "help");
+                "bench bridge", "bench idle", "bench quotas", "bench scenario", "bench scenario kafkorama-fanout", "bench scenario lightstreamer-1", "size", "size bridge", "omb", "help");
     }
 
     @ParameterizedTest(name = "sluice {0} --help")

@@ -32,7 +32,7 @@ import io.sluice.sizing.deploy.HelmValues;
 import io.sluice.sizing.deploy.JvmBudget;
 import io.sluice.sizing.testing.KubernetesSchemas;
 import io.sluice.sizing.testing.KubernetesSchemas.Document;
-import io.sluice.testkit.fixtures.Executables;
+import io.sluice.testkit.Executables;
 
 import static io.sluice.app.kubernetes.ShippedManifestsTest.BASE;
 import static io.sluice.app.kubernetes.ShippedManifestsTest.EXAMPLE;

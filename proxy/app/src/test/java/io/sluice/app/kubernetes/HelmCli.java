@@ -14,7 +14,7 @@ import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.Assumptions;
 
-import io.sluice.testkit.fixtures.Executables;
+import io.sluice.testkit.Executables;
 
 import static org.assertj.core.api.Assertions.fail;
 

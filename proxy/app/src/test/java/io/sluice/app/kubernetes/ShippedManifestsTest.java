@@ -35,7 +35,7 @@ import io.sluice.sizing.plan.TrafficSpec;
 import io.sluice.sizing.report.SizingOutput;
 import io.sluice.sizing.testing.KubernetesSchemas;
 import io.sluice.sizing.testing.KubernetesSchemas.Document;
-import io.sluice.testkit.fixtures.Executables;
+import io.sluice.testkit.Executables;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -26,8 +26,8 @@ import io.sluice.bench.targets.TargetCredentials;
  */
 public final class JwtBenchCredentials implements TargetCredentials {
 
-    static final String SECRET_VARIABLE = "SLUICE_BENCH_JWT_SECRET";
-    static final String ISSUER = "sluice-bench";
+    public static final String SECRET_VARIABLE = "SLUICE_BENCH_JWT_SECRET";
+    public static final String ISSUER = "sluice-bench";
     private static final Duration LIFETIME = Duration.ofHours(12);
 
     @Override
@@ -37,15 +37,21 @@ public final class JwtBenchCredentials implements TargetCredentials {
 
     @Override
     public Issued issue() {
-        byte[] random = new byte[48];
-        new SecureRandom().nextBytes(random);
-        String secret = Base64.getUrlEncoder().withoutPadding().encodeToString(random);
+        String secret = newSecret();
         Map<String, Object> clientGrant = Map.of("topics", Map.of("bench-*", List.of("read", "write", "describe")));
         return new Issued(Map.of(SECRET_VARIABLE, secret),
                 clientConfig(mint(secret, "bench-client", clientGrant)));
     }
 
-    static String mint(String secret, String subject, Map<String, Object> grant) {
+    /** A fresh HMAC secret for one run (the proxy's {@link #SECRET_VARIABLE}). */
+    public static String newSecret() {
+        byte[] random = new byte[48];
+        new SecureRandom().nextBytes(random);
+        return Base64.getUrlEncoder().withoutPadding().encodeToString(random);
+    }
+
+    /** An HS256 token of {@link #ISSUER} (also its audience) for {@code subject}, its permissions claim {@code grant}. */
+    public static String mint(String secret, String subject, Map<String, Object> grant) {
         Instant now = Instant.now();
         JWTClaimsSet claims = new JWTClaimsSet.Builder()
                 .issuer(ISSUER).audience(ISSUER).subject(subject)
@@ -61,7 +67,8 @@ public final class JwtBenchCredentials implements TargetCredentials {
         return jwt.serialize();
     }
 
-    private static Map<String, Object> clientConfig(String token) {
+    /** kafka-clients settings that log in with {@code token} over SASL_PLAINTEXT / OAUTHBEARER. */
+    public static Map<String, Object> clientConfig(String token) {
         return Map.of(
                 "security.protocol", "SASL_PLAINTEXT",
                 "sasl.mechanism", "OAUTHBEARER",

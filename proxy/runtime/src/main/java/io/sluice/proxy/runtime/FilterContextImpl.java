@@ -2,6 +2,7 @@ package io.sluice.proxy.runtime;
 
 import java.security.cert.Certificate;
 import java.security.cert.X509Certificate;
+import java.time.Duration;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.Map;
@@ -105,6 +106,11 @@ final class FilterContextImpl implements FilterContext {
     @Override
     public ScheduledExecutorService eventLoop() {
         return connection.frontend().eventLoop();
+    }
+
+    @Override
+    public void throttleClient(Duration duration) {
+        connection.throttleClient(duration);
     }
 
     @Override

@@ -1,5 +1,6 @@
 package io.sluice.proxy.runtime;
 
+import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;
@@ -38,6 +39,8 @@ public final class ProxyConnection {
     // Any number of clients can hit the pre-authentication limits, or stop reading, at once.
     private static final RateLimitedLog PRE_AUTHENTICATION_CLOSES = new RateLimitedLog(LOG);
     private static final AtomicLong SESSIONS = new AtomicLong();
+    /** The longest a filter may throttle a client in one call: a bound on a mistake, far above any quota's. */
+    static final Duration MAX_CLIENT_THROTTLE = Duration.ofHours(1);
 
     private final Channel frontend;
     private final String virtualCluster;
@@ -62,6 +65,15 @@ public final class ProxyConnection {
     private boolean clientReadsPaused = true;
     /** Set while the bytes queued towards all clients are over budget and this connection's queue is among the long ones. */
     private volatile boolean throttled;
+    /** Who pauses reading the client while a filter throttles it ({@link #throttleClient}): an owner of its own at the gate. */
+    private final Object clientThrottle = new Object() {
+        @Override
+        public String toString() {
+            return "client throttle";
+        }
+    };
+    /** The end of the client throttle, when there is one; its delay is what is left of it, on the event loop's clock. */
+    private ScheduledFuture<?> clientThrottleEnd;
     /** Non-null while the client has not authenticated on a chain that authenticates clients. */
     private PreAuthenticationConfig preAuthentication;
     private FrameDecoder frameDecoder;
@@ -243,6 +255,35 @@ public final class ProxyConnection {
         updateReads();
     }
 
+    /**
+     * A filter throttles the client (KIP-219's mute): the client is not read until {@code duration} has passed, or a
+     * later end if one is already set. The pause has an owner of its own at the {@link WritabilityGate}, beside this
+     * connection's back-pressure ({@link #updateReads}) and the gate's writability, so neither can resume reading the
+     * other stopped: the client is read only when none of them holds it.
+     */
+    void throttleClient(Duration duration) {
+        if (duration.isNegative() || duration.isZero() || closing) {
+            return;
+        }
+        long nanos = duration.compareTo(MAX_CLIENT_THROTTLE) > 0 ? MAX_CLIENT_THROTTLE.toNanos() : duration.toNanos();
+        if (clientThrottleEnd != null) {
+            if (clientThrottleEnd.getDelay(TimeUnit.NANOSECONDS) >= nanos) {
+                return;
+            }
+            clientThrottleEnd.cancel(false);
+        } else {
+            WritabilityGate.pauseReading(frontend, clientThrottle);
+        }
+        clientThrottleEnd = frontend.eventLoop().schedule(this::endClientThrottle, nanos, TimeUnit.NANOSECONDS);
+    }
+
+    private void endClientThrottle() {
+        clientThrottleEnd = null;
+        if (!closing) {
+            WritabilityGate.resumeReading(frontend, clientThrottle);
+        }
+    }
+
     /** Bytes written towards the client that it has not taken yet; any thread. */
     long queuedTowardsClient() {
         ChannelOutboundBuffer buffer = frontend.unsafe().outboundBuffer();
@@ -313,6 +354,10 @@ public final class ProxyConnection {
         closing = true;
         if (preAuthenticationDeadline != null) {
             preAuthenticationDeadline.cancel(false);
+        }
+        if (clientThrottleEnd != null) {
+            clientThrottleEnd.cancel(false);
+            clientThrottleEnd = null;
         }
         if (cause instanceof ProtocolException pe) {
             metrics.connectionRejected(pe.reason().metricName());

@@ -230,6 +230,14 @@ public final class FilterHarness implements AutoCloseable {
         return List.copyOf(context.sent());
     }
 
+    /**
+     * The client throttles the filter asked for ({@code context.throttleClient}), in order: what the proxy would mute
+     * the connection for (the proxy extends a mute to the later end and ignores zero or negative durations).
+     */
+    public List<Duration> clientThrottles() {
+        return List.copyOf(context.throttles());
+    }
+
     /** Where a filter made by a factory registered its metrics. */
     public MeterRegistry meterRegistry() {
         return registry;

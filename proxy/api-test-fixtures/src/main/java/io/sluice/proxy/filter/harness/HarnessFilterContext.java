@@ -1,5 +1,6 @@
 package io.sluice.proxy.filter.harness;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
@@ -25,8 +26,9 @@ import io.sluice.proxy.filter.FilterContext;
  * The {@link FilterContext} a {@link FilterHarness} hands its filter. It behaves as the proxy's does where a filter can
  * tell (the same result builders, {@code sendRequest}'s version check, api key and client id, a Produce with acks=0
  * answered with null at once, a principal every later call sees), with two stand-ins for the connection: the requests
- * a filter sends of its own are recorded for the test to answer ({@link SentRequest}), and {@link #topicNames} answers
- * from the topics the test declared ({@link FilterHarness#clusterTopic}) instead of asking a broker.
+ * a filter sends of its own are recorded for the test to answer ({@link SentRequest}), {@link #topicNames} answers
+ * from the topics the test declared ({@link FilterHarness#clusterTopic}) instead of asking a broker, and the client
+ * throttles it asks for ({@link #throttleClient}) are recorded for the test to read ({@link FilterHarness#clientThrottles}).
  */
 public final class HarnessFilterContext implements FilterContext {
 
@@ -35,6 +37,7 @@ public final class HarnessFilterContext implements FilterContext {
     private final String sessionId;
     private final EmbeddedChannel channel;
     private final List<SentRequest> sent = new ArrayList<>();
+    private final List<Duration> throttles = new ArrayList<>();
     private final Map<Uuid, String> clusterTopics = new HashMap<>();
     private ClientTlsContext tls;
     private AuthenticatedPrincipal principal;
@@ -90,6 +93,12 @@ public final class HarnessFilterContext implements FilterContext {
         return channel.eventLoop();
     }
 
+    /** Recorded as asked, zero and negative included: what the proxy makes of them is the runtime's to test. */
+    @Override
+    public void throttleClient(Duration duration) {
+        throttles.add(duration);
+    }
+
     @Override
     @SuppressWarnings("unchecked")
     public <M extends ApiMessage> CompletionStage<M> sendRequest(RequestHeaderData header, ApiMessage request) {
@@ -129,5 +138,9 @@ public final class HarnessFilterContext implements FilterContext {
 
     List<SentRequest> sent() {
         return sent;
+    }
+
+    List<Duration> throttles() {
+        return throttles;
     }
 }

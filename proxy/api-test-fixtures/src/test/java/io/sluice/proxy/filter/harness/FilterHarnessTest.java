@@ -203,4 +203,18 @@ class FilterHarnessTest {
                     .containsExactlyEntriesOf(java.util.Map.of(known, "orders"));
         }
     }
+
+    @Test
+    void theClientThrottlesAFilterAsksForAreRecordedInOrder() {
+        RequestFilter throttling = (k, v, h, r, ctx) -> {
+            ctx.throttleClient(Duration.ofMillis(250));
+            ctx.throttleClient(Duration.ZERO);
+            return ctx.forwardRequest(h, r);
+        };
+        try (FilterHarness harness = FilterHarness.of(throttling)) {
+            assertThat(harness.clientThrottles()).isEmpty();
+            assertThat(harness.request(listOffsets("t")).verdict()).isEqualTo(Verdict.FORWARDED);
+            assertThat(harness.clientThrottles()).containsExactly(Duration.ofMillis(250), Duration.ZERO);
+        }
+    }
 }

@@ -1,4 +1,4 @@
-"""The Python side of io.sluice.proxy.testing.PythonClients: how a test script reports to the JUnit test that ran it.
+"""The Python side of io.sluice.testkit.PythonEnvironment (the tests' PythonClients, the benchmarks): how a test script reports to the JUnit test that ran it.
 
 A script prints what it does as it goes (the JUnit test copies it into the test log) and ends with exactly one result
 line, RESULT_PREFIX followed by a JSON object, which the test asserts on. Any exception is printed with its traceback
