@@ -131,6 +131,15 @@ final class BridgeChannelInitializer extends ChannelInitializer<SocketChannel> {
         this.websocket = new WebSocketPipeline(server, services);
     }
 
+    /** The node's connection counts and buckets, which the MQTT listener shares: the node's totals hold across both. */
+    ConnectionGate gate() {
+        return gate;
+    }
+
+    RefusalLog refusals() {
+        return refusals;
+    }
+
     @Override
     protected void initChannel(SocketChannel ch) {
         BridgeMetrics metrics = services.metrics();
@@ -234,7 +243,7 @@ final class BridgeChannelInitializer extends ChannelInitializer<SocketChannel> {
      * reach it. After it, the session's own clock started no later and closes it with 4008 (a slow but reading client
      * learns why), within its grace; a session that already closed it is not counted twice.
      */
-    private static void stuck(Channel channel, Duration limit, BridgeMetrics metrics) {
+    static void stuck(Channel channel, Duration limit, BridgeMetrics metrics) {
         // Either transport's session (WebSocket, SSE) closes its own slow client, with its close code.
         Session session = Session.of(channel);
         if (session != null && session.closesSlowClient()) {

@@ -149,6 +149,26 @@ public final class Session {
         subscribe(request);
     }
 
+    /**
+     * A subscribe from a transport that frames its own requests (MQTT's SUBSCRIBE): every check and limit a WebSocket
+     * {@code subscribe} gets, its rate included, after {@link #openedWith}.
+     *
+     * @throws RequestRefusedException refused, nothing subscribed: the code says why, as in a WebSocket {@code error}
+     */
+    public void subscribeRequest(ClientRequest.Subscribe request) throws RequestRefusedException {
+        requests.subscribe(request);
+    }
+
+    /** Ends the subscription to {@code pattern}; false when there was none. For transports that frame their own requests. */
+    public boolean unsubscribe(String pattern) {
+        Subscription<SubscriptionState> s = subscriptions.get(pattern);
+        if (s == null) {
+            return false;
+        }
+        unsubscribe(s);
+        return true;
+    }
+
     /** One text frame from the client. */
     public void received(ByteBuf text) {
         if (closing) {

@@ -1,0 +1,75 @@
+package io.sluice.bridge.server;
+
+import java.util.List;
+
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelPipeline;
+import io.netty.channel.group.ChannelGroup;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.handler.ssl.SslContext;
+import io.sluice.bridge.config.AddressBlock;
+import io.sluice.bridge.config.ConnectionsConfig;
+import io.sluice.bridge.config.MqttConfig;
+import io.sluice.bridge.metrics.BridgeMetrics;
+import io.sluice.bridge.mqtt.MqttPipeline;
+import io.sluice.bridge.session.SessionServices;
+import io.sluice.flow.WritabilityGate;
+
+/**
+ * An MQTT connection's pipeline (docs/bridge-mqtt.md), top to bottom as data arrives:
+ * <pre>
+ * (accept)          ConnectionAdmission: the same gate as the WebSocket listener's (the node's totals, per-address
+ *                   counts and rate, handshakes in progress); the handshake deadline, connections.handshakeTimeout,
+ *                   runs until the CONNECT is accepted
+ * writability-gate  WritabilityGate: no socket read while the connection is above outbound.highWaterMarkBytes, and
+ *                   closed when unwritable for outbound.maxSlowTime (the session's 4008 rule, here a DISCONNECT 0x97)
+ * tls               MQTT over TLS, only when mqtt.tls is set
+ * mqtt-packets, mqtt-decoder, mqtt-encoder, mqtt   io.sluice.bridge.mqtt.MqttPipeline
+ * </pre>
+ * Clients behind a TCP proxy are counted by the proxy's address: MQTT carries no X-Forwarded-For, so
+ * {@code connections.trustedProxies} exempts such a proxy from the per-address limits and nothing more.
+ */
+final class MqttChannelInitializer extends ChannelInitializer<SocketChannel> {
+
+    /** The name of the MQTT handler, by which shutdown tells an MQTT connection from an HTTP one. */
+    static final String MQTT = "mqtt";
+
+    private final SslContext tls;
+    private final SessionServices services;
+    private final ChannelGroup channels;
+    private final ConnectionsConfig limits;
+    private final List<AddressBlock> trustedProxies;
+    private final ConnectionGate gate;
+    private final RefusalLog refusals;
+    private final MqttPipeline mqtt;
+
+    /** @param http the WebSocket listener's initializer, whose connection gate this one shares */
+    MqttChannelInitializer(MqttConfig config, ConnectionsConfig limits, SslContext tls, SessionServices services, ChannelGroup channels,
+                           BridgeChannelInitializer http) {
+        this.tls = tls;
+        this.services = services;
+        this.channels = channels;
+        this.limits = limits;
+        this.trustedProxies = limits.trustedProxyBlocks();
+        this.gate = http.gate();
+        this.refusals = http.refusals();
+        this.mqtt = new MqttPipeline(config, services);
+    }
+
+    @Override
+    protected void initChannel(SocketChannel ch) {
+        BridgeMetrics metrics = services.metrics();
+        ConnectionAdmission admission = ConnectionAdmission.admit(ch, gate, limits, trustedProxies, metrics, refusals);
+        if (admission == null) {
+            return;
+        }
+        channels.add(ch);
+        ChannelPipeline p = ch.pipeline();
+        p.addLast(WritabilityGate.NAME, new WritabilityGate(services.outbound().maxSlowTime(),
+                (channel, after) -> BridgeChannelInitializer.stuck(channel, after, metrics)));
+        if (tls != null) {
+            p.addLast("tls", tls.newHandler(ch.alloc()));
+        }
+        mqtt.addTo(ch, admission::upgraded);
+    }
+}
