@@ -324,3 +324,4 @@ final class MqttWire implements Wire {
         }
     }
 }
+
