@@ -26,9 +26,13 @@ import io.sluice.config.TlsValidator;
  * @param maxKeepAlive     the longest keep-alive a client may ask for; an MQTT 5 client asking for more, or for none,
  *                         is told this one (Server Keep Alive). A client silent for 1.5 times its keep-alive is closed
  * @param maxClientIdBytes longest client identifier accepted (UTF-8 bytes); longer: CONNACK "identifier rejected"
+ * @param websocketListen  when set, MQTT over WebSocket (subprotocol {@code mqtt}, for MQTT.js in browsers) on this
+ *                         address and port of its own, with {@code tls} too when that is set; null (default): none
+ * @param websocketPath    the HTTP path of the MQTT WebSocket upgrade (MQTT.js's default is {@code /mqtt})
  */
 public record MqttConfig(boolean enabled, HostPort listen, TlsServerConfig tls, int maxPacketBytes, int maxInflight,
-                         int maxTopicAliases, Duration maxKeepAlive, int maxClientIdBytes) {
+                         int maxTopicAliases, Duration maxKeepAlive, int maxClientIdBytes, HostPort websocketListen,
+                         String websocketPath) {
 
     public static final HostPort DEFAULT_LISTEN = new HostPort("127.0.0.1", 1883);
     public static final int DEFAULT_MAX_PACKET_BYTES = 256 * 1024;
@@ -36,17 +40,19 @@ public record MqttConfig(boolean enabled, HostPort listen, TlsServerConfig tls, 
     public static final int DEFAULT_MAX_TOPIC_ALIASES = 16;
     public static final Duration DEFAULT_MAX_KEEP_ALIVE = Duration.ofMinutes(20);
     public static final int DEFAULT_MAX_CLIENT_ID_BYTES = 256;
+    public static final String DEFAULT_WEBSOCKET_PATH = "/mqtt";
     /** MQTT's own bound on a remaining length (four variable-length bytes). */
     static final int MQTT_MAX_REMAINING_LENGTH = 268_435_455;
 
     public MqttConfig {
         listen = listen == null ? DEFAULT_LISTEN : listen;
         maxKeepAlive = maxKeepAlive == null ? DEFAULT_MAX_KEEP_ALIVE : maxKeepAlive;
+        websocketPath = websocketPath == null ? DEFAULT_WEBSOCKET_PATH : websocketPath;
     }
 
     public static MqttConfig defaults() {
         return new MqttConfig(false, null, null, DEFAULT_MAX_PACKET_BYTES, DEFAULT_MAX_INFLIGHT, DEFAULT_MAX_TOPIC_ALIASES, null,
-                DEFAULT_MAX_CLIENT_ID_BYTES);
+                DEFAULT_MAX_CLIENT_ID_BYTES, null, null);
     }
 
     /** The URL scheme clients use: {@code mqtts} with TLS, {@code mqtt} without. */
@@ -62,12 +68,14 @@ public record MqttConfig(boolean enabled, HostPort listen, TlsServerConfig tls, 
                                @JsonProperty("maxInflight") Integer maxInflight,
                                @JsonProperty("maxTopicAliases") Integer maxTopicAliases,
                                @JsonProperty("maxKeepAlive") Duration maxKeepAlive,
-                               @JsonProperty("maxClientIdBytes") Integer maxClientIdBytes) {
+                               @JsonProperty("maxClientIdBytes") Integer maxClientIdBytes,
+                               @JsonProperty("websocketListen") HostPort websocketListen,
+                               @JsonProperty("websocketPath") String websocketPath) {
         return new MqttConfig(enabled != null && enabled, listen, tls,
                 maxPacketBytes == null ? DEFAULT_MAX_PACKET_BYTES : maxPacketBytes,
                 maxInflight == null ? DEFAULT_MAX_INFLIGHT : maxInflight,
                 maxTopicAliases == null ? DEFAULT_MAX_TOPIC_ALIASES : maxTopicAliases,
-                maxKeepAlive, maxClientIdBytes == null ? DEFAULT_MAX_CLIENT_ID_BYTES : maxClientIdBytes);
+                maxKeepAlive, maxClientIdBytes == null ? DEFAULT_MAX_CLIENT_ID_BYTES : maxClientIdBytes, websocketListen, websocketPath);
     }
 
     /** Problems, each naming its field under {@code mqtt.}. */
@@ -90,6 +98,12 @@ public record MqttConfig(boolean enabled, HostPort listen, TlsServerConfig tls, 
         }
         if (listen.port() < 0 || listen.port() > 65_535) {
             problems.add("mqtt.listen: the port must be 0..65535");
+        }
+        if (websocketListen != null && (websocketListen.port() < 0 || websocketListen.port() > 65_535)) {
+            problems.add("mqtt.websocketListen: the port must be 0..65535");
+        }
+        if (!websocketPath.startsWith("/")) {
+            problems.add("mqtt.websocketPath: must start with '/'");
         }
         if (tls != null) {
             new TlsValidator(problems).server(tls, "mqtt.tls");

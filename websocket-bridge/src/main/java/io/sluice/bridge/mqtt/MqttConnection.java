@@ -93,6 +93,7 @@ final class MqttConnection extends ChannelInboundHandlerAdapter {
     private final MqttConfig config;
     private final PacketLimit limit;
     private final Runnable connected;
+    private final Runnable connectRead;
     private final MqttSubscriptions subscriptions = new MqttSubscriptions();
     private ChannelHandlerContext ctx;
     private Channel channel;
@@ -115,13 +116,15 @@ final class MqttConnection extends ChannelInboundHandlerAdapter {
 
     /**
      * @param limit     the packet limit to raise once the CONNECT is accepted
-     * @param connected told once the CONNECT is accepted (the connection leaves the handshake pool)
+     * @param connected   told once the CONNECT is accepted (the connection leaves the handshake pool)
+     * @param connectRead told when a CONNECT has been read, before it is validated (a WebSocket's frame limit rises)
      */
-    MqttConnection(SessionServices services, MqttConfig config, PacketLimit limit, Runnable connected) {
+    MqttConnection(SessionServices services, MqttConfig config, PacketLimit limit, Runnable connected, Runnable connectRead) {
         this.services = services;
         this.config = config;
         this.limit = limit;
         this.connected = connected;
+        this.connectRead = connectRead;
     }
 
     @Override
@@ -233,6 +236,7 @@ final class MqttConnection extends ChannelInboundHandlerAdapter {
         String token = new String(password, StandardCharsets.UTF_8);
         connecting = true;
         WritabilityGate.pauseReading(channel, this);
+        connectRead.run();
         Session.validate(services, token, channel).thenAccept(verdict -> channel.eventLoop().execute(
                 () -> validated(connect.variableHeader().keepAliveTimeSeconds(), clientId, properties, verdict)));
     }

@@ -89,8 +89,11 @@ public final class BridgeServer implements AutoCloseable {
     private final ServerBootstrap bootstrap;
     // The MQTT listener's, or null when mqtt.enabled is false.
     private final ServerBootstrap mqttBootstrap;
+    // MQTT over WebSocket's, or null without mqtt.websocketListen.
+    private final ServerBootstrap mqttWebSocketBootstrap;
     private Channel listener;
     private Channel mqttListener;
+    private Channel mqttWebSocketListener;
     private ManagementServer management;
     private volatile boolean stopping;
 
@@ -191,10 +194,13 @@ public final class BridgeServer implements AutoCloseable {
             // The same event loops, socket options and connection gate as the WebSocket listener (docs/bridge-mqtt.md).
             SslContext mqttTls = config.mqtt().tls() == null ? null : SslContexts.forServer(config.mqtt().tls(), "mqtt.tls", List.of());
             this.mqttBootstrap = bootstrap.clone()
-                    .childHandler(new MqttChannelInitializer(config.mqtt(), config.connections(), mqttTls, services, channels, http));
+                    .childHandler(new MqttChannelInitializer(config.mqtt(), config.connections(), mqttTls, services, channels, http, false));
+            this.mqttWebSocketBootstrap = config.mqtt().websocketListen() == null ? null : bootstrap.clone()
+                    .childHandler(new MqttChannelInitializer(config.mqtt(), config.connections(), mqttTls, services, channels, http, true));
         }
         else {
             this.mqttBootstrap = null;
+            this.mqttWebSocketBootstrap = null;
         }
     }
 
@@ -242,6 +248,11 @@ public final class BridgeServer implements AutoCloseable {
             LOG.info("Sluice bridge {} MQTT listener on {}://{}:{}", config.server().nodeName(), config.mqtt().scheme(),
                     config.mqtt().listen().host(), mqttPort());
         }
+        if (mqttWebSocketBootstrap != null) {
+            mqttWebSocketListener = bind(mqttWebSocketBootstrap, config.mqtt().websocketListen(), "mqtt.websocketListen");
+            LOG.info("Sluice bridge {} MQTT over WebSocket on {}://{}:{}{}", config.server().nodeName(), config.mqtt().tls() == null ? "ws" : "wss",
+                    config.mqtt().websocketListen().host(), mqttWebSocketPort(), config.mqtt().websocketPath());
+        }
         if (config.management().enabled()) {
             // Live while the Kafka reader runs: a reader that died stops every client's live stream, and only a restart
             // brings it back (readiness alone would only take the node out of its Service).
@@ -276,6 +287,11 @@ public final class BridgeServer implements AutoCloseable {
     /** The bound MQTT port, or -1 when mqtt.enabled is false. */
     public int mqttPort() {
         return mqttListener == null ? -1 : ((InetSocketAddress) mqttListener.localAddress()).getPort();
+    }
+
+    /** The bound MQTT over WebSocket port, or -1 without mqtt.websocketListen. */
+    public int mqttWebSocketPort() {
+        return mqttWebSocketListener == null ? -1 : ((InetSocketAddress) mqttWebSocketListener.localAddress()).getPort();
     }
 
     private Map<String, Supplier<Readiness>> readinessChecks() {
@@ -338,6 +354,9 @@ public final class BridgeServer implements AutoCloseable {
         }
         if (mqttListener != null) {
             mqttListener.close().awaitUninterruptibly();
+        }
+        if (mqttWebSocketListener != null) {
+            mqttWebSocketListener.close().awaitUninterruptibly();
         }
         // Counted once the listener is closed: no connection joins after this.
         int open = channels.size();

@@ -24,6 +24,8 @@ import io.sluice.flow.WritabilityGate;
  * writability-gate  WritabilityGate: no socket read while the connection is above outbound.highWaterMarkBytes, and
  *                   closed when unwritable for outbound.maxSlowTime (the session's 4008 rule, here a DISCONNECT 0x97)
  * tls               MQTT over TLS, only when mqtt.tls is set
+ * http, handshake, websocket, mqtt-websocket   MQTT over WebSocket only (mqtt.websocketListen): the upgrade, then
+ *                   frames to bytes and back (MqttPipeline.addOverWebSocket)
  * mqtt-packets, mqtt-decoder, mqtt-encoder, mqtt   io.sluice.bridge.mqtt.MqttPipeline
  * </pre>
  * Clients behind a TCP proxy are counted by the proxy's address: MQTT carries no X-Forwarded-For, so
@@ -42,10 +44,15 @@ final class MqttChannelInitializer extends ChannelInitializer<SocketChannel> {
     private final ConnectionGate gate;
     private final RefusalLog refusals;
     private final MqttPipeline mqtt;
+    private final boolean overWebSocket;
 
-    /** @param http the WebSocket listener's initializer, whose connection gate this one shares */
+    /**
+     * @param http          the WebSocket listener's initializer, whose connection gate this one shares
+     * @param overWebSocket MQTT over WebSocket (mqtt.websocketListen) rather than over TCP
+     */
     MqttChannelInitializer(MqttConfig config, ConnectionsConfig limits, SslContext tls, SessionServices services, ChannelGroup channels,
-                           BridgeChannelInitializer http) {
+                           BridgeChannelInitializer http, boolean overWebSocket) {
+        this.overWebSocket = overWebSocket;
         this.tls = tls;
         this.services = services;
         this.channels = channels;
@@ -70,6 +77,11 @@ final class MqttChannelInitializer extends ChannelInitializer<SocketChannel> {
         if (tls != null) {
             p.addLast("tls", tls.newHandler(ch.alloc()));
         }
-        mqtt.addTo(ch, admission::upgraded);
+        if (overWebSocket) {
+            mqtt.addOverWebSocket(ch, limits, admission::upgraded);
+        }
+        else {
+            mqtt.addTo(ch, admission::upgraded);
+        }
     }
 }
