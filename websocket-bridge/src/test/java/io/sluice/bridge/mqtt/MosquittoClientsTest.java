@@ -17,17 +17,14 @@ import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
-import io.kroxylicious.testing.kafka.api.KafkaCluster;
-import io.kroxylicious.testing.kafka.common.BrokerCluster;
-import io.kroxylicious.testing.kafka.junit5ext.KafkaClusterExtension;
 import io.sluice.bridge.auth.TestAuthenticator;
 import io.sluice.bridge.server.BridgeFixture;
 import io.sluice.bridge.server.KafkaHelper;
 import io.sluice.testkit.fixtures.Executables;
+import io.sluice.testkit.fixtures.SharedKafka;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.fail;
@@ -39,14 +36,20 @@ import static org.assertj.core.api.Assertions.fail;
  * {@code XDG_CONFIG_HOME}), never in their arguments. Without the tools the test fails under CI ({@code .ci/run}
  * installs them as root) and is skipped elsewhere, saying why.
  */
-@ExtendWith(KafkaClusterExtension.class)
 class MosquittoClientsTest {
 
-    @BrokerCluster(numBrokers = 1)
-    static KafkaCluster cluster;
-
+    // The test kit's one broker for this JVM: the MQTT classes need a broker, not one each.
     @RegisterExtension
-    static final KafkaHelper kafka = KafkaHelper.perClass(() -> cluster.getBootstrapServers());
+    static final KafkaHelper kafka = KafkaHelper.perClass(MosquittoClientsTest::sharedKafka);
+
+    static String sharedKafka() {
+        try {
+            return SharedKafka.bootstrap();
+        }
+        catch (Exception e) {
+            throw new IllegalStateException("the shared broker did not start", e);
+        }
+    }
 
     @TempDir
     static Path config;
@@ -67,7 +70,7 @@ class MosquittoClientsTest {
     @Test
     void mosquittoSubscribesToAWildcardPublishesAndIsRefusedWhereTheTokenSaysSo() throws Exception {
         String topic = kafka.createTopic(1);
-        try (BridgeFixture bridge = BridgeFixture.start(cluster.getBootstrapServers(), "node-mosquitto", """
+        try (BridgeFixture bridge = BridgeFixture.start(kafka.bootstrap(), "node-mosquitto", """
                 topics: %s
                 mqtt:
                   enabled: true

@@ -12,12 +12,8 @@ import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
-import io.kroxylicious.testing.kafka.api.KafkaCluster;
-import io.kroxylicious.testing.kafka.common.BrokerCluster;
-import io.kroxylicious.testing.kafka.junit5ext.KafkaClusterExtension;
 import io.sluice.bridge.auth.TestAuthenticator;
 import io.sluice.bridge.server.BridgeFixture;
 import io.sluice.bridge.server.KafkaHelper;
@@ -28,16 +24,13 @@ import static org.assertj.core.api.Assertions.assertThat;
  * Hostile MQTT clients, bytes as they send them ({@link RawMqtt}), against one node with small limits
  * (docs/security.md#mqtt): each attack is bounded, and a well-behaved client beside it is served.
  */
-@ExtendWith(KafkaClusterExtension.class)
 class MqttHostileTest {
 
     private static final int MAX_PACKET = 4096;
 
-    @BrokerCluster(numBrokers = 1)
-    static KafkaCluster cluster;
-
+    // The test kit's one broker for this JVM: the MQTT classes need a broker, not one each.
     @RegisterExtension
-    static final KafkaHelper kafka = KafkaHelper.perClass(() -> cluster.getBootstrapServers());
+    static final KafkaHelper kafka = KafkaHelper.perClass(MosquittoClientsTest::sharedKafka);
 
     private static String topic;
     private static BridgeFixture bridge;
@@ -47,7 +40,7 @@ class MqttHostileTest {
     static void start() throws Exception {
         topic = kafka.createTopic(1);
         token = TestAuthenticator.token("device", topic + "/*", topic + "/*");
-        bridge = BridgeFixture.on(cluster.getBootstrapServers(), "node-hostile")
+        bridge = BridgeFixture.on(kafka.bootstrap(), "node-hostile")
                 .server("""
                         maxSubscriptionsPerConnection: 10
                         socketSendBufferBytes: 8192

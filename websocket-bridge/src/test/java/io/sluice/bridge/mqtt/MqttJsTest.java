@@ -9,14 +9,10 @@ import java.util.concurrent.TimeUnit;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
-import io.kroxylicious.testing.kafka.api.KafkaCluster;
-import io.kroxylicious.testing.kafka.common.BrokerCluster;
-import io.kroxylicious.testing.kafka.junit5ext.KafkaClusterExtension;
 import io.sluice.bridge.auth.TestAuthenticator;
 import io.sluice.bridge.client.NodeTools;
 import io.sluice.bridge.server.BridgeFixture;
@@ -32,16 +28,13 @@ import static org.assertj.core.api.Assertions.fail;
  * acknowledged and comes back through Kafka. Node and npm as for the JavaScript client's tests (fail under CI, skip
  * elsewhere).
  */
-@ExtendWith(KafkaClusterExtension.class)
 class MqttJsTest {
 
     private static final Path DIR = Path.of("src", "test", "mqttjs");
 
-    @BrokerCluster(numBrokers = 1)
-    static KafkaCluster cluster;
-
+    // The test kit's one broker for this JVM: the MQTT classes need a broker, not one each.
     @RegisterExtension
-    static final KafkaHelper kafka = KafkaHelper.perClass(() -> cluster.getBootstrapServers());
+    static final KafkaHelper kafka = KafkaHelper.perClass(MosquittoClientsTest::sharedKafka);
 
     @BeforeAll
     static void install() throws Exception {
@@ -59,7 +52,7 @@ class MqttJsTest {
     @ValueSource(ints = {4, 5})
     void mqttJsOverWebSocketGetsRetainedValuesIsRefusedWhereForbiddenAndPublishesRoundTrip(int version) throws Exception {
         String topic = kafka.createTopic(1);
-        try (BridgeFixture bridge = BridgeFixture.start(cluster.getBootstrapServers(), "node-mqttjs", """
+        try (BridgeFixture bridge = BridgeFixture.start(kafka.bootstrap(), "node-mqttjs", """
                 topics: %s
                 mqtt:
                   enabled: true

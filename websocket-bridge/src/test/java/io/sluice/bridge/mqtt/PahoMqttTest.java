@@ -9,14 +9,10 @@ import java.util.Map;
 import com.fasterxml.jackson.databind.JsonNode;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.awaitility.Awaitility;
-import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
-import io.kroxylicious.testing.kafka.api.KafkaCluster;
-import io.kroxylicious.testing.kafka.common.BrokerCluster;
-import io.kroxylicious.testing.kafka.junit5ext.KafkaClusterExtension;
 import io.sluice.bridge.auth.TestAuthenticator;
 import io.sluice.bridge.server.BridgeFixture;
 import io.sluice.bridge.server.KafkaHelper;
@@ -32,22 +28,19 @@ import static org.assertj.core.api.Assertions.assertThat;
  * PUBACK 0x87; 3.1.1: the connection closes); an expired token is refused at CONNECT; a will is published when a
  * client's socket is cut.
  */
-@ExtendWith(KafkaClusterExtension.class)
 class PahoMqttTest {
 
     private static final Duration TIMEOUT = Duration.ofSeconds(120);
 
-    @BrokerCluster(numBrokers = 1)
-    static KafkaCluster cluster;
-
+    // The test kit's one broker for this JVM: the MQTT classes need a broker, not one each.
     @RegisterExtension
-    static final KafkaHelper kafka = KafkaHelper.perClass(() -> cluster.getBootstrapServers());
+    static final KafkaHelper kafka = KafkaHelper.perClass(MosquittoClientsTest::sharedKafka);
 
     @ParameterizedTest(name = "MQTT {0}")
     @ValueSource(ints = {3, 5})
     void pahoSubscribesPublishesAndIsRefusedWhereTheTokenSaysSo(int version) throws Exception {
         String topic = kafka.createTopic(1);
-        try (BridgeFixture bridge = BridgeFixture.start(cluster.getBootstrapServers(), "node-mqtt", """
+        try (BridgeFixture bridge = BridgeFixture.start(kafka.bootstrap(), "node-mqtt", """
                 topics: %s
                 mqtt:
                   enabled: true
@@ -57,7 +50,7 @@ class PahoMqttTest {
                             "TOKEN", TestAuthenticator.token("device-" + version, topic + "/live/*", topic + "/in/*"),
                             "EXPIRED_TOKEN", "sub=late;exp=1000;read=" + topic + "/*;write="),
                     "scenario", "--host", "127.0.0.1", "--port", Integer.toString(bridge.server().mqttPort()),
-                    "--version", Integer.toString(version), "--topic", topic, "--bootstrap", cluster.getBootstrapServers()).ok();
+                    "--version", Integer.toString(version), "--topic", topic, "--bootstrap", kafka.bootstrap()).ok();
 
             assertThat(result.get("connected").get("code").asInt()).isZero();
             int refused = version == 5 ? Reasons.NOT_AUTHORIZED : Reasons.UNSPECIFIED;
