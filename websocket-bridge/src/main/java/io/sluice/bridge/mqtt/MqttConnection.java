@@ -654,12 +654,7 @@ final class MqttConnection extends ChannelInboundHandlerAdapter {
     @Override
     public void channelWritabilityChanged(ChannelHandlerContext ctx) throws Exception {
         if (session != null) {
-            if (channel.isWritable()) {
-                session.writable();
-            }
-            else {
-                session.unwritable();
-            }
+            session.writabilityChanged();
         }
         super.channelWritabilityChanged(ctx);
     }

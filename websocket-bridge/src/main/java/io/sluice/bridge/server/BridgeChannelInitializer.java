@@ -131,26 +131,29 @@ final class BridgeChannelInitializer extends ChannelInitializer<SocketChannel> {
         this.websocket = new WebSocketPipeline(server, services);
     }
 
-    /** The node's connection counts and buckets, which the MQTT listener shares: the node's totals hold across both. */
-    ConnectionGate gate() {
-        return gate;
-    }
-
-    RefusalLog refusals() {
-        return refusals;
+    /**
+     * Every listener's start (this one's and the MQTT ones'): the connection admitted by the node's gate, or closed and
+     * null, then the writability gate first in its pipeline.
+     */
+    ConnectionAdmission admitAndGate(SocketChannel ch) {
+        BridgeMetrics metrics = services.metrics();
+        ConnectionAdmission admission = ConnectionAdmission.admit(ch, gate, limits, trustedProxies, metrics, refusals);
+        if (admission == null) {
+            return null;
+        }
+        channels.add(ch);
+        ch.pipeline().addLast(WritabilityGate.NAME, new WritabilityGate(services.outbound().maxSlowTime(),
+                (channel, after) -> stuck(channel, after, metrics)));
+        return admission;
     }
 
     @Override
     protected void initChannel(SocketChannel ch) {
-        BridgeMetrics metrics = services.metrics();
-        ConnectionAdmission admission = ConnectionAdmission.admit(ch, gate, limits, trustedProxies, metrics, refusals);
+        ConnectionAdmission admission = admitAndGate(ch);
         if (admission == null) {
             return;
         }
-        channels.add(ch);
         ChannelPipeline p = ch.pipeline();
-        OutboundConfig outbound = services.outbound();
-        p.addLast(WritabilityGate.NAME, new WritabilityGate(outbound.maxSlowTime(), (channel, after) -> stuck(channel, after, metrics)));
         Runnable http1 = () -> http1(ch, admission);
         Runnable http2 = () -> {
             // The connection's, shared by its streams: HTTP/1.1's per-connection bounds hold across them (docs/security.md).
@@ -243,7 +246,7 @@ final class BridgeChannelInitializer extends ChannelInitializer<SocketChannel> {
      * reach it. After it, the session's own clock started no later and closes it with 4008 (a slow but reading client
      * learns why), within its grace; a session that already closed it is not counted twice.
      */
-    static void stuck(Channel channel, Duration limit, BridgeMetrics metrics) {
+    private static void stuck(Channel channel, Duration limit, BridgeMetrics metrics) {
         // Either transport's session (WebSocket, SSE) closes its own slow client, with its close code.
         Session session = Session.of(channel);
         if (session != null && session.closesSlowClient()) {

@@ -194,9 +194,9 @@ public final class BridgeServer implements AutoCloseable {
             // The same event loops, socket options and connection gate as the WebSocket listener (docs/bridge-mqtt.md).
             SslContext mqttTls = config.mqtt().tls() == null ? null : SslContexts.forServer(config.mqtt().tls(), "mqtt.tls", List.of());
             this.mqttBootstrap = bootstrap.clone()
-                    .childHandler(new MqttChannelInitializer(config.mqtt(), config.connections(), mqttTls, services, channels, http, false));
+                    .childHandler(new MqttChannelInitializer(config.mqtt(), config.connections(), mqttTls, services, http, false));
             this.mqttWebSocketBootstrap = config.mqtt().websocketListen() == null ? null : bootstrap.clone()
-                    .childHandler(new MqttChannelInitializer(config.mqtt(), config.connections(), mqttTls, services, channels, http, true));
+                    .childHandler(new MqttChannelInitializer(config.mqtt(), config.connections(), mqttTls, services, http, true));
         }
         else {
             this.mqttBootstrap = null;

@@ -1,19 +1,12 @@
 package io.sluice.bridge.server;
 
-import java.util.List;
-
 import io.netty.channel.ChannelInitializer;
-import io.netty.channel.ChannelPipeline;
-import io.netty.channel.group.ChannelGroup;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.handler.ssl.SslContext;
-import io.sluice.bridge.config.AddressBlock;
 import io.sluice.bridge.config.ConnectionsConfig;
 import io.sluice.bridge.config.MqttConfig;
-import io.sluice.bridge.metrics.BridgeMetrics;
 import io.sluice.bridge.mqtt.MqttPipeline;
 import io.sluice.bridge.session.SessionServices;
-import io.sluice.flow.WritabilityGate;
 
 /**
  * An MQTT connection's pipeline (docs/bridge-mqtt.md), top to bottom as data arrives:
@@ -37,45 +30,33 @@ final class MqttChannelInitializer extends ChannelInitializer<SocketChannel> {
     static final String MQTT = "mqtt";
 
     private final SslContext tls;
-    private final SessionServices services;
-    private final ChannelGroup channels;
     private final ConnectionsConfig limits;
-    private final List<AddressBlock> trustedProxies;
-    private final ConnectionGate gate;
-    private final RefusalLog refusals;
+    private final BridgeChannelInitializer http;
     private final MqttPipeline mqtt;
     private final boolean overWebSocket;
 
     /**
-     * @param http          the WebSocket listener's initializer, whose connection gate this one shares
+     * @param http          the WebSocket listener's initializer, whose admission (the node's connection gate) and
+     *                      writability gate this one shares
      * @param overWebSocket MQTT over WebSocket (mqtt.websocketListen) rather than over TCP
      */
-    MqttChannelInitializer(MqttConfig config, ConnectionsConfig limits, SslContext tls, SessionServices services, ChannelGroup channels,
+    MqttChannelInitializer(MqttConfig config, ConnectionsConfig limits, SslContext tls, SessionServices services,
                            BridgeChannelInitializer http, boolean overWebSocket) {
-        this.overWebSocket = overWebSocket;
         this.tls = tls;
-        this.services = services;
-        this.channels = channels;
         this.limits = limits;
-        this.trustedProxies = limits.trustedProxyBlocks();
-        this.gate = http.gate();
-        this.refusals = http.refusals();
+        this.http = http;
+        this.overWebSocket = overWebSocket;
         this.mqtt = new MqttPipeline(config, services);
     }
 
     @Override
     protected void initChannel(SocketChannel ch) {
-        BridgeMetrics metrics = services.metrics();
-        ConnectionAdmission admission = ConnectionAdmission.admit(ch, gate, limits, trustedProxies, metrics, refusals);
+        ConnectionAdmission admission = http.admitAndGate(ch);
         if (admission == null) {
             return;
         }
-        channels.add(ch);
-        ChannelPipeline p = ch.pipeline();
-        p.addLast(WritabilityGate.NAME, new WritabilityGate(services.outbound().maxSlowTime(),
-                (channel, after) -> BridgeChannelInitializer.stuck(channel, after, metrics)));
         if (tls != null) {
-            p.addLast("tls", tls.newHandler(ch.alloc()));
+            ch.pipeline().addLast("tls", tls.newHandler(ch.alloc()));
         }
         if (overWebSocket) {
             mqtt.addOverWebSocket(ch, limits, admission::upgraded);

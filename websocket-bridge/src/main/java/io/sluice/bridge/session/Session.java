@@ -279,6 +279,16 @@ public final class Session {
 
     // ---- delivery (the hub delivers to the Outbound, the subscriptions' outlet)
 
+    /** The channel's writability changed: {@link #writable} or {@link #unwritable}, as it now is. For every transport. */
+    public void writabilityChanged() {
+        if (channel.isWritable()) {
+            writable();
+        }
+        else {
+            unwritable();
+        }
+    }
+
     /** The socket went above the high-water mark: the slow-client clock starts ({@link Outbound#unwritable}). */
     public void unwritable() {
         outbound.unwritable();

@@ -24,7 +24,6 @@ import io.sluice.bridge.auth.TestAuthenticator;
 import io.sluice.bridge.server.BridgeFixture;
 import io.sluice.bridge.server.KafkaHelper;
 import io.sluice.testkit.fixtures.Executables;
-import io.sluice.testkit.fixtures.SharedKafka;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.fail;
@@ -40,16 +39,7 @@ class MosquittoClientsTest {
 
     // The test kit's one broker for this JVM: the MQTT classes need a broker, not one each.
     @RegisterExtension
-    static final KafkaHelper kafka = KafkaHelper.perClass(MosquittoClientsTest::sharedKafka);
-
-    static String sharedKafka() {
-        try {
-            return SharedKafka.bootstrap();
-        }
-        catch (Exception e) {
-            throw new IllegalStateException("the shared broker did not start", e);
-        }
-    }
+    static final KafkaHelper kafka = KafkaHelper.perClass(MqttNodes::sharedKafka);
 
     @TempDir
     static Path config;
@@ -70,12 +60,7 @@ class MosquittoClientsTest {
     @Test
     void mosquittoSubscribesToAWildcardPublishesAndIsRefusedWhereTheTokenSaysSo() throws Exception {
         String topic = kafka.createTopic(1);
-        try (BridgeFixture bridge = BridgeFixture.start(kafka.bootstrap(), "node-mosquitto", """
-                topics: %s
-                mqtt:
-                  enabled: true
-                  listen: "127.0.0.1:0"
-                """.formatted(topic))) {
+        try (BridgeFixture bridge = MqttNodes.start(kafka, "node-mosquitto", topic, "")) {
             String port = Integer.toString(bridge.server().mqttPort());
             Path good = options("good", TestAuthenticator.token("mosquitto", topic + "/live/*", topic + "/in/*"));
             for (String version : List.of("mqttv5", "mqttv311")) {

@@ -30,7 +30,7 @@ class MqttHostileTest {
 
     // The test kit's one broker for this JVM: the MQTT classes need a broker, not one each.
     @RegisterExtension
-    static final KafkaHelper kafka = KafkaHelper.perClass(MosquittoClientsTest::sharedKafka);
+    static final KafkaHelper kafka = KafkaHelper.perClass(MqttNodes::sharedKafka);
 
     private static String topic;
     private static BridgeFixture bridge;

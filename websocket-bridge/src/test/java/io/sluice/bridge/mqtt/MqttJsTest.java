@@ -34,7 +34,7 @@ class MqttJsTest {
 
     // The test kit's one broker for this JVM: the MQTT classes need a broker, not one each.
     @RegisterExtension
-    static final KafkaHelper kafka = KafkaHelper.perClass(MosquittoClientsTest::sharedKafka);
+    static final KafkaHelper kafka = KafkaHelper.perClass(MqttNodes::sharedKafka);
 
     @BeforeAll
     static void install() throws Exception {
@@ -52,13 +52,7 @@ class MqttJsTest {
     @ValueSource(ints = {4, 5})
     void mqttJsOverWebSocketGetsRetainedValuesIsRefusedWhereForbiddenAndPublishesRoundTrip(int version) throws Exception {
         String topic = kafka.createTopic(1);
-        try (BridgeFixture bridge = BridgeFixture.start(kafka.bootstrap(), "node-mqttjs", """
-                topics: %s
-                mqtt:
-                  enabled: true
-                  listen: "127.0.0.1:0"
-                  websocketListen: "127.0.0.1:0"
-                """.formatted(topic))) {
+        try (BridgeFixture bridge = MqttNodes.start(kafka, "node-mqttjs", topic, "websocketListen: \"127.0.0.1:0\"")) {
             kafka.send(topic, "live/a", "{\"n\":1}");
             kafka.send(topic, "secret", "{\"n\":2}");
             kafka.send(topic, "live/a", "{\"n\":3}");

@@ -34,18 +34,13 @@ class PahoMqttTest {
 
     // The test kit's one broker for this JVM: the MQTT classes need a broker, not one each.
     @RegisterExtension
-    static final KafkaHelper kafka = KafkaHelper.perClass(MosquittoClientsTest::sharedKafka);
+    static final KafkaHelper kafka = KafkaHelper.perClass(MqttNodes::sharedKafka);
 
     @ParameterizedTest(name = "MQTT {0}")
     @ValueSource(ints = {3, 5})
     void pahoSubscribesPublishesAndIsRefusedWhereTheTokenSaysSo(int version) throws Exception {
         String topic = kafka.createTopic(1);
-        try (BridgeFixture bridge = BridgeFixture.start(kafka.bootstrap(), "node-mqtt", """
-                topics: %s
-                mqtt:
-                  enabled: true
-                  listen: "127.0.0.1:0"
-                """.formatted(topic))) {
+        try (BridgeFixture bridge = MqttNodes.start(kafka, "node-mqtt", topic, "")) {
             JsonNode result = PythonClients.run("mqtt_paho.py", TIMEOUT, Map.of(
                             "TOKEN", TestAuthenticator.token("device-" + version, topic + "/live/*", topic + "/in/*"),
                             "EXPIRED_TOKEN", "sub=late;exp=1000;read=" + topic + "/*;write="),
