@@ -108,6 +108,7 @@ final class MqttConnection extends ChannelInboundHandlerAdapter {
     private Will will;
     private boolean clientDisconnected;
     private boolean accepted;
+    private boolean sessionEnded;
     // Reading is paused because the connection has as many publishes waiting for Kafka as it may.
     private boolean publishPaused;
     private final Object publishPause = new Object();
@@ -278,26 +279,36 @@ final class MqttConnection extends ChannelInboundHandlerAdapter {
                 clientMaxPacket = mp;
             }
         }
-        wire = new MqttWire(channel, v5, subscriptions, services.outbound(), window, clientMaxPacket);
-        session = new Session(channel, wire, services, NO_INBOUND_LIMIT);
-        wire.attach(session);
-        String overSubjectLimit = session.admit(principal);
-        if (overSubjectLimit != null) {
-            refuse(MqttConnectReturnCode.CONNECTION_REFUSED_SERVER_UNAVAILABLE, MqttConnectReturnCode.CONNECTION_REFUSED_QUOTA_EXCEEDED, overSubjectLimit);
-            return;
-        }
+        int effectiveWindow = window;
+        long effectiveMaxPacket = clientMaxPacket;
         if (services.readerStartup().reading().isDone() || services.readerStartup().waitOver().isDone()) {
-            accepted(keepAlive, clientId);
+            open(keepAlive, clientId, effectiveWindow, effectiveMaxPacket);
         }
         else {
             // As a WebSocket subscribe during startup: the CONNACK waits for the reader, up to recovery.startupWait,
             // so that the client's subscribes find the node's epochs.
             services.readerStartup().waitOver().whenComplete((ignored, error) -> channel.eventLoop().execute(() -> {
                 if (channel.isActive()) {
-                    accepted(keepAlive, clientId);
+                    open(keepAlive, clientId, effectiveWindow, effectiveMaxPacket);
                 }
             }));
         }
+    }
+
+    /** The session, once it may start: its subject's place taken ({@code connections.maxConnectionsPerSubject}), or refused. */
+    private void open(int keepAlive, String clientId, int window, long clientMaxPacket) {
+        MqttWire newWire = new MqttWire(channel, v5, subscriptions, services.outbound(), window, clientMaxPacket);
+        Session newSession = new Session(channel, newWire, services, NO_INBOUND_LIMIT);
+        String overSubjectLimit = newSession.admit(principal);
+        if (overSubjectLimit != null) {
+            // Nothing was taken: the session never opened.
+            refuse(MqttConnectReturnCode.CONNECTION_REFUSED_SERVER_UNAVAILABLE, MqttConnectReturnCode.CONNECTION_REFUSED_QUOTA_EXCEEDED, overSubjectLimit);
+            return;
+        }
+        wire = newWire;
+        session = newSession;
+        wire.attach(session);
+        accepted(keepAlive, clientId);
     }
 
     private void accepted(int keepAlive, String clientId) {
@@ -348,7 +359,7 @@ final class MqttConnection extends ChannelInboundHandlerAdapter {
 
     /** Whether packets read now must wait: a CONNECT is being validated, or publishes pause reading. */
     private boolean holding() {
-        return connecting || (session != null && !accepted) || publishPaused;
+        return connecting || publishPaused;
     }
 
     /** Handles what was held, in order, until something holds packets again. */
@@ -374,9 +385,6 @@ final class MqttConnection extends ChannelInboundHandlerAdapter {
         }
         LOG.debug("{}: MQTT CONNECT refused ({}): {}", channel.remoteAddress(), code, reason);
         Closing.closeOnceDone(channel, channel.writeAndFlush(connAck.build()), Closing.DEFAULT_GRACE);
-        if (session != null) {
-            session.closed();
-        }
     }
 
     // ---- SUBSCRIBE / UNSUBSCRIBE
@@ -536,6 +544,14 @@ final class MqttConnection extends ChannelInboundHandlerAdapter {
         }
     }
 
+    /** The session ends, once: {@code closed()} balances {@code openedWith}. */
+    private void endSession() {
+        if (session != null && !sessionEnded) {
+            sessionEnded = true;
+            session.closed();
+        }
+    }
+
     private void pausePublishes() {
         if (!publishPaused) {
             publishPaused = true;
@@ -590,10 +606,8 @@ final class MqttConnection extends ChannelInboundHandlerAdapter {
         properties.add(new MqttProperties.StringProperty(MqttProperties.REASON_STRING, message));
         Closing.closeOnceDone(channel, channel.writeAndFlush(MqttMessageBuilders.disconnect().reasonCode((byte) reason)
                 .properties(properties).build()), Closing.DEFAULT_GRACE);
-        if (session != null) {
-            // No more deliveries after the DISCONNECT.
-            session.closed();
-        }
+        // No more deliveries after the DISCONNECT.
+        endSession();
     }
 
     private void protocolError(String message) {
@@ -664,7 +678,7 @@ final class MqttConnection extends ChannelInboundHandlerAdapter {
         held.forEach(ReferenceCountUtil::release);
         held.clear();
         if (session != null) {
-            session.closed();
+            endSession();
             wire.release();
             if (acks != null) {
                 acks.clear();

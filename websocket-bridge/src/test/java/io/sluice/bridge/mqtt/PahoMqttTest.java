@@ -85,6 +85,9 @@ class PahoMqttTest {
                 }
                 return written.size() >= 2;
             });
+            // Every session counted once in and once out, refused CONNECTs not at all.
+            Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> bridge.metric("sluice_bridge_connections", "transport=\"mqtt\"") == 0);
+            assertThat(bridge.metric("sluice_bridge_connections_opened_total", "transport=\"mqtt\"")).isEqualTo(2);
             assertThat(written).containsExactly(
                     "in/dev={\"from\": \"paho\", \"version\": " + version + "}",
                     "in/will={\"gone\": \"paho-will-" + version + "\"}");
