@@ -8,10 +8,11 @@ Environment: TOKEN (reads T/live/*, writes T/in/*), EXPIRED_TOKEN. In order:
    and T/nowhere/# (no such key prefix is forbidden as well: the token reads only live/*);
 2. librdkafka (confluent-kafka) produces live/a, live/b, secret, other/x and live/deep/c;
 3. the subscriber publishes QoS 1 to T/in/dev (JSON) and to T/secret (forbidden: MQTT 5 PUBACK 0x87, 3.1.1 a close);
+   and librdkafka reads T back: the permitted publish is there once;
 4. a client with EXPIRED_TOKEN is refused at CONNECT;
 5. a client with a will on T/in/will connects and its socket is cut without DISCONNECT.
 
-Result: the SUBACK codes, every message received (topic, payload, qos, retain, user properties), the publish outcomes,
+Result: the in/dev values librdkafka read, the SUBACK codes, every message received (topic, payload, qos, retain, user properties), the publish outcomes,
 the expired client's CONNACK code.
 """
 import argparse
@@ -21,7 +22,7 @@ import time
 
 import paho.mqtt.client as mqtt
 from paho.mqtt.enums import CallbackAPIVersion
-from confluent_kafka import Producer
+from confluent_kafka import Consumer, Producer, TopicPartition
 
 from sluice_harness import env, log, main
 
@@ -65,6 +66,30 @@ def connect(c, host, port, version):
     if not done.wait(WAIT):
         raise RuntimeError("no CONNACK")
     return outcome
+
+
+def read_back(bootstrap, topic, key):
+    """The values of the records with this key, read with librdkafka from the start to the end offset now."""
+    consumer = Consumer({"bootstrap.servers": bootstrap, "group.id": "mqtt-readback", "enable.auto.commit": False})
+    tp = TopicPartition(topic, 0, 0)
+    _, end = consumer.get_watermark_offsets(tp, timeout=WAIT)
+    consumer.assign([tp])
+    values = []
+    position = 0
+    deadline = time.monotonic() + WAIT
+    try:
+        while position < end and time.monotonic() < deadline:
+            m = consumer.poll(1.0)
+            if m is None:
+                continue
+            if m.error():
+                raise RuntimeError(str(m.error()))
+            position = m.offset() + 1
+            if m.key() is not None and m.key().decode("utf-8") == key:
+                values.append(m.value().decode("utf-8"))
+    finally:
+        consumer.close()
+    return values
 
 
 def run():
@@ -133,7 +158,7 @@ def run():
     # Cut without DISCONNECT: the bridge publishes the will.
     willing.socket().close()
 
-    return {"connected": connected, "subacks": subacks[mid], "received": received, "publishAck": outcomes[ok.mid],
+    return {"librdkafka": read_back(args.bootstrap, t, "in/dev"), "connected": connected, "subacks": subacks[mid], "received": received, "publishAck": outcomes[ok.mid],
             "forbiddenAck": forbidden, "closedOnForbidden": closed_on_forbidden, "expired": expired_outcome}
 
 

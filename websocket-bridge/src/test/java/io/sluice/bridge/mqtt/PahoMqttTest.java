@@ -23,7 +23,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * The MQTT listener judged by a client the team did not write: Eclipse Paho's Python client, MQTT 3.1.1 and 5.0,
  * running {@code src/test/python/mqtt_paho.py} against a real node and real Kafka (the "other producer" is librdkafka,
- * the read-back kafka-clients). Wildcard subscriptions receive exactly the keys the token reads; forbidden filters
+ * the read-back kafka-clients and librdkafka). Wildcard subscriptions receive exactly the keys the token reads; forbidden filters
  * are refused in SUBACK; a QoS 1 publish is acknowledged and in Kafka once; a forbidden publish is refused (MQTT 5:
  * PUBACK 0x87; 3.1.1: the connection closes); an expired token is refused at CONNECT; a will is published when a
  * client's socket is cut.
@@ -65,6 +65,9 @@ class PahoMqttTest {
             // Exactly the permitted keys, each once: not secret, not other/x.
             assertThat(topics).containsExactly(topic + "/live/a", topic + "/live/b", topic + "/live/deep/c");
             assertThat(result.get("publishAck").asInt()).isZero();
+            // Acknowledged means in Kafka: librdkafka reads it back, once (kafka-clients below, too).
+            assertThat(result.get("librdkafka")).hasSize(1);
+            assertThat(result.get("librdkafka").get(0).asText()).isEqualTo("{\"from\": \"paho\", \"version\": " + version + "}");
             if (version == 5) {
                 assertThat(result.get("forbiddenAck").asInt()).isEqualTo(Reasons.NOT_AUTHORIZED);
             }
