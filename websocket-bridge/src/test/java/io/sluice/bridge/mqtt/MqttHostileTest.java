@@ -140,6 +140,29 @@ class MqttHostileTest {
     }
 
     @Test
+    void aStoppingNodeTellsMqtt5ClientsItIsShuttingDownAndClosesTheOthers() throws Exception {
+        String own = kafka.createTopic(1);
+        BridgeFixture node = MqttNodes.start(kafka, "node-stopping", own, "");
+        try (RawMqtt v5 = RawMqtt.open(node.server().mqttPort()); RawMqtt v3 = RawMqtt.open(node.server().mqttPort());
+             RawMqtt silent = RawMqtt.open(node.server().mqttPort())) {
+            v5.send(RawMqtt.connect(5, "stop-5", token.replace(topic, own)));
+            assertThat(v5.read().reason(1)).isZero();
+            v3.send(RawMqtt.connect(4, "stop-3", token.replace(topic, own)));
+            assertThat(v3.read().type()).isEqualTo(RawMqtt.CONNACK);
+            node.close();
+            RawMqtt.Packet disconnect = v5.read();
+            assertThat(disconnect.type()).isEqualTo(RawMqtt.DISCONNECT);
+            assertThat(disconnect.reason(0)).isEqualTo(Reasons.SERVER_SHUTTING_DOWN);
+            assertThat(v5.closedWithin(Duration.ofSeconds(5))).isTrue();
+            assertThat(v3.closedWithin(Duration.ofSeconds(5))).isTrue();
+            assertThat(silent.closedWithin(Duration.ofSeconds(5))).isTrue();
+        }
+        finally {
+            node.close();
+        }
+    }
+
+    @Test
     void malformedAndOversizedRemainingLengthsCloseWithoutBuffering() throws Exception {
         double before = bridge.metric("sluice_bridge_messages_too_large_total", "stage=\"before_connect\"");
         // Five length bytes: MQTT allows four.
