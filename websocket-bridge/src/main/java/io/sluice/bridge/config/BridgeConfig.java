@@ -31,7 +31,8 @@ public record BridgeConfig(ServerConfig server,
                            List<FormatRule> formats,
                            RegistryConfig schemaRegistry,
                            CatalogueConfig catalogue,
-                           HttpConfig http) {
+                           HttpConfig http,
+                           MqttConfig mqtt) {
 
     public BridgeConfig {
         server = server == null ? ServerConfig.defaults() : server;
@@ -48,6 +49,7 @@ public record BridgeConfig(ServerConfig server,
         formats = formats == null ? List.of() : List.copyOf(formats);
         catalogue = catalogue == null ? CatalogueConfig.defaults() : catalogue;
         http = http == null ? HttpConfig.defaults() : http;
+        mqtt = mqtt == null ? MqttConfig.defaults() : mqtt;
     }
 
     @JsonCreator
@@ -66,9 +68,10 @@ public record BridgeConfig(ServerConfig server,
                                  @JsonProperty("formats") List<FormatRule> formats,
                                  @JsonProperty("schemaRegistry") RegistryConfig schemaRegistry,
                                  @JsonProperty("catalogue") CatalogueConfig catalogue,
-                                 @JsonProperty("http") HttpConfig http) {
+                                 @JsonProperty("http") HttpConfig http,
+                                 @JsonProperty("mqtt") MqttConfig mqtt) {
         return new BridgeConfig(server, kafka, topics, endpoints, auth, outbound, recovery, management, connections,
-                requests, delta, filters, formats, schemaRegistry, catalogue, http);
+                requests, delta, filters, formats, schemaRegistry, catalogue, http, mqtt);
     }
 
     /** Every endpoint mapping: the explicit ones first, then one {@code /<topic>/*} per entry of {@code topics}. */

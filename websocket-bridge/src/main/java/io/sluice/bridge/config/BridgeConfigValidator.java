@@ -40,6 +40,7 @@ final class BridgeConfigValidator {
         config.filters().validate(v.problems);
         config.catalogue().validate(v.problems);
         config.http().validate(v.problems);
+        config.mqtt().validate(v.problems);
         if (config.schemaRegistry() != null) {
             config.schemaRegistry().validate(v.problems, "schemaRegistry");
         }

@@ -29,6 +29,7 @@ public final class BridgeMetrics {
 
     private final TransportMetrics websocket;
     private final TransportMetrics sse;
+    private final TransportMetrics mqtt;
     private final AtomicLong subscriptions = new AtomicLong();
     private final Counter recordsRead;
     private final Counter conflated;
@@ -54,6 +55,7 @@ public final class BridgeMetrics {
         this.registry = registry;
         websocket = new TransportMetrics(registry, "websocket");
         sse = new TransportMetrics(registry, "sse");
+        mqtt = new TransportMetrics(registry, "mqtt");
         Gauge.builder("sluice.bridge.subscriptions", subscriptions, AtomicLong::get)
                 .description("Subscriptions currently active").strongReference(true).register(registry);
         Gauge.builder("sluice.bridge.groups", groups, AtomicLong::get)
@@ -143,11 +145,12 @@ public final class BridgeMetrics {
         return Counter.builder(name).description(description).register(registry);
     }
 
-    /** @param transport {@code websocket} or {@code sse} ({@link io.sluice.bridge.session.Wire#transport()}) */
+    /** @param transport {@code websocket}, {@code sse} or {@code mqtt} ({@link io.sluice.bridge.session.Wire#transport()}) */
     public TransportMetrics transport(String transport) {
         return switch (transport) {
             case "websocket" -> websocket;
             case "sse" -> sse;
+            case "mqtt" -> mqtt;
             default -> throw new IllegalArgumentException("unknown transport " + transport);
         };
     }
@@ -233,7 +236,7 @@ public final class BridgeMetrics {
 
     /** Client connections open, every transport. */
     public long connections() {
-        return websocket.connections() + sse.connections();
+        return websocket.connections() + sse.connections() + mqtt.connections();
     }
 
     /**

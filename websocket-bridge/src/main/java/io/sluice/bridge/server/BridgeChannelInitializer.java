@@ -131,17 +131,29 @@ final class BridgeChannelInitializer extends ChannelInitializer<SocketChannel> {
         this.websocket = new WebSocketPipeline(server, services);
     }
 
-    @Override
-    protected void initChannel(SocketChannel ch) {
+    /**
+     * Every listener's start (this one's and the MQTT ones'): the connection admitted by the node's gate, or closed and
+     * null, then the writability gate first in its pipeline.
+     */
+    ConnectionAdmission admitAndGate(SocketChannel ch) {
         BridgeMetrics metrics = services.metrics();
         ConnectionAdmission admission = ConnectionAdmission.admit(ch, gate, limits, trustedProxies, metrics, refusals);
         if (admission == null) {
-            return;
+            return null;
         }
         channels.add(ch);
+        ch.pipeline().addLast(WritabilityGate.NAME, new WritabilityGate(services.outbound().maxSlowTime(),
+                (channel, after) -> stuck(channel, after, metrics)));
+        return admission;
+    }
+
+    @Override
+    protected void initChannel(SocketChannel ch) {
+        ConnectionAdmission admission = admitAndGate(ch);
+        if (admission == null) {
+            return;
+        }
         ChannelPipeline p = ch.pipeline();
-        OutboundConfig outbound = services.outbound();
-        p.addLast(WritabilityGate.NAME, new WritabilityGate(outbound.maxSlowTime(), (channel, after) -> stuck(channel, after, metrics)));
         Runnable http1 = () -> http1(ch, admission);
         Runnable http2 = () -> {
             // The connection's, shared by its streams: HTTP/1.1's per-connection bounds hold across them (docs/security.md).

@@ -58,6 +58,7 @@ import io.sluice.bridge.asyncapi.Catalogue;
 import io.sluice.bridge.web.StaticContent;
 import io.sluice.build.BuildInfo;
 import io.sluice.config.ConfigException;
+import io.sluice.config.HostPort;
 import io.sluice.management.ManagementServer;
 import io.sluice.management.ManagementServer.Readiness;
 import io.sluice.metrics.JvmMetrics;
@@ -86,7 +87,13 @@ public final class BridgeServer implements AutoCloseable {
     private final Catalogue catalogue;
     private final AutoCloseable jvmMetrics;
     private final ServerBootstrap bootstrap;
+    // The MQTT listener's, or null when mqtt.enabled is false.
+    private final ServerBootstrap mqttBootstrap;
+    // MQTT over WebSocket's, or null without mqtt.websocketListen.
+    private final ServerBootstrap mqttWebSocketBootstrap;
     private Channel listener;
+    private Channel mqttListener;
+    private Channel mqttWebSocketListener;
     private ManagementServer management;
     private volatile boolean stopping;
 
@@ -175,12 +182,26 @@ public final class BridgeServer implements AutoCloseable {
                 .childOption(ChannelOption.RCVBUF_ALLOCATOR, new AdaptiveRecvByteBufAllocator().maxMessagesPerRead(1))
                 .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK,
                         new WriteBufferWaterMark(config.outbound().lowWaterMarkBytes(), config.outbound().highWaterMarkBytes()))
-                .childHandler(new BridgeChannelInitializer(config.server(), config.connections(), config.http(), tls, services, channels, content,
-                        config.http().enabled() ? new SseStreams(services, config.http(), Origins.forListener(config.connections().allowedOrigins(), tls != null, config.http())) : null));
+                ;
+        BridgeChannelInitializer http = new BridgeChannelInitializer(config.server(), config.connections(), config.http(), tls, services, channels, content,
+                config.http().enabled() ? new SseStreams(services, config.http(), Origins.forListener(config.connections().allowedOrigins(), tls != null, config.http())) : null);
+        bootstrap.childHandler(http);
         if (config.server().socketSendBufferBytes() > 0) {
             bootstrap.childOption(ChannelOption.SO_SNDBUF, config.server().socketSendBufferBytes());
         }
         this.bootstrap = bootstrap;
+        if (config.mqtt().enabled()) {
+            // The same event loops, socket options and connection gate as the WebSocket listener (docs/bridge-mqtt.md).
+            SslContext mqttTls = config.mqtt().tls() == null ? null : SslContexts.forServer(config.mqtt().tls(), "mqtt.tls", List.of());
+            this.mqttBootstrap = bootstrap.clone()
+                    .childHandler(new MqttChannelInitializer(config.mqtt(), config.connections(), mqttTls, services, http, false));
+            this.mqttWebSocketBootstrap = config.mqtt().websocketListen() == null ? null : bootstrap.clone()
+                    .childHandler(new MqttChannelInitializer(config.mqtt(), config.connections(), mqttTls, services, http, true));
+        }
+        else {
+            this.mqttBootstrap = null;
+            this.mqttWebSocketBootstrap = null;
+        }
     }
 
     private ReaderStartup readerStartup() {
@@ -222,6 +243,16 @@ public final class BridgeServer implements AutoCloseable {
         catch (Exception e) {
             throw new UncheckedIOException(new IOException("cannot listen on " + config.server().listen() + ": " + e.getMessage(), e));
         }
+        if (mqttBootstrap != null) {
+            mqttListener = bind(mqttBootstrap, config.mqtt().listen(), "mqtt.listen");
+            LOG.info("Sluice bridge {} MQTT listener on {}://{}:{}", config.server().nodeName(), config.mqtt().scheme(),
+                    config.mqtt().listen().host(), mqttPort());
+        }
+        if (mqttWebSocketBootstrap != null) {
+            mqttWebSocketListener = bind(mqttWebSocketBootstrap, config.mqtt().websocketListen(), "mqtt.websocketListen");
+            LOG.info("Sluice bridge {} MQTT over WebSocket on {}://{}:{}{}", config.server().nodeName(), config.mqtt().tls() == null ? "ws" : "wss",
+                    config.mqtt().websocketListen().host(), mqttWebSocketPort(), config.mqtt().websocketPath());
+        }
         if (config.management().enabled()) {
             // Live while the Kafka reader runs: a reader that died stops every client's live stream, and only a restart
             // brings it back (readiness alone would only take the node out of its Service).
@@ -237,6 +268,30 @@ public final class BridgeServer implements AutoCloseable {
         }
         LOG.info("Sluice bridge {} ({}) listening on {}://{}:{}{} with {} transport, reading {}", config.server().nodeName(), BuildInfo.current(),
                 config.server().scheme(), config.server().listen().host(), port(), config.server().path(), transport.name(), config.readTopics());
+    }
+
+    private static Channel bind(ServerBootstrap bootstrap, HostPort listen, String field) {
+        InetSocketAddress address = listen.wildcard() ? new InetSocketAddress(listen.port()) : new InetSocketAddress(listen.host(), listen.port());
+        try {
+            return bootstrap.bind(address).sync().channel();
+        }
+        catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while binding " + address, e);
+        }
+        catch (Exception e) {
+            throw new UncheckedIOException(new IOException("cannot listen on " + listen + " (" + field + "): " + e.getMessage(), e));
+        }
+    }
+
+    /** The bound MQTT port, or -1 when mqtt.enabled is false. */
+    public int mqttPort() {
+        return mqttListener == null ? -1 : ((InetSocketAddress) mqttListener.localAddress()).getPort();
+    }
+
+    /** The bound MQTT over WebSocket port, or -1 without mqtt.websocketListen. */
+    public int mqttWebSocketPort() {
+        return mqttWebSocketListener == null ? -1 : ((InetSocketAddress) mqttWebSocketListener.localAddress()).getPort();
     }
 
     private Map<String, Supplier<Readiness>> readinessChecks() {
@@ -297,6 +352,12 @@ public final class BridgeServer implements AutoCloseable {
         if (listener != null) {
             listener.close().awaitUninterruptibly();
         }
+        if (mqttListener != null) {
+            mqttListener.close().awaitUninterruptibly();
+        }
+        if (mqttWebSocketListener != null) {
+            mqttWebSocketListener.close().awaitUninterruptibly();
+        }
         // Counted once the listener is closed: no connection joins after this.
         int open = channels.size();
         // One line when the stop starts and one when it ends, whatever the count: on SIGTERM an operator sees both.
@@ -348,9 +409,15 @@ public final class BridgeServer implements AutoCloseable {
         Duration timeout = config.server().shutdownTimeout();
         for (Channel channel : channels) {
             Session session = Session.of(channel);
-            if (session != null && "sse".equals(session.transport())) {
+            if (session != null && !"websocket".equals(session.transport())) {
                 // An event stream has no close frame to answer: it gets a close event (1001) and ends once that is written.
+                // An MQTT session likewise: a DISCONNECT 0x8B (server shutting down) on MQTT 5, the close on 3.1.1.
                 channel.eventLoop().execute(() -> session.close(CloseCodes.GOING_AWAY, "server shutting down"));
+                continue;
+            }
+            if (session == null && channel.pipeline().get(MqttChannelInitializer.MQTT) != null) {
+                // An MQTT client that has not connected yet: nothing to tell it.
+                channel.close();
                 continue;
             }
             // A connection still in its HTTP upgrade cannot carry the frame: it is closed instead.

@@ -1,9 +1,11 @@
 package io.sluice.bridge.session;
 
+import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;
 
+import com.fasterxml.jackson.core.StreamReadConstraints;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.TextNode;
 import org.apache.kafka.clients.producer.RecordMetadata;
@@ -12,6 +14,7 @@ import org.apache.kafka.common.TopicPartition;
 import io.netty.channel.Channel;
 import io.sluice.bridge.auth.Principal;
 import io.sluice.bridge.format.EncodeException;
+import io.sluice.bridge.format.ExactJson;
 import io.sluice.bridge.format.SchemaOutageException;
 import io.sluice.bridge.format.Formats;
 import io.sluice.bridge.protocol.ClientRequest;
@@ -45,6 +48,9 @@ public final class Publishes {
     public record Failed(String code, String message) implements Outcome {
     }
 
+    // Byte payloads to topics with a format: exact numbers as the codecs expect them, Jackson's default nesting bound.
+    private static final ExactJson BYTE_PAYLOADS = ExactJson.withDepth(StreamReadConstraints.DEFAULT_MAX_DEPTH);
+
     private final SessionServices services;
     private final Channel channel;
     // Handed to Kafka and not yet answered: the publisher's queue is shared by the node, so bounded per connection.
@@ -69,14 +75,7 @@ public final class Publishes {
      *                                 {@code forbidden} or {@code busy} (in-flight bounds)
      */
     public void publish(Principal principal, ClientRequest.Publish request, Consumer<Outcome> answer) throws RequestRefusedException {
-        Requests.validEndpoint(request.endpoint(), false, request.id());
-        EndpointTable.Target target = services.hub().table().resolve(request.endpoint());
-        if (target == null) {
-            throw new RequestRefusedException(ErrorCodes.UNKNOWN_ENDPOINT, "no endpoint " + request.endpoint() + " is configured", request.id());
-        }
-        if (!principal.canPublish(target.topic(), target.key())) {
-            throw new RequestRefusedException(ErrorCodes.FORBIDDEN, "not allowed to publish to " + request.endpoint(), request.id());
-        }
+        EndpointTable.Target target = target(principal, request.endpoint(), request.id());
         byte[] value;
         try {
             value = MessageEncoder.decodePayload(request.format(), request.payload());
@@ -84,12 +83,54 @@ public final class Publishes {
         catch (IllegalArgumentException e) {
             throw new RequestRefusedException(ErrorCodes.MALFORMED, "publish: " + e.getMessage(), request.id());
         }
+        send(target, request.endpoint(), request.id(), value, (format, key) -> serialize(format, target, key, request), answer);
+    }
+
+    /**
+     * A publish whose payload arrived as bytes (an MQTT PUBLISH): to a topic without a format the bytes are the record
+     * value as they are, null a tombstone; to a topic with one they must be JSON text, which its codecs encode as a
+     * WebSocket {@code publish} with a JSON payload would be (docs/bridge-formats.md#publish). Checked and answered as
+     * {@link #publish}.
+     */
+    public void publishBytes(Principal principal, String endpoint, byte[] value, Consumer<Outcome> answer) throws RequestRefusedException {
+        EndpointTable.Target target = target(principal, endpoint, null);
+        send(target, endpoint, null, value, (format, key) -> serializeBytes(format, target, key, value), answer);
+    }
+
+    /**
+     * Whether the principal may publish to the endpoint, as {@link #publish} would check it before anything else.
+     *
+     * @throws RequestRefusedException {@code malformed}, {@code unknown_endpoint} or {@code forbidden}
+     */
+    public void check(Principal principal, String endpoint) throws RequestRefusedException {
+        target(principal, endpoint, null);
+    }
+
+    private EndpointTable.Target target(Principal principal, String endpoint, Long id) throws RequestRefusedException {
+        Requests.validEndpoint(endpoint, false, id);
+        EndpointTable.Target target = services.hub().table().resolve(endpoint);
+        if (target == null) {
+            throw new RequestRefusedException(ErrorCodes.UNKNOWN_ENDPOINT, "no endpoint " + endpoint + " is configured", id);
+        }
+        if (!principal.canPublish(target.topic(), target.key())) {
+            throw new RequestRefusedException(ErrorCodes.FORBIDDEN, "not allowed to publish to " + endpoint, id);
+        }
+        return target;
+    }
+
+    /** How a topic with a format turns a publish into the record's key and value; on the publisher's thread. */
+    private interface Serializer {
+        byte[][] serialize(Formats.TopicFormat format, byte[] rawKey) throws EncodeException;
+    }
+
+    private void send(EndpointTable.Target target, String endpoint, Long id, byte[] value, Serializer serializer,
+                      Consumer<Outcome> answer) throws RequestRefusedException {
         int bytes = value == null ? 0 : value.length;
         if (inFlight > 0 && (inFlight >= services.requests().publishesInFlight()
                 || bytesInFlight + bytes > services.requests().publishBytesInFlight())) {
             Refusals.refused(services, "publishes_in_flight", channel.remoteAddress());
             throw new RequestRefusedException(ErrorCodes.BUSY, "this connection has " + inFlight + " publishes ("
-                    + bytesInFlight + " bytes) waiting for Kafka, as many as it may; publish again after an ack", request.id());
+                    + bytesInFlight + " bytes) waiting for Kafka, as many as it may; publish again after an ack", id);
         }
         inFlight++;
         bytesInFlight += bytes;
@@ -98,7 +139,7 @@ public final class Publishes {
         Formats.TopicFormat format = services.formats().forTopic(target.topic());
         CompletableFuture<RecordMetadata> published = format == null
                 ? services.publisher().publish(target.topic(), key, value)
-                : services.publisher().publish(target.topic(), () -> serialize(format, target, key, request));
+                : services.publisher().publish(target.topic(), () -> serializer.serialize(format, key));
         published.whenComplete((metadata, error) -> channel.eventLoop().execute(() -> {
             inFlight--;
             bytesInFlight -= bytes;
@@ -117,9 +158,32 @@ public final class Publishes {
             }
             else {
                 String epoch = services.hub().epochs().epoch(new TopicPartition(metadata.topic(), metadata.partition()));
-                answer.accept(new Acked(request.endpoint(), epoch, metadata.offset()));
+                answer.accept(new Acked(endpoint, epoch, metadata.offset()));
             }
         }));
+    }
+
+    /**
+     * A byte payload to a topic with a format: JSON text, parsed (exactly one value, bounded as every payload is by
+     * the transport's packet limit) and encoded by the topic's codecs; null stays a tombstone. On the publisher's thread.
+     */
+    private static byte[][] serializeBytes(Formats.TopicFormat format, EndpointTable.Target target, byte[] rawKey, byte[] value)
+            throws EncodeException {
+        byte[] key = rawKey;
+        if (format.key() != null && rawKey != null) {
+            key = format.key().encode(target.topic(), TextNode.valueOf(target.key()));
+        }
+        if (value == null || format.value() == null) {
+            return new byte[][] {key, value};
+        }
+        JsonNode payload;
+        try {
+            payload = BYTE_PAYLOADS.read(StandardCharsets.UTF_8.newDecoder().decode(java.nio.ByteBuffer.wrap(value)).toString());
+        }
+        catch (IOException | RuntimeException e) {
+            throw new EncodeException("the payload is not one JSON value in UTF-8");
+        }
+        return new byte[][] {key, format.value().encode(target.topic(), payload)};
     }
 
     /**

@@ -83,7 +83,7 @@ final class Requests {
         }
     }
 
-    private void subscribe(ClientRequest.Subscribe request) throws RequestRefusedException {
+    void subscribe(ClientRequest.Subscribe request) throws RequestRefusedException {
         // Every subscribe is charged, refused ones too: each costs the node lookups, and the accepted ones the hub's lock.
         // Unsubscribes are not: there cannot be more of them that do anything than there were subscribes.
         long wait = subscribes.take(System.nanoTime());

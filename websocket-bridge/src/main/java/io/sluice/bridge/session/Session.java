@@ -149,6 +149,26 @@ public final class Session {
         subscribe(request);
     }
 
+    /**
+     * A subscribe from a transport that frames its own requests (MQTT's SUBSCRIBE): every check and limit a WebSocket
+     * {@code subscribe} gets, its rate included, after {@link #openedWith}.
+     *
+     * @throws RequestRefusedException refused, nothing subscribed: the code says why, as in a WebSocket {@code error}
+     */
+    public void subscribeRequest(ClientRequest.Subscribe request) throws RequestRefusedException {
+        requests.subscribe(request);
+    }
+
+    /** Ends the subscription to {@code pattern}; false when there was none. For transports that frame their own requests. */
+    public boolean unsubscribe(String pattern) {
+        Subscription<SubscriptionState> s = subscriptions.get(pattern);
+        if (s == null) {
+            return false;
+        }
+        unsubscribe(s);
+        return true;
+    }
+
     /** One text frame from the client. */
     public void received(ByteBuf text) {
         if (closing) {
@@ -258,6 +278,16 @@ public final class Session {
     }
 
     // ---- delivery (the hub delivers to the Outbound, the subscriptions' outlet)
+
+    /** The channel's writability changed: {@link #writable} or {@link #unwritable}, as it now is. For every transport. */
+    public void writabilityChanged() {
+        if (channel.isWritable()) {
+            writable();
+        }
+        else {
+            unwritable();
+        }
+    }
 
     /** The socket went above the high-water mark: the slow-client clock starts ({@link Outbound#unwritable}). */
     public void unwritable() {

@@ -30,12 +30,7 @@ final class StreamConnection extends ChannelInboundHandlerAdapter {
 
     @Override
     public void channelWritabilityChanged(ChannelHandlerContext ctx) throws Exception {
-        if (ctx.channel().isWritable()) {
-            session.writable();
-        }
-        else {
-            session.unwritable();
-        }
+        session.writabilityChanged();
         super.channelWritabilityChanged(ctx);
     }
 

@@ -1,12 +1,7 @@
 package io.sluice.bridge.websocket;
 
 import io.netty.channel.Channel;
-import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelPipeline;
-import io.netty.handler.codec.http.websocketx.WebSocket00FrameDecoder;
-import io.netty.handler.codec.http.websocketx.WebSocket07FrameDecoder;
-import io.netty.handler.codec.http.websocketx.WebSocket08FrameDecoder;
-import io.netty.handler.codec.http.websocketx.WebSocket13FrameDecoder;
 import io.netty.handler.codec.http.websocketx.WebSocketDecoderConfig;
 import io.netty.handler.codec.http.websocketx.WebSocketFrameAggregator;
 import io.sluice.bridge.metrics.BridgeMetrics;
@@ -31,7 +26,6 @@ final class PreConnectLimit implements Inbound {
     /** Room for {@code {"type":"connect","id":...,"token":"..."}} around the token, with some whitespace. */
     static final int CONNECT_ENVELOPE_BYTES = 1024;
 
-    private static final String DECODER = "wsdecoder";
     static final String AGGREGATOR = "fragments";
 
     private final Channel channel;
@@ -67,11 +61,8 @@ final class PreConnectLimit implements Inbound {
             return;
         }
         lifted = true;
+        FrameLimit.raise(channel, normal);
         ChannelPipeline pipeline = channel.pipeline();
-        ChannelHandler decoder = pipeline.get(DECODER);
-        if (decoder != null) {
-            pipeline.replace(DECODER, DECODER, normalDecoder(decoder));
-        }
         pipeline.replace(AGGREGATOR, AGGREGATOR, new WebSocketFrameAggregator(maxMessageBytes));
         WritabilityGate.pauseReading(channel, this);
     }
@@ -86,20 +77,4 @@ final class PreConnectLimit implements Inbound {
         metrics.inboundTooLarge(lifted ? "connected" : "before_connect");
     }
 
-    /** The same kind of decoder the handshake chose (the WebSocket version the client asked for), at the normal size. */
-    private ChannelHandler normalDecoder(ChannelHandler decoder) {
-        if (decoder instanceof WebSocket13FrameDecoder) {
-            return new WebSocket13FrameDecoder(normal);
-        }
-        if (decoder instanceof WebSocket07FrameDecoder) {
-            return new WebSocket07FrameDecoder(normal);
-        }
-        if (decoder instanceof WebSocket08FrameDecoder) {
-            return new WebSocket08FrameDecoder(normal);
-        }
-        if (decoder instanceof WebSocket00FrameDecoder) {
-            return new WebSocket00FrameDecoder(normal);
-        }
-        throw new IllegalStateException("unexpected WebSocket decoder " + decoder.getClass().getName());
-    }
 }

@@ -73,12 +73,7 @@ final class SessionHandler extends ChannelInboundHandlerAdapter {
     @Override
     public void channelWritabilityChanged(ChannelHandlerContext ctx) throws Exception {
         if (session != null) {
-            if (ctx.channel().isWritable()) {
-                session.writable();
-            }
-            else {
-                session.unwritable();
-            }
+            session.writabilityChanged();
         }
         super.channelWritabilityChanged(ctx);
     }

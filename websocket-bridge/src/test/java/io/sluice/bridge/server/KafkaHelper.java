@@ -71,6 +71,11 @@ public final class KafkaHelper implements AutoCloseable, BeforeAllCallback, Afte
                 ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class));
     }
 
+    /** The cluster's bootstrap servers, once opened. */
+    public String bootstrap() {
+        return bootstrap;
+    }
+
     public String createTopic(int partitions) throws Exception {
         return createTopic(newTopicName(), partitions);
     }
