@@ -1,5 +1,7 @@
 package io.sluice.proxy.filter.harness;
 
+import java.net.InetSocketAddress;
+import java.net.SocketAddress;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
@@ -25,8 +27,9 @@ import io.sluice.proxy.filter.FilterContext;
  * The {@link FilterContext} a {@link FilterHarness} hands its filter. It behaves as the proxy's does where a filter can
  * tell (the same result builders, {@code sendRequest}'s version check, api key and client id, a Produce with acks=0
  * answered with null at once, a principal every later call sees), with two stand-ins for the connection: the requests
- * a filter sends of its own are recorded for the test to answer ({@link SentRequest}), and {@link #topicNames} answers
- * from the topics the test declared ({@link FilterHarness#clusterTopic}) instead of asking a broker.
+ * a filter sends of its own are recorded for the test to answer ({@link SentRequest}), {@link #topicNames} answers
+ * from the topics the test declared ({@link FilterHarness#clusterTopic}) instead of asking a broker, and the client's
+ * address and byte counts are what the test set ({@link FilterHarness#clientAddress}, {@link FilterHarness#clientBytes}).
  */
 public final class HarnessFilterContext implements FilterContext {
 
@@ -37,7 +40,13 @@ public final class HarnessFilterContext implements FilterContext {
     private final List<SentRequest> sent = new ArrayList<>();
     private final Map<Uuid, String> clusterTopics = new HashMap<>();
     private ClientTlsContext tls;
+    private SocketAddress clientAddress = DEFAULT_CLIENT_ADDRESS;
+    private long bytesFromClient;
+    private long bytesToClient;
     private AuthenticatedPrincipal principal;
+
+    /** The client address a harness reports unless the test sets one: TEST-NET-1 (RFC 5737), port 50000. */
+    public static final InetSocketAddress DEFAULT_CLIENT_ADDRESS = new InetSocketAddress("192.0.2.1", 50000);
 
     HarnessFilterContext(String filterName, String virtualCluster, EmbeddedChannel channel) {
         this.filterName = filterName;
@@ -73,6 +82,30 @@ public final class HarnessFilterContext implements FilterContext {
 
     void clientTls(ClientTlsContext tls) {
         this.tls = tls;
+    }
+
+    @Override
+    public SocketAddress clientAddress() {
+        return clientAddress;
+    }
+
+    void clientAddress(SocketAddress address) {
+        this.clientAddress = address;
+    }
+
+    @Override
+    public long bytesFromClient() {
+        return bytesFromClient;
+    }
+
+    @Override
+    public long bytesToClient() {
+        return bytesToClient;
+    }
+
+    void clientBytes(long fromClient, long toClient) {
+        this.bytesFromClient = fromClient;
+        this.bytesToClient = toClient;
     }
 
     @Override

@@ -203,4 +203,38 @@ class FilterHarnessTest {
                     .containsExactlyEntriesOf(java.util.Map.of(known, "orders"));
         }
     }
+
+    @Test
+    void aConnectionFilterIsOpenedBeforeItsFirstMessageAndClosedWhenTheTestSaysSoOnceEach() {
+        List<String> seen = new java.util.ArrayList<>();
+        final class Recorder implements io.sluice.proxy.filter.ConnectionFilter, RequestFilter {
+            @Override
+            public void onConnectionOpened(FilterContext context) {
+                seen.add("opened from " + context.clientAddress());
+            }
+
+            @Override
+            public void onConnectionClosed(FilterContext context) {
+                seen.add("closed after " + context.bytesFromClient() + " in, " + context.bytesToClient() + " out");
+            }
+
+            @Override
+            public CompletionStage<RequestFilterResult> onRequest(ApiKeys apiKey, short apiVersion, RequestHeaderData header, ApiMessage request,
+                                                                  FilterContext context) {
+                seen.add(apiKey.name);
+                return context.forwardRequest(header, request);
+            }
+        }
+        try (FilterHarness harness = FilterHarness.of(new Recorder())) {
+            harness.clientAddress(new java.net.InetSocketAddress("198.51.100.7", 4242));
+            harness.request(listOffsets("t"));
+            harness.request(listOffsets("t"));
+            harness.clientBytes(120, 340).closeConnection().closeConnection();
+
+            assertThat(seen).containsExactly("opened from /198.51.100.7:4242", "ListOffsets", "ListOffsets", "closed after 120 in, 340 out");
+        }
+        try (FilterHarness harness = FilterHarness.of(new Recorder())) {
+            assertThat(harness.context().clientAddress()).isEqualTo(HarnessFilterContext.DEFAULT_CLIENT_ADDRESS);
+        }
+    }
 }
