@@ -13,7 +13,8 @@ import com.fasterxml.jackson.annotation.JsonProperty;
  *
  * @param sampleInterval       policy refusals and quota throttles: at most one event per principal and type per
  *                             interval, the rest counted (default 60 s, at least 1 s)
- * @param maxSampledPrincipals how many principals sampling tracks at once; beyond that they share one window, under
+ * @param maxSampledPrincipals how many sampling windows (one per principal, type and virtual cluster) are tracked at
+ *                             once; beyond that new principals share one window per type and virtual cluster, under
  *                             the principal {@value Sampler#OVERFLOW_PRINCIPAL} (default 10,000)
  * @param file                 a rolling file
  * @param stdout               the process's standard output

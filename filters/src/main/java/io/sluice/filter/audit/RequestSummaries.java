@@ -313,7 +313,8 @@ final class RequestSummaries {
         if (operation != null) {
             c.put("op", operation);
         }
-        c.put("value", Secrets.configValue(resourceType, name, value));
+        // A deletion carries no value worth showing (kafka-clients sends null, others an empty string).
+        c.put("value", "DELETE".equals(operation) ? null : Secrets.configValue(resourceType, name, value));
         return c;
     }
 

@@ -15,8 +15,9 @@ import java.util.concurrent.ConcurrentHashMap;
  * at shutdown, whichever comes first.
  *
  * <p>A window opens with an admitted event and lasts {@code interval}. Windows are shared by the connections of all
- * event loops (a concurrent map, each decision one atomic {@code compute}); at most {@code maxPrincipals} are tracked
- * at once, and principals beyond that share the window of {@value #OVERFLOW_PRINCIPAL}.</p>
+ * event loops (a concurrent map, each decision one atomic {@code compute}); at most {@code maxPrincipals} windows are
+ * tracked at once (one per type, virtual cluster and principal), and principals beyond that share their type's and
+ * virtual cluster's window of {@value #OVERFLOW_PRINCIPAL}. The sweep forgets windows that are over.</p>
  */
 final class Sampler {
 

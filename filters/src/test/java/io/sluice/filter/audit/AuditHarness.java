@@ -43,11 +43,12 @@ final class AuditHarness implements AutoCloseable {
 
     AuditHarness(Duration sampleInterval) {
         AuditConfig config = AuditConfig.fromYaml(sampleInterval, null, null, AuditConfig.Stdout.fromYaml(null), null);
-        shared = audit.initialize(context(), config);
-        harness = FilterHarness.of(audit.createFilter(context(), shared));
+        shared = audit.initialize(factoryContext(registry, timers), config);
+        harness = FilterHarness.of(audit.createFilter(factoryContext(registry, timers), shared));
     }
 
-    private FilterFactoryContext context() {
+    /** A factory context as the proxy gives one: the definition's name {@code audit}, a registry, timers. */
+    static FilterFactoryContext factoryContext(MeterRegistry registry, ScheduledExecutorService timers) {
         return new FilterFactoryContext() {
             @Override
             public String filterName() {
