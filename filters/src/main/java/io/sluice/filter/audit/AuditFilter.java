@@ -31,7 +31,6 @@ import io.sluice.proxy.filter.RequestFilter;
 import io.sluice.proxy.filter.RequestFilterResult;
 import io.sluice.proxy.filter.ResponseFilter;
 import io.sluice.proxy.filter.ResponseFilterResult;
-import io.sluice.proxy.filter.ResponseHook;
 
 /**
  * One client connection's audit trail. It observes and never changes: every request and response goes on as it came,
@@ -42,7 +41,7 @@ import io.sluice.proxy.filter.ResponseHook;
  *   <li>the connection opening and closing ({@link ConnectionFilter}), with its byte counts;</li>
  *   <li>SaslHandshake and SaslAuthenticate answers, and a principal an authenticating filter reports by other means:
  *       authentication events;</li>
- *   <li>the requests {@link RequestSummaries} reads, each with a {@link ResponseHook} that observes its answer: admin
+ *   <li>the requests {@link RequestSummaries} reads, each with a response hook that observes its answer: admin
  *       events, and the names of what group and transaction APIs answer about;</li>
  *   <li>every other response, in {@code onResponse}: denials, policy refusals and throttles. Fetch and ShareFetch
  *       responses only when the proxy decodes them anyway ({@link #requiresDecodedResponse}).</li>
@@ -131,7 +130,7 @@ final class AuditFilter implements RequestFilter, ResponseFilter, ConnectionFilt
         }
         RequestSummary asked = summary;
         return context.requestFilterResultBuilder().forward(header, request)
-                .withResponseHook(ResponseHook.of(response -> guarded(apiKey.name, () -> observe(apiKey, apiVersion, asked, response, context, id))))
+                .withResponseHook(response -> observe(apiKey, apiVersion, asked, response, context, id))
                 .completed();
     }
 
@@ -160,22 +159,49 @@ final class AuditFilter implements RequestFilter, ResponseFilter, ConnectionFilt
     @Override
     public CompletionStage<ResponseFilterResult> onResponse(ApiKeys apiKey, short apiVersion, ResponseHeaderData header, ApiMessage response,
                                                             FilterContext context) {
-        guarded(apiKey.name, () -> observe(apiKey, apiVersion, RequestSummary.none(apiKey), response, context, -1));
-        return context.forwardResponse(header, response);
+        return observe(apiKey, apiVersion, RequestSummary.none(apiKey), response, context, -1)
+                .thenApply(done -> context.responseFilterResultBuilder().forward(header, response).build());
     }
 
-    private void observe(ApiKeys api, short version, RequestSummary request, ApiMessage response, FilterContext context, int id) {
-        session(context);
-        if (api == ApiKeys.SASL_HANDSHAKE) {
-            handshake(request, (SaslHandshakeResponseData) response, context);
-            return;
+    /**
+     * Makes the events one response calls for. Completes at once, except when it must name topics the response knows
+     * by id only (a Fetch or Produce v13+ denial): then when the connection's topic names answer (from their cache,
+     * where JwtAuth put them, or a Metadata request), so that the events keep their order. Never fails.
+     */
+    private CompletionStage<Void> observe(ApiKeys api, short version, RequestSummary request, ApiMessage response, FilterContext context, int id) {
+        Outcome.Collector outcomes;
+        try {
+            session(context);
+            if (api == ApiKeys.SASL_HANDSHAKE) {
+                handshake(request, (SaslHandshakeResponseData) response, context);
+                return DONE;
+            }
+            if (api == ApiKeys.SASL_AUTHENTICATE) {
+                authenticate((SaslAuthenticateResponseData) response, context);
+                return DONE;
+            }
+            notice(context);
+            outcomes = ResponseOutcomes.of(api, version, response, request);
+            if (request.admin() || outcomes.unnamedTopicIds().isEmpty()) {
+                guarded(api.name, () -> events(api, request, response, outcomes, context, id));
+                return DONE;
+            }
+        } catch (RuntimeException e) {
+            FAILED.log("audit: observing {} failed: {}", api.name, e.toString());
+            return DONE;
         }
-        if (api == ApiKeys.SASL_AUTHENTICATE) {
-            authenticate((SaslAuthenticateResponseData) response, context);
-            return;
-        }
-        notice(context);
-        Outcome.Collector outcomes = ResponseOutcomes.of(api, version, response, request);
+        return context.topicNames(List.copyOf(outcomes.unnamedTopicIds())).handle((names, error) -> {
+            if (names != null) {
+                outcomes.rename(names);
+            }
+            guarded(api.name, () -> events(api, request, response, outcomes, context, id));
+            return null;
+        });
+    }
+
+    private static final CompletionStage<Void> DONE = java.util.concurrent.CompletableFuture.completedStage(null);
+
+    private void events(ApiKeys api, RequestSummary request, ApiMessage response, Outcome.Collector outcomes, FilterContext context, int id) {
         int throttleMs = ResponseOutcomes.TopLevel.throttleTimeMs(response);
         if (request.admin()) {
             unanswered.remove(id);

@@ -10,8 +10,8 @@ import io.sluice.logging.RateLimitedLog;
 
 /**
  * What every connection of one Audit definition writes through: each event is serialised once, on the event loop that
- * made it, and offered to every sink (which never blocks); sampled types pass the {@link Sampler} first. Shared by the
- * connections of all event loops.
+ * made it, and offered to every sink (which never blocks), all sinks in the same order; sampled types pass the
+ * {@link Sampler} first. Shared by the connections of all event loops.
  */
 final class AuditLog implements AutoCloseable {
 
@@ -42,8 +42,12 @@ final class AuditLog implements AutoCloseable {
             return;
         }
         metrics.made(event.type());
-        for (EventSink sink : sinks) {
-            sink.offer(event.key(), line);
+        // One order for every sink, whichever event loops emit at once: the topic is a copy of the file. Held only
+        // while lines are appended to lock-free queues, which never wait.
+        synchronized (sinks) {
+            for (EventSink sink : sinks) {
+                sink.offer(event.key(), line);
+            }
         }
     }
 

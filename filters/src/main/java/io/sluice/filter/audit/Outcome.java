@@ -1,10 +1,14 @@
 package io.sluice.filter.audit;
 
 import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 
+import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.protocol.Errors;
 
 /**
@@ -23,7 +27,35 @@ record Outcome(String type, String name, Errors error, String message) {
 
         private final List<Outcome> outcomes = new ArrayList<>();
         private final Set<List<Object>> seen = new HashSet<>();
+        /** Topics with an error that the response names by id only, by the name they have until {@link #rename}. */
+        private final Map<String, Uuid> unnamed = new HashMap<>();
         private int omitted;
+
+        /** A topic's error, the topic by name or, where the message carries only its id, by id until {@link #rename}. */
+        void addTopic(String name, Uuid id, short errorCode, String message) {
+            if (errorCode == 0) {
+                return;
+            }
+            String shown = Resource.topicName(name, id);
+            if ((name == null || name.isEmpty()) && !shown.isEmpty()) {
+                unnamed.put(shown, id);
+            }
+            add(Resource.TOPIC, shown, errorCode, message);
+        }
+
+        /** The ids of topics with errors that the response did not name. */
+        Collection<Uuid> unnamedTopicIds() {
+            return unnamed.values();
+        }
+
+        /** Names the topics known by id only, where {@code names} knows them; the others keep their id. */
+        void rename(Map<Uuid, String> names) {
+            outcomes.replaceAll(o -> {
+                Uuid id = o.type().equals(Resource.TOPIC) ? unnamed.get(o.name()) : null;
+                String name = id == null ? null : names.get(id);
+                return name == null ? o : new Outcome(o.type(), Secrets.text(name), o.error(), o.message());
+            });
+        }
 
         void add(String type, String name, short errorCode, String message) {
             if (errorCode == 0) {

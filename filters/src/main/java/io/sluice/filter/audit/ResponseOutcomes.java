@@ -57,27 +57,27 @@ final class ResponseOutcomes {
     static Outcome.Collector of(ApiKeys api, short version, ApiMessage response, RequestSummary request) {
         Outcome.Collector c = new Outcome.Collector();
         switch (api) {
-            case PRODUCE -> ((ProduceResponseData) response).responses().forEach(t -> t.partitionResponses().forEach(p -> c.add(Resource.TOPIC,
-                    Resource.topicName(t.name(), t.topicId()), p.errorCode(), p.errorMessage())));
+            case PRODUCE -> ((ProduceResponseData) response).responses().forEach(t -> t.partitionResponses().forEach(p -> c.addTopic(t.name(), t.topicId(),
+                    p.errorCode(), p.errorMessage())));
             case FETCH -> {
                 FetchResponseData r = (FetchResponseData) response;
                 whole(c, request, r.errorCode(), null);
-                r.responses().forEach(t -> t.partitions().forEach(p -> c.add(Resource.TOPIC, Resource.topicName(t.topic(), t.topicId()), p.errorCode(), null)));
+                r.responses().forEach(t -> t.partitions().forEach(p -> c.addTopic(t.topic(), t.topicId(), p.errorCode(), null)));
             }
             case SHARE_FETCH -> {
                 ShareFetchResponseData r = (ShareFetchResponseData) response;
                 whole(c, request, r.errorCode(), r.errorMessage());
-                r.responses().forEach(t -> t.partitions().forEach(p -> c.add(Resource.TOPIC, Resource.topicName(null, t.topicId()), p.errorCode(), p.errorMessage())));
+                r.responses().forEach(t -> t.partitions().forEach(p -> c.addTopic(null, t.topicId(), p.errorCode(), p.errorMessage())));
             }
             case LIST_OFFSETS -> ((ListOffsetsResponseData) response).topics().forEach(t -> t.partitions().forEach(p -> c.add(Resource.TOPIC, t.name(), p.errorCode(), null)));
             case METADATA -> {
                 MetadataResponseData r = (MetadataResponseData) response;
                 whole(c, request, r.errorCode(), null);
-                r.topics().forEach(t -> c.add(Resource.TOPIC, Resource.topicName(t.name(), t.topicId()), t.errorCode(), null));
+                r.topics().forEach(t -> c.addTopic(t.name(), t.topicId(), t.errorCode(), null));
             }
             case OFFSET_COMMIT -> {
-                ((OffsetCommitResponseData) response).topics().forEach(t -> t.partitions().forEach(p -> c.add(Resource.TOPIC,
-                        Resource.topicName(t.name(), t.topicId()), p.errorCode(), null)));
+                ((OffsetCommitResponseData) response).topics().forEach(t -> t.partitions().forEach(p -> c.addTopic(t.name(), t.topicId(),
+                        p.errorCode(), null)));
             }
             case TXN_OFFSET_COMMIT -> ((TxnOffsetCommitResponseData) response).topics().forEach(t -> t.partitions().forEach(p -> c.add(Resource.TOPIC, t.name(), p.errorCode(), null)));
             case OFFSET_FETCH -> {
@@ -88,7 +88,7 @@ final class ResponseOutcomes {
                 } else {
                     r.groups().forEach(g -> {
                         c.add(Resource.GROUP, g.groupId(), g.errorCode(), null);
-                        g.topics().forEach(t -> t.partitions().forEach(p -> c.add(Resource.TOPIC, Resource.topicName(t.name(), t.topicId()), p.errorCode(), null)));
+                        g.topics().forEach(t -> t.partitions().forEach(p -> c.addTopic(t.name(), t.topicId(), p.errorCode(), null)));
                     });
                 }
             }
@@ -123,8 +123,8 @@ final class ResponseOutcomes {
                 }
             }
             case CREATE_TOPICS -> ((CreateTopicsResponseData) response).topics().forEach(t -> c.add(Resource.TOPIC, t.name(), t.errorCode(), t.errorMessage()));
-            case DELETE_TOPICS -> ((DeleteTopicsResponseData) response).responses().forEach(t -> c.add(Resource.TOPIC,
-                    Resource.topicName(t.name(), t.topicId()), t.errorCode(), t.errorMessage()));
+            case DELETE_TOPICS -> ((DeleteTopicsResponseData) response).responses().forEach(t -> c.addTopic(t.name(), t.topicId(),
+                    t.errorCode(), t.errorMessage()));
             case CREATE_PARTITIONS -> ((CreatePartitionsResponseData) response).results().forEach(t -> c.add(Resource.TOPIC, t.name(), t.errorCode(), t.errorMessage()));
             case DELETE_RECORDS -> ((DeleteRecordsResponseData) response).topics().forEach(t -> t.partitions().forEach(p -> c.add(Resource.TOPIC, t.name(), p.errorCode(), null)));
             case ALTER_CONFIGS -> ((AlterConfigsResponseData) response).responses().forEach(res -> c.add(Resource.configResourceType(res.resourceType()),

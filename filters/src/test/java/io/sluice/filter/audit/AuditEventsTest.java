@@ -102,7 +102,9 @@ class AuditEventsTest {
     @Test
     void deniedResourcesOfAResponseAreOneDenialEventNamingEachTopicByNameOrId() {
         Uuid id = Uuid.randomUuid();
+        Uuid known = Uuid.randomUuid();
         try (AuditHarness audit = opened()) {
+            audit.harness.clusterTopic(known, "ledger");
             audit.harness.context().authenticated(new AuthenticatedPrincipal("bob", "OAUTHBEARER", Map.of()));
             ProduceResponseData produce = new ProduceResponseData();
             produce.responses().add(new ProduceResponseData.TopicProduceResponse().setName("orders").setPartitionResponses(List.of(
@@ -111,6 +113,8 @@ class AuditEventsTest {
                     new ProduceResponseData.PartitionProduceResponse().setIndex(1).setErrorCode(Errors.TOPIC_AUTHORIZATION_FAILED.code())
                             .setErrorMessage("not permitted"))));
             produce.responses().add(new ProduceResponseData.TopicProduceResponse().setTopicId(id).setPartitionResponses(List.of(
+                    new ProduceResponseData.PartitionProduceResponse().setIndex(0).setErrorCode(Errors.TOPIC_AUTHORIZATION_FAILED.code()))));
+            produce.responses().add(new ProduceResponseData.TopicProduceResponse().setTopicId(known).setPartitionResponses(List.of(
                     new ProduceResponseData.PartitionProduceResponse().setIndex(0).setErrorCode(Errors.TOPIC_AUTHORIZATION_FAILED.code()))));
             produce.responses().add(new ProduceResponseData.TopicProduceResponse().setName("fine").setPartitionResponses(List.of(
                     new ProduceResponseData.PartitionProduceResponse().setIndex(0))));
@@ -133,7 +137,9 @@ class AuditEventsTest {
                     "authorization.denied", "authorization.denied", "authorization.denied", "connection.closed");
             assertThat(events.get(2).toString()).endsWith(",\"principal\":\"bob\",\"api\":\"Produce\",\"resources\":["
                     + "{\"type\":\"topic\",\"name\":\"orders\",\"error\":\"TOPIC_AUTHORIZATION_FAILED\",\"message\":\"not permitted\"},"
-                    + "{\"type\":\"topic\",\"name\":\"" + id + "\",\"error\":\"TOPIC_AUTHORIZATION_FAILED\"}]}");
+                    // By id only: named as the connection knows it, or left as the id the cluster does not know.
+                    + "{\"type\":\"topic\",\"name\":\"" + id + "\",\"error\":\"TOPIC_AUTHORIZATION_FAILED\"},"
+                    + "{\"type\":\"topic\",\"name\":\"ledger\",\"error\":\"TOPIC_AUTHORIZATION_FAILED\"}]}");
             assertThat(events.get(3).toString()).endsWith(",\"api\":\"Metadata\",\"resources\":[{\"type\":\"topic\",\"name\":\"secret\",\"error\":\"TOPIC_AUTHORIZATION_FAILED\"}]}");
             assertThat(events.get(4).toString()).endsWith(",\"api\":\"JoinGroup\",\"resources\":[{\"type\":\"group\",\"name\":\"not-mine\",\"error\":\"GROUP_AUTHORIZATION_FAILED\"}]}");
         }
