@@ -15,7 +15,7 @@ import io.sluice.logging.RateLimitedLog;
  */
 final class AuditLog implements AutoCloseable {
 
-    private static final RateLimitedLog UNSERIALISABLE = new RateLimitedLog(LoggerFactory.getLogger(AuditLog.class));
+    private static final RateLimitedLog PROBLEMS = new RateLimitedLog(LoggerFactory.getLogger(AuditLog.class));
 
     private final Clock clock;
     private final Sampler sampler;
@@ -38,7 +38,7 @@ final class AuditLog implements AutoCloseable {
         try {
             line = event.line();
         } catch (RuntimeException e) {
-            UNSERIALISABLE.log("an audit event of type {} could not be serialised: {}", event.type().wireName(), e.toString());
+            PROBLEMS.log("an audit event of type {} could not be serialised: {}", event.type().wireName(), e.toString());
             return;
         }
         metrics.made(event.type());
@@ -66,7 +66,12 @@ final class AuditLog implements AutoCloseable {
 
     /** Writes the counts of the sampling windows that are over; run periodically. */
     void sweep() {
-        sampler.sweep().forEach(s -> emit(suppressedEvent(s)));
+        try {
+            sampler.sweep().forEach(s -> emit(suppressedEvent(s)));
+        } catch (RuntimeException e) {
+            // A periodic task that throws is never run again.
+            PROBLEMS.log("audit: the sampling sweep failed: {}", e.toString());
+        }
     }
 
     private AuditEvent suppressedEvent(Sampler.Suppressed s) {

@@ -25,10 +25,11 @@ record Outcome(String type, String name, Errors error, String message) {
 
         static final int MAX = 100;
 
-        private final List<Outcome> outcomes = new ArrayList<>();
-        private final Set<List<Object>> seen = new HashSet<>();
+        // Made at the first error: most responses have none, and this runs for every response the audit sees.
+        private List<Outcome> outcomes = List.of();
+        private Set<List<Object>> seen;
         /** Topics with an error that the response names by id only, by the name they have until {@link #rename}. */
-        private final Map<String, Uuid> unnamed = new HashMap<>();
+        private Map<String, Uuid> unnamed = Map.of();
         private int omitted;
 
         /** A topic's error, the topic by name or, where the message carries only its id, by id until {@link #rename}. */
@@ -38,6 +39,9 @@ record Outcome(String type, String name, Errors error, String message) {
             }
             String shown = Resource.topicName(name, id);
             if ((name == null || name.isEmpty()) && !shown.isEmpty()) {
+                if (unnamed.isEmpty()) {
+                    unnamed = new HashMap<>();
+                }
                 unnamed.put(shown, id);
             }
             add(Resource.TOPIC, shown, errorCode, message);
@@ -50,6 +54,9 @@ record Outcome(String type, String name, Errors error, String message) {
 
         /** Names the topics known by id only, where {@code names} knows them; the others keep their id. */
         void rename(Map<Uuid, String> names) {
+            if (unnamed.isEmpty()) {
+                return;
+            }
             outcomes.replaceAll(o -> {
                 Uuid id = o.type().equals(Resource.TOPIC) ? unnamed.get(o.name()) : null;
                 String name = id == null ? null : names.get(id);
@@ -63,6 +70,10 @@ record Outcome(String type, String name, Errors error, String message) {
             }
             Errors error = Errors.forCode(errorCode);
             String shownName = Secrets.text(name);
+            if (seen == null) {
+                seen = new HashSet<>();
+                outcomes = new ArrayList<>();
+            }
             if (!seen.add(List.of(type, String.valueOf(shownName), error))) {
                 return;
             }
