@@ -62,7 +62,7 @@ public final class Audit implements FilterFactory<AuditConfig, Audit.Shared> {
 
     @Override
     public Shared initialize(FilterFactoryContext context, AuditConfig config) {
-        check(context, config);
+        check(context.filterName(), config);
         AuditMetrics metrics = new AuditMetrics(context.meterRegistry(), context.filterName());
         List<EventSink> sinks = new ArrayList<>();
         try {
@@ -88,10 +88,11 @@ public final class Audit implements FilterFactory<AuditConfig, Audit.Shared> {
     /** The checks {@link #initialize} makes, opening no file, starting no thread and no producer. */
     @Override
     public void validate(FilterFactoryContext context, AuditConfig config) {
-        check(context, config);
+        check(context.filterName(), config);
     }
 
-    private static void check(FilterFactoryContext context, AuditConfig config) {
+    /** @throws IllegalArgumentException naming the field */
+    static void check(String filterName, AuditConfig config) {
         if (config == null) {
             throw new IllegalArgumentException("file, stdout, kafka: at least one sink is required");
         }
@@ -102,7 +103,7 @@ public final class Audit implements FilterFactory<AuditConfig, Audit.Shared> {
             }
         }
         if (config.kafka() != null) {
-            KafkaTopicSink.producerConfig(context.filterName(), config.kafka());
+            KafkaTopicSink.producerConfig(filterName, config.kafka());
         }
     }
 

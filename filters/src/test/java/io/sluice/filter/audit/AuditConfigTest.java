@@ -10,7 +10,6 @@ import org.junit.jupiter.api.io.TempDir;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.sluice.config.ConfigLoader;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -59,19 +58,17 @@ class AuditConfigTest {
 
     @Test
     void validationChecksTheDirectoryAndTheProducerSettingsAndStartsNothing(@TempDir Path dir) throws Exception {
-        Audit audit = new Audit();
-        var context = AuditHarness.factoryContext(new SimpleMeterRegistry(), null);
-        audit.validate(context, bind("file: {path: \"" + dir.resolve("audit.jsonl") + "\"}\nkafka: {topic: t, bootstrapServers: \"127.0.0.1:1\"}"));
+        Audit.check("audit", bind("file: {path: \"" + dir.resolve("audit.jsonl") + "\"}\nkafka: {topic: t, bootstrapServers: \"127.0.0.1:1\"}"));
         assertThat(dir.toFile().list()).as("validation creates no file").isEmpty();
         assertThat(Thread.getAllStackTraces().keySet()).noneMatch(t -> t.getName().startsWith("sluice-audit-") || t.getName().contains("sluice-audit-audit"));
 
-        assertThatThrownBy(() -> audit.validate(context, bind("file: {path: \"" + dir.resolve("nowhere/audit.jsonl") + "\"}")))
+        assertThatThrownBy(() -> Audit.check("audit", bind("file: {path: \"" + dir.resolve("nowhere/audit.jsonl") + "\"}")))
                 .hasMessageStartingWith("file.path: the directory").hasMessageContaining("does not exist");
-        assertThatThrownBy(() -> audit.validate(context, bind("kafka: {topic: t, bootstrapServers: k:9092, producerConfig: {key.serializer: x}}")))
+        assertThatThrownBy(() -> Audit.check("audit", bind("kafka: {topic: t, bootstrapServers: k:9092, producerConfig: {key.serializer: x}}")))
                 .hasMessage("kafka.producerConfig.key.serializer: set by the Audit filter");
-        assertThatThrownBy(() -> audit.validate(context, bind("kafka: {topic: t, bootstrapServers: k:9092, producerConfig: {bootstrap.servers: x}}")))
+        assertThatThrownBy(() -> Audit.check("audit", bind("kafka: {topic: t, bootstrapServers: k:9092, producerConfig: {bootstrap.servers: x}}")))
                 .hasMessageContaining("from kafka.bootstrapServers");
-        assertThatThrownBy(() -> audit.validate(context, bind("kafka: {topic: t, bootstrapServers: k:9092, producerConfig: {acks: sometimes}}")))
+        assertThatThrownBy(() -> Audit.check("audit", bind("kafka: {topic: t, bootstrapServers: k:9092, producerConfig: {acks: sometimes}}")))
                 .hasMessageStartingWith("kafka.producerConfig: ").hasMessageContaining("acks");
     }
 }

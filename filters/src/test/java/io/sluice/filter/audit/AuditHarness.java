@@ -6,75 +6,41 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 
-import io.micrometer.core.instrument.MeterRegistry;
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import io.sluice.proxy.filter.FilterFactoryContext;
+import io.micrometer.core.instrument.Counter;
 import io.sluice.proxy.filter.harness.FilterHarness;
 
 import static org.awaitility.Awaitility.await;
 
 /**
- * The Audit filter of one connection in a {@link FilterHarness}, its factory initialised as the proxy would, writing
- * to a captured standard output (the real stdout sink, its buffer and its thread), with a clock the test moves. What
- * comes out: the events, parsed, in order.
+ * The Audit filter of one connection in a {@link FilterHarness}, its factory initialised as the proxy would (the
+ * sampler's sweep on the harness's event loop), writing to a captured standard output (the real stdout sink, its
+ * buffer and its thread), with a clock the test moves. What comes out: the events, parsed, in order.
  */
 final class AuditHarness implements AutoCloseable {
 
     static final ObjectMapper JSON = new ObjectMapper();
 
     final TestClock clock = new TestClock();
-    final SimpleMeterRegistry registry = new SimpleMeterRegistry();
     final ByteArrayOutputStream stdout = new ByteArrayOutputStream();
-    final Audit audit = new Audit(clock, new PrintStream(stdout, true, StandardCharsets.UTF_8));
-    final Audit.Shared shared;
     final FilterHarness harness;
-    private final ScheduledExecutorService timers = Executors.newSingleThreadScheduledExecutor();
-    private boolean closed;
 
     AuditHarness() {
         this(AuditConfig.DEFAULT_SAMPLE_INTERVAL);
     }
 
     AuditHarness(Duration sampleInterval) {
-        AuditConfig config = AuditConfig.fromYaml(sampleInterval, null, null, AuditConfig.Stdout.fromYaml(null), null);
-        shared = audit.initialize(factoryContext(registry, timers), config);
-        harness = FilterHarness.of(audit.createFilter(factoryContext(registry, timers), shared));
+        Audit audit = new Audit(clock, new PrintStream(stdout, true, StandardCharsets.UTF_8));
+        harness = FilterHarness.of("audit", audit, AuditConfig.fromYaml(sampleInterval, null, null, AuditConfig.Stdout.fromYaml(null), null));
     }
 
-    /** A factory context as the proxy gives one: the definition's name {@code audit}, a registry, timers. */
-    static FilterFactoryContext factoryContext(MeterRegistry registry, ScheduledExecutorService timers) {
-        return new FilterFactoryContext() {
-            @Override
-            public String filterName() {
-                return "audit";
-            }
-
-            @Override
-            public MeterRegistry meterRegistry() {
-                return registry;
-            }
-
-            @Override
-            public ScheduledExecutorService eventLoop() {
-                return timers;
-            }
-
-            @Override
-            public <P> P pluginInstance(Class<P> pluginType, String name) {
-                throw new UnsupportedOperationException();
-            }
-
-            @Override
-            public <T> T bindConfig(Object value, Class<T> type, String field) {
-                throw new UnsupportedOperationException();
-            }
-        };
+    /** Moves the audit's clock and the harness's timers on together: the sampler's sweep runs when an interval is over. */
+    void advance(Duration by) {
+        clock.advance(by);
+        harness.advanceTime(by);
     }
 
     /** The raw bytes written so far. */
@@ -103,28 +69,18 @@ final class AuditHarness implements AutoCloseable {
         return events();
     }
 
-    /** The types of the events written, after waiting for {@code count} of them. */
-    List<String> awaitTypes(int count) {
-        return awaitEvents(count).stream().map(e -> e.get("type").asText()).toList();
-    }
-
     double counter(String name, String tag, String value) {
-        var counter = registry.find(name).tag(tag, value).counter();
+        Counter counter = harness.meterRegistry().find(name).tag(tag, value).counter();
         return counter == null ? 0 : counter.count();
     }
 
-    /** Shuts the definition down as the proxy does: the sampler's counts, then the sinks drain. */
+    /** Shuts the definition down as the proxy does (the sampler's counts, then the sinks drain); the events are all written after. */
     void shutdown() {
-        if (!closed) {
-            closed = true;
-            audit.close(shared);
-            timers.shutdownNow();
-        }
+        harness.close();
     }
 
     @Override
     public void close() {
         harness.close();
-        shutdown();
     }
 }

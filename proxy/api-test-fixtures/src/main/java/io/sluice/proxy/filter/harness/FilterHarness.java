@@ -58,6 +58,8 @@ public final class FilterHarness implements AutoCloseable {
     private final HarnessFilterContext context;
     private final MeterRegistry registry;
     private final ConnectionFilter connection;
+    /** The factory's {@code close(initializationData)}, for a harness made from a factory; run once by {@link #close}. */
+    private Runnable closeFactory;
     private boolean opened;
     private boolean closed;
     private int nextCorrelationId = 1;
@@ -88,7 +90,9 @@ public final class FilterHarness implements AutoCloseable {
         SimpleMeterRegistry registry = new SimpleMeterRegistry();
         HarnessFactoryContext factoryContext = new HarnessFactoryContext(filterName, registry, channel.eventLoop());
         I shared = factory.initialize(factoryContext, config);
-        return new FilterHarness(channel, registry, filterName, factory.createFilter(factoryContext, shared));
+        FilterHarness harness = new FilterHarness(channel, registry, filterName, factory.createFilter(factoryContext, shared));
+        harness.closeFactory = () -> factory.close(shared);
+        return harness;
     }
 
     private static EmbeddedChannel newChannel() {
@@ -291,8 +295,21 @@ public final class FilterHarness implements AutoCloseable {
         return registry;
     }
 
+    /**
+     * Ends the harness: for one made from a factory, the factory's {@code close} first (as the proxy calls it at
+     * shutdown: threads and clients it started stop), then the event loop. It does not call
+     * {@link #closeConnection()}. Once only.
+     */
     @Override
     public void close() {
-        channel.finishAndReleaseAll();
+        Runnable factory = closeFactory;
+        closeFactory = null;
+        try {
+            if (factory != null) {
+                factory.run();
+            }
+        } finally {
+            channel.finishAndReleaseAll();
+        }
     }
 }

@@ -237,4 +237,35 @@ class FilterHarnessTest {
             assertThat(harness.context().clientAddress()).isEqualTo(HarnessFilterContext.DEFAULT_CLIENT_ADDRESS);
         }
     }
+
+    @Test
+    void aHarnessMadeFromAFactoryClosesItOnceAtItsEndAsTheProxyDoesAtShutdown() {
+        List<String> closed = new java.util.ArrayList<>();
+        io.sluice.proxy.filter.FilterFactory<String, String> factory = new io.sluice.proxy.filter.FilterFactory<>() {
+            @Override
+            public Class<String> configType() {
+                return String.class;
+            }
+
+            @Override
+            public String initialize(io.sluice.proxy.filter.FilterFactoryContext context, String config) {
+                return config + " of " + context.filterName();
+            }
+
+            @Override
+            public io.sluice.proxy.filter.Filter createFilter(io.sluice.proxy.filter.FilterFactoryContext context, String shared) {
+                return (RequestFilter) (k, v, h, r, ctx) -> ctx.forwardRequest(h, r);
+            }
+
+            @Override
+            public void close(String shared) {
+                closed.add(shared);
+            }
+        };
+        FilterHarness harness = FilterHarness.of("named", factory, "shared state");
+        assertThat(closed).isEmpty();
+        harness.close();
+        harness.close();
+        assertThat(closed).containsExactly("shared state of named");
+    }
 }
