@@ -51,9 +51,14 @@ import static org.awaitility.Awaitility.await;
  * <p>Each step uses a client of its own and ends when every connection it opened is closed in the trail, so steps do
  * not interleave. A client opens connections of its own choosing (bootstrap, then the node's): the connections of a
  * step that did nothing but authenticate are checked to be exactly that, and the one that carried the step's request
- * exactly what the step did. {@link GovernanceStandIn} produces the policy refusal and the throttle in test sources;
- * with the Policies and Quotas filters in the tree, the chain names them instead (the expected events stay the same:
- * the audit reads only what reaches the client).</p>
+ * exactly what the step did.</p>
+ *
+ * <p>{@link GovernanceStandIn}, in the test sources, makes the policy refusal and the throttle, answering as the
+ * Policies and Quotas filters of issue 32 do. To run this test on those filters instead, put them in the chain in its
+ * place (after JwtAuth) configured to refuse a CreateTopics of more than 3 partitions and to throttle alice's first
+ * Produce (a produce quota below one record's bytes per second), and write their refusal message and throttle time
+ * into the expected {@code policy.refused}, {@code admin} and {@code quota.throttled} lines: nothing else changes, since
+ * the audit reads only what reaches the client.</p>
  */
 @ExtendWith(KafkaClusterExtension.class)
 class AuditTrailEndToEndTest {
