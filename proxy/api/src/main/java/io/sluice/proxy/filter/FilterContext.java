@@ -1,5 +1,6 @@
 package io.sluice.proxy.filter;
 
+import java.net.SocketAddress;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.Map;
@@ -33,6 +34,21 @@ public interface FilterContext {
 
     /** TLS details of the client connection, empty when the client connected in plaintext. */
     Optional<ClientTlsContext> clientTlsContext();
+
+    /**
+     * The client's address as the proxy's socket sees it: behind a load balancer that does not preserve it, the
+     * balancer's.
+     */
+    SocketAddress clientAddress();
+
+    /**
+     * Bytes read from the client so far on this connection: its Kafka frames, size prefixes included (under TLS, the
+     * decrypted bytes, not the TLS records). Final once {@link ConnectionFilter#onConnectionClosed} runs.
+     */
+    long bytesFromClient();
+
+    /** Bytes written towards the client so far on this connection, counted as {@link #bytesFromClient} is. */
+    long bytesToClient();
 
     /** The principal a filter authenticated on this connection, empty before (or without) authentication. */
     Optional<AuthenticatedPrincipal> principal();

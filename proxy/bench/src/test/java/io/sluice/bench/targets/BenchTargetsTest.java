@@ -30,6 +30,7 @@ class BenchTargetsTest {
 
         assertThat(encryption.unavailableReason(ENV)).hasValueSatisfying(reason -> assertThat(reason).contains("RecordEncryption"));
         assertThat(BenchTargets.resolve("jwt").unavailableReason(ENV)).hasValueSatisfying(reason -> assertThat(reason).contains("JwtAuth"));
+        assertThat(BenchTargets.resolve("jwt-audit").unavailableReason(ENV)).hasValueSatisfying(reason -> assertThat(reason).contains("Audit"));
     }
 
     @Test

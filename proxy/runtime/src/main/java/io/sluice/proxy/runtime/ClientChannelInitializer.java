@@ -26,7 +26,7 @@ import io.sluice.proxy.config.PreAuthenticationConfig;
  *   [sni]             on an SNI listener until the ClientHello picks the gateway: {@link SniRouter}, which then leaves
  *   gate              not read while answers above the high-water mark wait for the client to read them
  *   [tls]             TLS termination, when the gateway has it
- *   bytes             counts bytes for metrics
+ *   bytes             counts bytes for metrics and the connection's filters
  *   frame             int32-size framing, size limit (a lower one until the client authenticates)
  *   decode / encode   request header always, body only if a filter wants it; responses to bytes
  *   sequencer         responses leave in request order; latency per API
@@ -91,7 +91,13 @@ public final class ClientChannelInitializer extends ChannelInitializer<SocketCha
         if (setup.clientSslContext() != null) {
             p.addLast("tls", setup.clientSslContext().newHandler(ch.alloc()));
         }
-        p.addLast("bytes", new ByteCounter(setup.metrics()::bytesFromClient, setup.metrics()::bytesToClient));
+        p.addLast("bytes", new ByteCounter(bytes -> {
+            setup.metrics().bytesFromClient(bytes);
+            connection.countFromClient(bytes);
+        }, bytes -> {
+            setup.metrics().bytesToClient(bytes);
+            connection.countToClient(bytes);
+        }));
         PreAuthenticationConfig preAuth = setup.preAuthentication();
         FrameDecoder frames = new FrameDecoder(setup.maxFrameBytes(), preAuth == null ? 0 : preAuth.maxFrameBytes());
         if (preAuth != null) {

@@ -8,7 +8,7 @@ import io.sluice.proxy.codec.DecodePolicy;
 
 /**
  * Decode a message when any filter on the connection handles it (a response also when a filter attached a hook to its
- * request: see {@code CorrelationTracker.register}). The filters' answers are asked once per
+ * request: see {@code CorrelationTracker.register}; not for a filter that handles it only when it is decoded anyway). The filters' answers are asked once per
  * API and version and remembered, so the per-request cost is an array lookup.
  */
 final class FilterChainDecodePolicy implements DecodePolicy {
@@ -39,7 +39,9 @@ final class FilterChainDecodePolicy implements DecodePolicy {
     public boolean decodeResponse(ApiKeys apiKey, short apiVersion) {
         byte[] byVersion = versions(responses, apiKey);
         if (byVersion[apiVersion] == UNKNOWN) {
-            boolean any = filters.stream().anyMatch(f -> f.responses() != null && f.responses().shouldHandleResponse(apiKey, apiVersion));
+            // A filter that handles a response only if it is decoded anyway (ResponseFilter.requiresDecodedResponse) does not count.
+            boolean any = filters.stream().anyMatch(f -> f.responses() != null && f.responses().shouldHandleResponse(apiKey, apiVersion)
+                    && f.responses().requiresDecodedResponse(apiKey, apiVersion));
             byVersion[apiVersion] = any ? YES : NO;
         }
         return byVersion[apiVersion] == YES;

@@ -1,5 +1,6 @@
 package io.sluice.proxy.runtime;
 
+import java.net.SocketAddress;
 import java.security.cert.Certificate;
 import java.security.cert.X509Certificate;
 import java.time.Duration;
@@ -81,6 +82,21 @@ final class FilterContextImpl implements FilterContext {
         }
         return Optional.of(new ClientTlsContext(session.getProtocol(), session.getCipherSuite(),
                 sniHostname(session), peer));
+    }
+
+    @Override
+    public SocketAddress clientAddress() {
+        return connection.frontend().remoteAddress();
+    }
+
+    @Override
+    public long bytesFromClient() {
+        return connection.bytesFromClient();
+    }
+
+    @Override
+    public long bytesToClient() {
+        return connection.bytesToClient();
     }
 
     private static Optional<String> sniHostname(SSLSession session) {

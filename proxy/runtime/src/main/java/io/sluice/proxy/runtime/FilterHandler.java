@@ -13,6 +13,9 @@ import java.util.function.Consumer;
 import org.apache.kafka.common.message.ResponseHeaderData;
 import org.apache.kafka.common.protocol.ApiMessage;
 
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
 import io.netty.channel.ChannelDuplexHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelPromise;
@@ -22,6 +25,7 @@ import io.sluice.proxy.codec.DecodedResponse;
 import io.sluice.proxy.codec.RequestDropped;
 import io.sluice.proxy.codec.RequestFrame;
 import io.sluice.proxy.codec.ResponseFrame;
+import io.sluice.proxy.filter.ConnectionFilter;
 import io.sluice.proxy.filter.RequestFilter;
 import io.sluice.proxy.filter.RequestFilterResult;
 import io.sluice.proxy.filter.ResponseFilter;
@@ -39,7 +43,10 @@ final class FilterHandler extends ChannelDuplexHandler {
     private record QueuedWrite(Object msg, ChannelPromise promise) {
     }
 
+    private static final Logger LOG = LoggerFactory.getLogger(FilterHandler.class);
+
     private final String filterName;
+    private final ConnectionFilter connectionFilter;
     private final RequestFilter requestFilter;
     private final ResponseFilter responseFilter;
     private final ProxyConnection connection;
@@ -51,9 +58,12 @@ final class FilterHandler extends ChannelDuplexHandler {
     private boolean requestBusy;
     private boolean responseBusy;
     private boolean removed;
+    /** Whether the filter was told the connection opened, so that it is told it closed. */
+    private boolean opened;
 
     FilterHandler(NamedFilter filter, ProxyConnection connection, Duration timeout) {
         this.filterName = filter.name();
+        this.connectionFilter = filter.filter() instanceof ConnectionFilter c ? c : null;
         this.requestFilter = filter.requests();
         this.responseFilter = filter.responses();
         this.connection = connection;
@@ -81,6 +91,36 @@ final class FilterHandler extends ChannelDuplexHandler {
         queuedRequests.clear();
         queuedResponses.forEach(q -> releaseAny(q.msg()));
         queuedResponses.clear();
+    }
+
+    // ---- the connection's life ----
+
+    @Override
+    public void channelActive(ChannelHandlerContext ctx) {
+        if (connectionFilter != null && !connection.isClosing()) {
+            opened = true;
+            try {
+                connectionFilter.onConnectionOpened(context);
+            } catch (RuntimeException e) {
+                fail("onConnectionOpened threw", e);
+            }
+        }
+        ctx.fireChannelActive();
+    }
+
+    @Override
+    public void channelInactive(ChannelHandlerContext ctx) {
+        if (opened) {
+            opened = false;
+            try {
+                connectionFilter.onConnectionClosed(context);
+            } catch (RuntimeException e) {
+                // The connection is gone already: count and log, there is nothing left to close.
+                connection.metrics().filterError(filterName);
+                LOG.warn("{}: filter {} onConnectionClosed threw: {}", connection.descriptor(), filterName, e.toString());
+            }
+        }
+        ctx.fireChannelInactive();
     }
 
     // ---- requests, client to broker ----

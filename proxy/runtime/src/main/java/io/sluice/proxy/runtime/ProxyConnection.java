@@ -80,6 +80,9 @@ public final class ProxyConnection {
     private ScheduledFuture<?> preAuthenticationDeadline;
     private ApiVersionsCache apiVersions = new ApiVersionsCache();
     private BrokerTroubleLog brokerTrouble;
+    /** Bytes read from and written to the client (above TLS), for filters (FilterContext.bytesFromClient). */
+    private long bytesFromClient;
+    private long bytesToClient;
 
     public ProxyConnection(Channel frontend, String virtualCluster, String gateway, VirtualClusterMetrics metrics) {
         this.frontend = frontend;
@@ -125,6 +128,23 @@ public final class ProxyConnection {
 
     public String descriptor() {
         return frontend.remoteAddress() + " -> " + virtualCluster + "/" + gateway + " [" + sessionId + "]";
+    }
+
+    /** Counts bytes read from the client; called by the connection's {@link ByteCounter}, on its event loop. */
+    void countFromClient(long bytes) {
+        bytesFromClient += bytes;
+    }
+
+    void countToClient(long bytes) {
+        bytesToClient += bytes;
+    }
+
+    long bytesFromClient() {
+        return bytesFromClient;
+    }
+
+    long bytesToClient() {
+        return bytesToClient;
     }
 
     /** The virtual cluster's cached ApiVersions answers: filled from this connection's, used for unauthenticated ones. */

@@ -170,6 +170,7 @@ final class VirtualClusterRuntime {
         // A filter that handles Fetch requests may attach response hooks to them, which decode their responses.
         short fetch = ApiKeys.FETCH.latestVersion(true);
         boolean fetchDecodedAnyway = chain.stream().anyMatch(f -> f.responses() != null && f.responses().shouldHandleResponse(ApiKeys.FETCH, fetch)
+                && f.responses().requiresDecodedResponse(ApiKeys.FETCH, fetch)
                 || f.requests() != null && f.requests().shouldHandleRequest(ApiKeys.FETCH, fetch));
         chain.add(new NamedFilter("broker-address", new BrokerAddressFilter(gateway)));
         chain.add(new NamedFilter("api-versions", new ApiVersionsFilter(fetchDecodedAnyway ? Map.of()

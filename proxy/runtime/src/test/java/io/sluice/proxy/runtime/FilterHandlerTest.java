@@ -1,16 +1,27 @@
 package io.sluice.proxy.runtime;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
 
 import org.apache.kafka.common.message.ListOffsetsRequestData;
 import org.apache.kafka.common.message.ListOffsetsResponseData;
+import org.apache.kafka.common.message.RequestHeaderData;
+import org.apache.kafka.common.message.ResponseHeaderData;
 import org.apache.kafka.common.protocol.ApiKeys;
+import org.apache.kafka.common.protocol.ApiMessage;
 import org.junit.jupiter.api.Test;
 
 import io.netty.buffer.Unpooled;
 import io.sluice.proxy.codec.DecodedRequest;
+import io.sluice.proxy.filter.ConnectionFilter;
+import io.sluice.proxy.filter.FilterContext;
 import io.sluice.proxy.filter.RequestFilter;
+import io.sluice.proxy.filter.RequestFilterResult;
+import io.sluice.proxy.filter.ResponseFilter;
+import io.sluice.proxy.filter.ResponseFilterResult;
 import io.sluice.proxy.filter.harness.HoldingFilter;
 
 import static io.sluice.proxy.runtime.FilterPipeline.listOffsets;
@@ -195,5 +206,98 @@ class FilterHandlerTest {
             p.client.flush();
             assertThat(p.broker.config().isAutoRead()).isTrue();
         }
+    }
+
+    /** A filter that records what it is told about its connection and sees, in order. */
+    private static final class LifeRecorder implements ConnectionFilter, RequestFilter {
+        final List<String> seen = new ArrayList<>();
+
+        @Override
+        public void onConnectionOpened(FilterContext context) {
+            seen.add("opened " + context.sessionId());
+        }
+
+        @Override
+        public void onConnectionClosed(FilterContext context) {
+            seen.add("closed " + context.sessionId());
+        }
+
+        @Override
+        public CompletionStage<RequestFilterResult> onRequest(ApiKeys apiKey, short apiVersion, RequestHeaderData header, ApiMessage request,
+                                                              FilterContext context) {
+            seen.add(apiKey.name);
+            return context.forwardRequest(header, request);
+        }
+    }
+
+    @Test
+    void aConnectionFilterIsToldTheConnectionOpenedBeforeItsFirstRequestAndClosedOnceAfterTheSocketClosed() {
+        LifeRecorder filter = new LifeRecorder();
+        try (FilterPipeline p = new FilterPipeline(filter)) {
+            String session = p.connection.sessionId();
+            assertThat(filter.seen).containsExactly("opened " + session);
+            p.send(metadata());
+            p.connection.close("test", null);
+            p.client.runPendingTasks();
+            assertThat(p.client.isOpen()).isFalse();
+            assertThat(filter.seen).containsExactly("opened " + session, "Metadata", "closed " + session);
+            assertThat(p.filterErrors()).isZero();
+        }
+    }
+
+    @Test
+    void aConnectionFilterThatThrowsOnOpeningClosesTheConnectionAndCountsTheErrorAndIsStillToldOfTheClose() {
+        List<String> seen = new ArrayList<>();
+        ConnectionFilter throwing = new ConnectionFilter() {
+            @Override
+            public void onConnectionOpened(FilterContext context) {
+                throw new IllegalStateException("filter bug");
+            }
+
+            @Override
+            public void onConnectionClosed(FilterContext context) {
+                seen.add("closed");
+            }
+        };
+        try (FilterPipeline p = new FilterPipeline(throwing)) {
+            p.client.runPendingTasks();
+            assertThat(p.client.isOpen()).isFalse();
+            assertThat(p.filterErrors()).isEqualTo(1.0);
+            assertThat(seen).containsExactly("closed");
+        }
+    }
+
+    @Test
+    void aResponseFilterThatDoesNotRequireDecodedResponsesDoesNotMakeTheProxyDecodeThemButOneThatHandlesThemDoes() {
+        ResponseFilter observer = new ResponseFilter() {
+            @Override
+            public boolean requiresDecodedResponse(ApiKeys apiKey, short apiVersion) {
+                return apiKey != ApiKeys.FETCH;
+            }
+
+            @Override
+            public CompletionStage<ResponseFilterResult> onResponse(ApiKeys apiKey, short apiVersion, ResponseHeaderData header, ApiMessage response,
+                                                                    FilterContext context) {
+                return context.forwardResponse(header, response);
+            }
+        };
+        ResponseFilter fetchHandler = new ResponseFilter() {
+            @Override
+            public boolean shouldHandleResponse(ApiKeys apiKey, short apiVersion) {
+                return apiKey == ApiKeys.FETCH;
+            }
+
+            @Override
+            public CompletionStage<ResponseFilterResult> onResponse(ApiKeys apiKey, short apiVersion, ResponseHeaderData header, ApiMessage response,
+                                                                    FilterContext context) {
+                return context.forwardResponse(header, response);
+            }
+        };
+        short fetch = ApiKeys.FETCH.latestVersion();
+        FilterChainDecodePolicy alone = new FilterChainDecodePolicy(List.of(new NamedFilter("observer", observer)));
+        assertThat(alone.decodeResponse(ApiKeys.FETCH, fetch)).isFalse();
+        assertThat(alone.decodeResponse(ApiKeys.PRODUCE, ApiKeys.PRODUCE.latestVersion())).isTrue();
+        FilterChainDecodePolicy both = new FilterChainDecodePolicy(List.of(new NamedFilter("observer", observer), new NamedFilter("fetch", fetchHandler)));
+        assertThat(both.decodeResponse(ApiKeys.FETCH, fetch)).isTrue();
     }
 }

@@ -1,5 +1,6 @@
 package io.sluice.proxy.filter.harness;
 
+import java.net.SocketAddress;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -17,6 +18,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.netty.channel.embedded.EmbeddedChannel;
 import io.sluice.proxy.filter.ClientTlsContext;
+import io.sluice.proxy.filter.ConnectionFilter;
 import io.sluice.proxy.filter.Filter;
 import io.sluice.proxy.filter.FilterFactory;
 import io.sluice.proxy.filter.RequestFilter;
@@ -38,7 +40,10 @@ import io.sluice.proxy.filter.TypedFilters;
  * fire when the test moves the frozen clock ({@link #advanceTime}). Typed filters (the per-API interfaces) are
  * dispatched as the proxy dispatches them. Each message is handed to the filter as the proxy would, one at a time: the
  * harness does not queue a second message behind a pending one, which is the proxy's job (FilterHandler), so a test
- * completes or inspects one outcome before it sends the next in the same direction.</p>
+ * completes or inspects one outcome before it sends the next in the same direction. A {@link ConnectionFilter} is told
+ * the connection opened before the first message ({@link #open}) and closed when the test says so
+ * ({@link #closeConnection}); a response is handed to the filter decoded whatever its
+ * {@code requiresDecodedResponse} says, as when another filter has the proxy decode it.</p>
  */
 public final class FilterHarness implements AutoCloseable {
 
@@ -52,11 +57,17 @@ public final class FilterHarness implements AutoCloseable {
     private final ResponseFilter responses;
     private final HarnessFilterContext context;
     private final MeterRegistry registry;
+    private final ConnectionFilter connection;
+    /** The factory's {@code close(initializationData)}, for a harness made from a factory; run once by {@link #close}. */
+    private Runnable closeFactory;
+    private boolean opened;
+    private boolean closed;
     private int nextCorrelationId = 1;
 
     private FilterHarness(EmbeddedChannel channel, MeterRegistry registry, String filterName, Filter filter) {
         this.channel = channel;
         this.registry = registry;
+        this.connection = filter instanceof ConnectionFilter c ? c : null;
         this.requests = TypedFilters.requestFilter(filter);
         this.responses = TypedFilters.responseFilter(filter);
         this.context = new HarnessFilterContext(filterName, VIRTUAL_CLUSTER, channel);
@@ -79,7 +90,9 @@ public final class FilterHarness implements AutoCloseable {
         SimpleMeterRegistry registry = new SimpleMeterRegistry();
         HarnessFactoryContext factoryContext = new HarnessFactoryContext(filterName, registry, channel.eventLoop());
         I shared = factory.initialize(factoryContext, config);
-        return new FilterHarness(channel, registry, filterName, factory.createFilter(factoryContext, shared));
+        FilterHarness harness = new FilterHarness(channel, registry, filterName, factory.createFilter(factoryContext, shared));
+        harness.closeFactory = () -> factory.close(shared);
+        return harness;
     }
 
     private static EmbeddedChannel newChannel() {
@@ -102,6 +115,7 @@ public final class FilterHarness implements AutoCloseable {
 
     /** Sends {@code request} with this header; the correlation id is the harness's (the next of 1, 2, 3...). */
     public RequestOutcome request(RequestHeaderData header, ApiMessage request) {
+        open();
         ApiKeys apiKey = ApiKeys.forId(request.apiKey());
         header.setRequestApiKey(apiKey.id).setCorrelationId(nextCorrelationId++);
         RequestHeaderData sent = header.duplicate();
@@ -141,6 +155,7 @@ public final class FilterHarness implements AutoCloseable {
     }
 
     private ResponseOutcome response(int correlationId, short apiVersion, ResponseHook hook, ApiMessage response) {
+        open();
         ApiKeys apiKey = ApiKeys.forId(response.apiKey());
         ResponseHeaderData header = new ResponseHeaderData().setCorrelationId(correlationId);
         boolean handled = responses != null && responses.shouldHandleResponse(apiKey, apiVersion);
@@ -160,6 +175,51 @@ public final class FilterHarness implements AutoCloseable {
         } catch (RuntimeException e) {
             return CompletableFuture.failedFuture(e);
         }
+    }
+
+    // ---- the connection's life ----
+
+    /**
+     * Opens the connection for a {@link ConnectionFilter}: {@code onConnectionOpened} runs, as the proxy runs it before
+     * the first request. The first message the harness hands the filter opens it too; call this first to see the
+     * opening alone, after setting the {@link #clientAddress}. Once only; nothing for other filters.
+     */
+    public FilterHarness open() {
+        if (!opened && connection != null) {
+            opened = true;
+            connection.onConnectionOpened(context);
+            runPendingTasks();
+        }
+        opened = true;
+        return this;
+    }
+
+    /**
+     * Closes the connection: a {@link ConnectionFilter}'s {@code onConnectionClosed} runs (after opening it if no message
+     * did), as the proxy runs it once the socket has closed. Once only; {@link #close()} (the harness's end) does not
+     * call it.
+     */
+    public FilterHarness closeConnection() {
+        open();
+        if (!closed && connection != null) {
+            closed = true;
+            connection.onConnectionClosed(context);
+            runPendingTasks();
+        }
+        closed = true;
+        return this;
+    }
+
+    /** The client's address the context reports ({@link HarnessFilterContext#DEFAULT_CLIENT_ADDRESS} unless set). */
+    public FilterHarness clientAddress(SocketAddress address) {
+        context.clientAddress(address);
+        return this;
+    }
+
+    /** The connection's byte counts so far, as {@code context.bytesFromClient()} and {@code bytesToClient()} report them. */
+    public FilterHarness clientBytes(long fromClient, long toClient) {
+        context.clientBytes(fromClient, toClient);
+        return this;
     }
 
     // ---- the event loop and the clock ----
@@ -243,8 +303,21 @@ public final class FilterHarness implements AutoCloseable {
         return registry;
     }
 
+    /**
+     * Ends the harness: for one made from a factory, the factory's {@code close} first (as the proxy calls it at
+     * shutdown: threads and clients it started stop), then the event loop. It does not call
+     * {@link #closeConnection()}. Once only.
+     */
     @Override
     public void close() {
-        channel.finishAndReleaseAll();
+        Runnable factory = closeFactory;
+        closeFactory = null;
+        try {
+            if (factory != null) {
+                factory.run();
+            }
+        } finally {
+            channel.finishAndReleaseAll();
+        }
     }
 }

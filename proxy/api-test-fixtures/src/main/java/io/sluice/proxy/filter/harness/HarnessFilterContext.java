@@ -1,5 +1,7 @@
 package io.sluice.proxy.filter.harness;
 
+import java.net.InetSocketAddress;
+import java.net.SocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -28,7 +30,8 @@ import io.sluice.proxy.filter.FilterContext;
  * answered with null at once, a principal every later call sees), with two stand-ins for the connection: the requests
  * a filter sends of its own are recorded for the test to answer ({@link SentRequest}), {@link #topicNames} answers
  * from the topics the test declared ({@link FilterHarness#clusterTopic}) instead of asking a broker, and the client
- * throttles it asks for ({@link #throttleClient}) are recorded for the test to read ({@link FilterHarness#clientThrottles}).
+ * throttles it asks for ({@link #throttleClient}) are recorded for the test to read ({@link FilterHarness#clientThrottles}), and the client's
+ * address and byte counts are what the test set ({@link FilterHarness#clientAddress}, {@link FilterHarness#clientBytes}).
  */
 public final class HarnessFilterContext implements FilterContext {
 
@@ -40,7 +43,13 @@ public final class HarnessFilterContext implements FilterContext {
     private final List<Duration> throttles = new ArrayList<>();
     private final Map<Uuid, String> clusterTopics = new HashMap<>();
     private ClientTlsContext tls;
+    private SocketAddress clientAddress = DEFAULT_CLIENT_ADDRESS;
+    private long bytesFromClient;
+    private long bytesToClient;
     private AuthenticatedPrincipal principal;
+
+    /** The client address a harness reports unless the test sets one: TEST-NET-1 (RFC 5737), port 50000. */
+    public static final InetSocketAddress DEFAULT_CLIENT_ADDRESS = new InetSocketAddress("192.0.2.1", 50000);
 
     HarnessFilterContext(String filterName, String virtualCluster, EmbeddedChannel channel) {
         this.filterName = filterName;
@@ -76,6 +85,30 @@ public final class HarnessFilterContext implements FilterContext {
 
     void clientTls(ClientTlsContext tls) {
         this.tls = tls;
+    }
+
+    @Override
+    public SocketAddress clientAddress() {
+        return clientAddress;
+    }
+
+    void clientAddress(SocketAddress address) {
+        this.clientAddress = address;
+    }
+
+    @Override
+    public long bytesFromClient() {
+        return bytesFromClient;
+    }
+
+    @Override
+    public long bytesToClient() {
+        return bytesToClient;
+    }
+
+    void clientBytes(long fromClient, long toClient) {
+        this.bytesFromClient = fromClient;
+        this.bytesToClient = toClient;
     }
 
     @Override

@@ -217,4 +217,69 @@ class FilterHarnessTest {
             assertThat(harness.clientThrottles()).containsExactly(Duration.ofMillis(250), Duration.ZERO);
         }
     }
+
+    @Test
+    void aConnectionFilterIsOpenedBeforeItsFirstMessageAndClosedWhenTheTestSaysSoOnceEach() {
+        List<String> seen = new java.util.ArrayList<>();
+        final class Recorder implements io.sluice.proxy.filter.ConnectionFilter, RequestFilter {
+            @Override
+            public void onConnectionOpened(FilterContext context) {
+                seen.add("opened from " + context.clientAddress());
+            }
+
+            @Override
+            public void onConnectionClosed(FilterContext context) {
+                seen.add("closed after " + context.bytesFromClient() + " in, " + context.bytesToClient() + " out");
+            }
+
+            @Override
+            public CompletionStage<RequestFilterResult> onRequest(ApiKeys apiKey, short apiVersion, RequestHeaderData header, ApiMessage request,
+                                                                  FilterContext context) {
+                seen.add(apiKey.name);
+                return context.forwardRequest(header, request);
+            }
+        }
+        try (FilterHarness harness = FilterHarness.of(new Recorder())) {
+            harness.clientAddress(new java.net.InetSocketAddress("198.51.100.7", 4242));
+            harness.request(listOffsets("t"));
+            harness.request(listOffsets("t"));
+            harness.clientBytes(120, 340).closeConnection().closeConnection();
+
+            assertThat(seen).containsExactly("opened from /198.51.100.7:4242", "ListOffsets", "ListOffsets", "closed after 120 in, 340 out");
+        }
+        try (FilterHarness harness = FilterHarness.of(new Recorder())) {
+            assertThat(harness.context().clientAddress()).isEqualTo(HarnessFilterContext.DEFAULT_CLIENT_ADDRESS);
+        }
+    }
+
+    @Test
+    void aHarnessMadeFromAFactoryClosesItOnceAtItsEndAsTheProxyDoesAtShutdown() {
+        List<String> closed = new java.util.ArrayList<>();
+        io.sluice.proxy.filter.FilterFactory<String, String> factory = new io.sluice.proxy.filter.FilterFactory<>() {
+            @Override
+            public Class<String> configType() {
+                return String.class;
+            }
+
+            @Override
+            public String initialize(io.sluice.proxy.filter.FilterFactoryContext context, String config) {
+                return config + " of " + context.filterName();
+            }
+
+            @Override
+            public io.sluice.proxy.filter.Filter createFilter(io.sluice.proxy.filter.FilterFactoryContext context, String shared) {
+                return (RequestFilter) (k, v, h, r, ctx) -> ctx.forwardRequest(h, r);
+            }
+
+            @Override
+            public void close(String shared) {
+                closed.add(shared);
+            }
+        };
+        FilterHarness harness = FilterHarness.of("named", factory, "shared state");
+        assertThat(closed).isEmpty();
+        harness.close();
+        harness.close();
+        assertThat(closed).containsExactly("shared state of named");
+    }
 }
