@@ -23,7 +23,7 @@ import org.junit.jupiter.api.io.TempDir;
 import io.sluice.bridge.auth.TestAuthenticator;
 import io.sluice.bridge.server.BridgeFixture;
 import io.sluice.bridge.server.KafkaHelper;
-import io.sluice.testkit.fixtures.Executables;
+import io.sluice.testkit.Executables;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.fail;
