@@ -28,7 +28,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  * {@code http://host:port/apis/ccompat/v7}) and optionally {@code SCHEMA_REGISTRY_USER}/{@code SCHEMA_REGISTRY_PASSWORD}.
  * Skipped, saying why, without it. Schemas are registered with plain HTTP as a serializer would, under subjects unique
  * to the run, and read back through the client. Runs in the ordinary test phase:
- * {@code SCHEMA_REGISTRY_URL=... mvn -o -pl websocket-bridge -am test -Dtest=RealRegistryIT -Dsurefire.failIfNoSpecifiedTests=false}.
+ * {@code SCHEMA_REGISTRY_URL=... mvn -o -pl formats -am test -Dtest=RealRegistryIT -Dsurefire.failIfNoSpecifiedTests=false}.
  */
 class RealRegistryIT {
 

@@ -42,7 +42,7 @@ import io.sluice.testkit.HttpStandIn;
  * <p>For hostile tests it can {@link #misbehave misbehave} on every request until told to {@link #behave()}, require
  * credentials, and be stopped and restarted on the same port with its schemas kept ({@link HttpStandIn}, the server half,
  * with the request counts per route: {@code schemas.ids}, {@code subjects.versions.get}, {@code register}, {@code lookup}, ...). Usable from any module's tests
- * (websocket-bridge's test-jar) and, through {@link #main}, from other processes.
+ * (the formats module's test-jar) and, through {@link #main}, from other processes.
  */
 public final class RegistryStandIn extends HttpStandIn {
 
