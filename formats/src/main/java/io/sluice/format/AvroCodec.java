@@ -26,7 +26,7 @@ import io.sluice.format.registry.SchemaUnavailableException;
  * reader-schema projection) through {@link AvroBinaryDecoder}, which checks every declared length against the bytes
  * left, and a reader that bounds nesting; bytes left over after the record are an error (they mean a wrong schema).
  */
-public final class AvroCodec implements Codec {
+public final class AvroCodec implements SchemaCodec {
 
     private final SchemaSource source;
     private final ParsedSchemas<Schema> parsed;
@@ -109,7 +109,28 @@ public final class AvroCodec implements Codec {
         return read(schema, bytes, ConfluentWireFormat.HEADER_BYTES);
     }
 
+    @Override
+    public SchemaRecord read(byte[] bytes, boolean decode) throws DecodeException, SchemaPendingException {
+        if (parsed == null) {
+            throw new IllegalStateException("a local Avro schema: bytes carry no schema id");
+        }
+        if (bytes == null) {
+            throw new DecodeException("no value (null)");
+        }
+        int id = ConfluentWireFormat.schemaId(bytes);
+        Schema schema = parsed.readable(id, bytes);
+        if (decode) {
+            datum(schema, bytes, ConfluentWireFormat.HEADER_BYTES);
+        }
+        return new SchemaRecord(id, SchemaType.AVRO, schema.getFullName());
+    }
+
     private JsonNode read(Schema schema, byte[] bytes, int offset) throws DecodeException {
+        return json.toJson(datum(schema, bytes, offset), schema);
+    }
+
+    /** The record read with the writer schema, every byte of it: bytes left over mean another schema. */
+    private Object datum(Schema schema, byte[] bytes, int offset) throws DecodeException {
         AvroBinaryDecoder in = new AvroBinaryDecoder(bytes, offset, bytes.length - offset);
         Object datum;
         try {
@@ -123,7 +144,7 @@ public final class AvroCodec implements Codec {
         if (in.remaining() != 0) {
             throw new DecodeException("bytes do not match the Avro schema: " + in.remaining() + " bytes left over");
         }
-        return json.toJson(datum, schema);
+        return datum;
     }
 
     private static String shortReason(Exception e) {

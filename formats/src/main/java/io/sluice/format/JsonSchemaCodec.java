@@ -22,10 +22,10 @@ import io.sluice.format.registry.SchemaUnavailableException;
  * json-schema-validator; draft 7 unless the schema's {@code $schema} says otherwise, as Confluent's serializer). With a
  * registry the bytes carry the Confluent header, and decoding checks that the id resolves (so a record with a bogus id
  * meets the decode-failure policy) but does not validate: its producer's serializer did, and validating every record
- * would cost the bridge's one reader thread. {@code $ref}s resolve only to the schema's registry references (by the name
+ * would cost the bridge's one reader thread. {@link #read} (the proxy's RecordValidation) does validate, when asked. {@code $ref}s resolve only to the schema's registry references (by the name
  * the reference gives): never to the network or the file system.
  */
-public final class JsonSchemaCodec implements Codec {
+public final class JsonSchemaCodec implements SchemaCodec {
 
     private final SchemaSource source;
     private final ParsedSchemas<Schema> parsed;
@@ -134,6 +134,27 @@ public final class JsonSchemaCodec implements Codec {
     }
 
     @Override
+    public SchemaRecord read(byte[] bytes, boolean decode) throws DecodeException, SchemaPendingException {
+        if (parsed == null) {
+            throw new IllegalStateException("a local JSON Schema: bytes carry no schema id");
+        }
+        if (bytes == null) {
+            throw new DecodeException("no value (null)");
+        }
+        int id = ConfluentWireFormat.schemaId(bytes);
+        Schema schema = parsed.readable(id, bytes);
+        if (decode) {
+            int offset = ConfluentWireFormat.HEADER_BYTES;
+            String violation = violation(schema, json.read(Utf8Text.decode(bytes, offset, bytes.length - offset)));
+            if (violation != null) {
+                throw new DecodeException("does not conform to JSON Schema id " + id + ": " + violation);
+            }
+        }
+        JsonNode title = schema.getSchemaNode() == null ? null : schema.getSchemaNode().get("title");
+        return new SchemaRecord(id, SchemaType.JSON, title != null && title.isTextual() ? title.textValue() : null);
+    }
+
+    @Override
     public byte[] encode(String topic, JsonNode value) throws EncodeException {
         JsonDepth.check(value, maxDepth);
         if (localSchema != null) {
@@ -148,19 +169,28 @@ public final class JsonSchemaCodec implements Codec {
     }
 
     private static void validate(Schema schema, JsonNode value) throws EncodeException {
+        String violation = violation(schema, value);
+        if (violation != null) {
+            throw new EncodeException(violation);
+        }
+    }
+
+    /** Null when {@code value} conforms; else the first violation, located by a JSON Pointer, and how many more. */
+    private static String violation(Schema schema, JsonNode value) {
         List<Error> errors;
         try {
             errors = schema.validate(value);
         }
         catch (RuntimeException e) {
-            throw new EncodeException("/: cannot be validated: " + e.getClass().getSimpleName());
+            return "/: cannot be validated: " + e.getClass().getSimpleName();
         }
-        if (!errors.isEmpty()) {
-            Error first = errors.get(0);
-            String pointer = first.getInstanceLocation().toString();
-            // networknt gives the instance location as a JSON Pointer (/lines/0/n), like the other codecs.
-            throw new EncodeException((pointer.isEmpty() ? "/" : pointer) + ": " + first.getMessage()
-                    + (errors.size() > 1 ? " (and " + (errors.size() - 1) + " more)" : ""));
+        if (errors.isEmpty()) {
+            return null;
         }
+        Error first = errors.get(0);
+        String pointer = first.getInstanceLocation().toString();
+        // networknt gives the instance location as a JSON Pointer (/lines/0/n), like the other codecs.
+        return (pointer.isEmpty() ? "/" : pointer) + ": " + first.getMessage()
+                + (errors.size() > 1 ? " (and " + (errors.size() - 1) + " more)" : "");
     }
 }

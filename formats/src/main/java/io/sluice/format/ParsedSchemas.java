@@ -70,6 +70,25 @@ final class ParsedSchemas<T> {
     }
 
     /**
+     * The parsed schema with this id if it is here already, without asking the source: what a caller that must never
+     * block uses after {@link #pending} said the id is ready. Null when it is not here (not loaded yet, or dropped
+     * since); an unusable schema's failure is thrown as {@link #byId} would.
+     */
+    T ready(int id) throws SchemaException {
+        Entry<T> entry;
+        synchronized (byId) {
+            entry = byId.get(id);
+        }
+        if (entry == null) {
+            return null;
+        }
+        if (entry.failure != null) {
+            throw new SchemaException(entry.failure);
+        }
+        return entry.parsed;
+    }
+
+    /**
      * Null when {@link #byId} of the id these bytes name answers without the registry (parsed already, a remembered
      * failure, or no id to read); otherwise the future of its load off the caller's thread ({@link SchemaSource#loadAsync}),
      * after which it does. See {@link Codec#pending}.
@@ -102,6 +121,36 @@ final class ParsedSchemas<T> {
                 store(id, new Entry<>(null, "schema id " + id + " is unusable: " + e.getClass().getSimpleName()));
             }
         });
+    }
+
+    /**
+     * The parsed schema with this id for {@link SchemaCodec#read}, never waiting for the registry: parsed already, or
+     * a failure known at once (an unusable schema, a remembered "not found" or outage); otherwise its load and parse are
+     * started on a lookup thread ({@link #pending}) and the caller is told to ask again. A source without lookup threads
+     * (one that never blocks) is asked directly.
+     */
+    T readable(int id, byte[] bytes) throws DecodeException, SchemaPendingException {
+        try {
+            T parsed = ready(id);
+            if (parsed != null) {
+                return parsed;
+            }
+            source.cachedById(id);
+            CompletableFuture<Void> loading = pending(bytes);
+            if (loading != null) {
+                throw new SchemaPendingException(loading);
+            }
+            return byId(id);
+        }
+        catch (SchemaException e) {
+            throw new DecodeException(e.getMessage());
+        }
+        catch (SchemaUnavailableException e) {
+            if (e.notFound()) {
+                throw new DecodeException("unknown schema id " + id);
+            }
+            throw new DecodeOutageException(id);
+        }
     }
 
     /** A subject's latest schema as the registry has it, and parsed. */

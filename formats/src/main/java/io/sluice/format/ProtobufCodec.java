@@ -25,7 +25,7 @@ import io.sluice.format.registry.SchemaUnavailableException;
  * registry, or bare with one message type from a local descriptor set or .proto file. Parsing bounds message nesting
  * by {@link FormatLimits#maxDepth()} (protobuf-java's recursion limit) and checks every length against the bytes left.
  */
-public final class ProtobufCodec implements Codec {
+public final class ProtobufCodec implements SchemaCodec {
 
     /** A registered file, with the type registry JsonFormat needs to print {@code Any}. */
     private record Parsed(FileDescriptor file, JsonFormat.TypeRegistry types) {
@@ -156,22 +156,54 @@ public final class ProtobufCodec implements Codec {
         return read(type, schema.types(), bytes, indexes.messageOffset());
     }
 
+    @Override
+    public SchemaRecord read(byte[] bytes, boolean decode) throws DecodeException, SchemaPendingException {
+        if (parsed == null) {
+            throw new IllegalStateException("a local Protobuf schema: bytes carry no schema id");
+        }
+        if (bytes == null) {
+            throw new DecodeException("no value (null)");
+        }
+        int id = ConfluentWireFormat.schemaId(bytes);
+        ConfluentWireFormat.MessageIndexes indexes = ConfluentWireFormat.readMessageIndexes(bytes);
+        Parsed schema = parsed.readable(id, bytes);
+        Descriptor type = ProtobufSchemas.messageAt(schema.file(), indexes.path());
+        if (decode) {
+            message(type, schema.types(), bytes, indexes.messageOffset());
+        }
+        return new SchemaRecord(id, SchemaType.PROTOBUF, type.getFullName());
+    }
+
     private JsonNode read(Descriptor type, JsonFormat.TypeRegistry types, byte[] bytes, int offset)
             throws DecodeException {
-        CodedInputStream in = CodedInputStream.newInstance(bytes, offset, bytes.length - offset);
-        in.setRecursionLimit(maxDepth);
+        DynamicMessage message = message(type, types, bytes, offset);
         String text;
         try {
-            DynamicMessage message = DynamicMessage.parseFrom(type, in);
-            ProtobufNesting.check(message, types, maxDepth);
             text = printer.usingTypeRegistry(types).print(message);
         }
         catch (IOException | RuntimeException e) {
-            // Invalid wire data, nesting over the limit, or an Any of an unknown type. The message never has payload.
+            // An Any of an unknown type. The message never has payload.
             throw new DecodeException("bytes do not match Protobuf type " + type.getFullName() + ": "
                     + shortReason(e));
         }
         return json.read(text);
+    }
+
+    /** The message parsed within the nesting bound, its Any and Struct values too. */
+    private DynamicMessage message(Descriptor type, JsonFormat.TypeRegistry types, byte[] bytes, int offset)
+            throws DecodeException {
+        CodedInputStream in = CodedInputStream.newInstance(bytes, offset, bytes.length - offset);
+        in.setRecursionLimit(maxDepth);
+        try {
+            DynamicMessage message = DynamicMessage.parseFrom(type, in);
+            ProtobufNesting.check(message, types, maxDepth);
+            return message;
+        }
+        catch (IOException | RuntimeException e) {
+            // Invalid wire data or nesting over the limit. The message never has payload.
+            throw new DecodeException("bytes do not match Protobuf type " + type.getFullName() + ": "
+                    + shortReason(e));
+        }
     }
 
     private static String shortReason(Exception e) {

@@ -31,6 +31,9 @@ import io.sluice.logging.RateLimitedByCause;
  * ({@link #loadAsync}, {@link NewSchemaIds}).</li>
  * <li>A subject's latest version is used for {@link RegistryCacheConfig#latestRefresh()}, then asked for again; if the
  * registry cannot answer (anything but "not found"), the last answer keeps serving, as long as the outage lasts.</li>
+ * <li>A schema looked up under a subject ({@link #lookUp}) is kept like a schema by id: found, it stays found (ids and
+ * versions never change); not found is a failure, remembered for {@code failureTtl} and then asked again, so a schema
+ * registered under the subject later is found within that period.</li>
  * <li>Concurrent lookups of one key share one request.</li>
  * <li>A failed lookup is remembered for {@link RegistryCacheConfig#failureTtl()} (at most
  * {@link RegistryCacheConfig#maxFailures()} of them, oldest dropped first), so a record naming a bogus id costs one
@@ -38,12 +41,18 @@ import io.sluice.logging.RateLimitedByCause;
  * nothing new is asked for the same period: otherwise every record with an unknown id would wait out the timeout.</li>
  * </ul>
  *
- * <p>Meters: {@code sluice.bridge.registry.lookups{result=hit|miss|shared|stale|failed}} (failed: answered from a
+ * <p>For callers that must never block (the proxy's event loops), {@link #cachedById}, {@link #cachedLatest} and
+ * {@link #cachedLookUp} answer from what is known, or say that only the registry can tell; {@link #loadAsync},
+ * {@link #loadLatestAsync} and {@link #loadLookUpAsync} then ask it on the lookup threads, within the rate.
+ *
+ * <p>Meters (the bridge's names; another user's prefix and tags come from its {@link RegistryMeters}):
+ * {@code sluice.bridge.registry.lookups{result=hit|miss|shared|stale|failed}} (failed: answered from a
  * remembered failure or the unreachable period, without a request), {@code sluice.bridge.registry.cached.schemas}, {@code sluice.bridge.registry.cached.bytes},
  * {@code sluice.bridge.registry.remembered.failures} and {@code sluice.bridge.registry.evictions}.
  */
 public final class CachingSchemaSource implements SchemaSource, AutoCloseable {
 
+    // The bridge's meter names (RegistryMeters.BRIDGE), for its tests.
     static final String LOOKUPS = "sluice.bridge.registry.lookups";
     static final String CACHED = "sluice.bridge.registry.cached.schemas";
     static final String CACHED_BYTES = "sluice.bridge.registry.cached.bytes";
@@ -51,7 +60,7 @@ public final class CachingSchemaSource implements SchemaSource, AutoCloseable {
     static final String EVICTIONS = "sluice.bridge.registry.evictions";
     private static final Logger LOG = LoggerFactory.getLogger(CachingSchemaSource.class);
 
-    private sealed interface Key permits ById, ByVersion, Latest {
+    private sealed interface Key permits ById, ByVersion, Latest, Under {
     }
 
     private record ById(int id) implements Key {
@@ -61,6 +70,19 @@ public final class CachingSchemaSource implements SchemaSource, AutoCloseable {
     }
 
     private record Latest(String subject) implements Key {
+    }
+
+    /** A schema looked up under a subject; equal by subject and id (the schema is what the id names). */
+    private record Under(String subject, int id, RegisteredSchema schema) implements Key {
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof Under u && u.id == id && u.subject.equals(subject);
+        }
+
+        @Override
+        public int hashCode() {
+            return 31 * subject.hashCode() + id;
+        }
     }
 
     private record Entry(RegisteredSchema schema, long fetchedAt, long bytes) {
@@ -105,12 +127,18 @@ public final class CachingSchemaSource implements SchemaSource, AutoCloseable {
 
     public static CachingSchemaSource create(SchemaSource registry, RegistryCacheConfig config, RegistryLookupsConfig lookups,
                                              MeterRegistry meters) {
-        return new CachingSchemaSource(registry, config, lookups, meters, System::nanoTime);
+        return new CachingSchemaSource(registry, config, lookups, meters, System::nanoTime, RegistryMeters.BRIDGE);
     }
 
     /** The client and its cache for a bridge's {@code schemaRegistry} section. */
     public static CachingSchemaSource create(RegistryConfig config, MeterRegistry meters) {
-        return create(RegistryClient.create(config, meters), config.cache(), config.lookups(), meters);
+        return create(config, meters, RegistryMeters.BRIDGE);
+    }
+
+    /** The client and its cache for a {@code schemaRegistry} section, with meters and threads named for {@code owner}. */
+    public static CachingSchemaSource create(RegistryConfig config, MeterRegistry meters, RegistryMeters owner) {
+        return new CachingSchemaSource(RegistryClient.create(config, meters, owner), config.cache(), config.lookups(), meters,
+                System::nanoTime, owner);
     }
 
     CachingSchemaSource(SchemaSource registry, RegistryCacheConfig config, MeterRegistry meters, LongSupplier nanoClock) {
@@ -119,30 +147,35 @@ public final class CachingSchemaSource implements SchemaSource, AutoCloseable {
 
     CachingSchemaSource(SchemaSource registry, RegistryCacheConfig config, RegistryLookupsConfig lookups, MeterRegistry meters,
                         LongSupplier nanoClock) {
+        this(registry, config, lookups, meters, nanoClock, RegistryMeters.BRIDGE);
+    }
+
+    CachingSchemaSource(SchemaSource registry, RegistryCacheConfig config, RegistryLookupsConfig lookups, MeterRegistry meters,
+                        LongSupplier nanoClock, RegistryMeters owner) {
         this.registry = Objects.requireNonNull(registry, "registry");
         this.config = Objects.requireNonNull(config, "config");
         this.nanoClock = nanoClock;
         this.failureTtlNanos = config.failureTtl().toNanos();
         this.latestRefreshNanos = config.latestRefresh().toNanos();
-        hits = lookups(meters, "hit");
-        misses = lookups(meters, "miss");
-        shared = lookups(meters, "shared");
-        stale = lookups(meters, "stale");
-        failed = lookups(meters, "failed");
-        evictions = Counter.builder(EVICTIONS)
+        hits = lookups(meters, owner, "hit");
+        misses = lookups(meters, owner, "miss");
+        shared = lookups(meters, owner, "shared");
+        stale = lookups(meters, owner, "stale");
+        failed = lookups(meters, owner, "failed");
+        evictions = Counter.builder(owner.name("evictions")).tags(owner.tags())
                 .description("Schemas dropped from the registry cache to stay within cache.maxSchemas and cache.maxBytes")
                 .register(meters);
-        Gauge.builder(CACHED_BYTES, this, CachingSchemaSource::cachedBytes)
+        Gauge.builder(owner.name("cached.bytes"), this, CachingSchemaSource::cachedBytes).tags(owner.tags())
                 .description("The weight of the schemas held by the registry cache (cache.maxBytes bounds it)").register(meters);
-        this.newIds = new NewSchemaIds(lookups, meters, nanoClock);
-        Gauge.builder(CACHED, this, CachingSchemaSource::cachedSchemas).description("Schemas held by the registry cache")
-                .register(meters);
-        Gauge.builder(FAILURES, this, CachingSchemaSource::rememberedFailures)
+        this.newIds = new NewSchemaIds(lookups, meters, nanoClock, owner);
+        Gauge.builder(owner.name("cached.schemas"), this, CachingSchemaSource::cachedSchemas).tags(owner.tags())
+                .description("Schemas held by the registry cache").register(meters);
+        Gauge.builder(owner.name("remembered.failures"), this, CachingSchemaSource::rememberedFailures).tags(owner.tags())
                 .description("Failed registry lookups remembered for cache.failureTtl").register(meters);
     }
 
-    private static Counter lookups(MeterRegistry meters, String result) {
-        return Counter.builder(LOOKUPS).tag("result", result).description("Schema lookups, by how they were answered")
+    private static Counter lookups(MeterRegistry meters, RegistryMeters owner, String result) {
+        return Counter.builder(owner.name("lookups")).tags(owner.tags()).tag("result", result).description("Schema lookups, by how they were answered")
                 .register(meters);
     }
 
@@ -159,6 +192,97 @@ public final class CachingSchemaSource implements SchemaSource, AutoCloseable {
     @Override
     public RegisteredSchema bySubjectVersion(String subject, int version) throws SchemaUnavailableException {
         return lookup(new ByVersion(Objects.requireNonNull(subject, "subject"), version));
+    }
+
+    @Override
+    public RegisteredSchema lookUp(String subject, RegisteredSchema schema) throws SchemaUnavailableException {
+        return lookup(new Under(Objects.requireNonNull(subject, "subject"), schema.id(), schema));
+    }
+
+    // ---- without blocking: what is known, and loads on the lookup threads ----
+
+    /**
+     * The schema with this id if the cache holds it; the remembered failure (or the unreachable period's) thrown if it
+     * has one; null when only the registry can tell ({@link #loadAsync}). Never blocks.
+     */
+    @Override
+    public RegisteredSchema cachedById(int id) throws SchemaUnavailableException {
+        return cached(new ById(id));
+    }
+
+    /**
+     * The subject's latest version while it is fresh (or, while the registry fails to answer, the last one known); the
+     * remembered failure thrown ("not found" among them); null when the registry must be asked ({@link #loadLatestAsync}).
+     * Never blocks.
+     */
+    public RegisteredSchema cachedLatest(String subject) throws SchemaUnavailableException {
+        return cached(new Latest(Objects.requireNonNull(subject, "subject")));
+    }
+
+    /**
+     * The version of {@code subject} holding schema {@code id} as {@link #lookUp} found it; its remembered failure
+     * thrown ("not found": the subject has no version with this schema); null when the registry must be asked
+     * ({@link #loadLookUpAsync}). Never blocks.
+     */
+    public RegisteredSchema cachedLookUp(String subject, int id) throws SchemaUnavailableException {
+        return cached(new Under(Objects.requireNonNull(subject, "subject"), id, null));
+    }
+
+    /** Asks for the subject's latest version on a lookup thread, within the rate; see {@link #loadAsync}. */
+    public CompletableFuture<Void> loadLatestAsync(String subject) {
+        return newIds.load(new Latest(subject), false, () -> quietly(() -> latest(subject)));
+    }
+
+    /**
+     * Looks schema {@code id} up under {@code subject} on a lookup thread, within the rate (fetching the schema by id
+     * first if it is not cached); see {@link #loadAsync}.
+     */
+    public CompletableFuture<Void> loadLookUpAsync(String subject, int id) {
+        return newIds.load(new Under(subject, id, null), false, () -> quietly(() -> lookUp(subject, byId(id))));
+    }
+
+    private interface Lookup {
+        RegisteredSchema run() throws SchemaUnavailableException;
+    }
+
+    /** A load whose outcome the cache remembers, schema or failure: nothing for the lookup thread to do with it. */
+    private static void quietly(Lookup lookup) {
+        try {
+            lookup.run();
+        }
+        catch (SchemaUnavailableException e) {
+            // Remembered (or, with failureTtl 0, asked again next time).
+        }
+    }
+
+    /** What {@link #lookup} would answer without a request, or null when it would make one. */
+    private RegisteredSchema cached(Key key) throws SchemaUnavailableException {
+        long now = nanoClock.getAsLong();
+        Entry cached;
+        Failure remembered;
+        synchronized (lock) {
+            cached = schemas.get(key);
+            if (cached != null && fresh(key, cached, now)) {
+                hits.increment();
+                return cached.schema();
+            }
+            remembered = rememberedFailure(key, now);
+        }
+        if (remembered == null) {
+            Failure down = unreachable;
+            if (down != null && now - down.expiresAt() < 0) {
+                remembered = down;
+            }
+        }
+        if (remembered == null) {
+            return null;
+        }
+        if (cached != null && !remembered.cause().notFound()) {
+            stale.increment();
+            return cached.schema();
+        }
+        failed.increment();
+        throw again(remembered.cause());
     }
 
     @Override
@@ -184,7 +308,7 @@ public final class CachingSchemaSource implements SchemaSource, AutoCloseable {
             cached = schemas.containsKey(new ById(id));
         }
         // Cached: only parsing is left, which costs the registry nothing and so no token of the rate.
-        return newIds.load(id, cached, load);
+        return newIds.load(new ById(id), cached, load);
     }
 
     /**
@@ -266,6 +390,9 @@ public final class CachingSchemaSource implements SchemaSource, AutoCloseable {
         }
         if (key instanceof ByVersion byVersion) {
             return registry.bySubjectVersion(byVersion.subject(), byVersion.version());
+        }
+        if (key instanceof Under under) {
+            return registry.lookUp(under.subject(), under.schema());
         }
         return registry.latest(((Latest) key).subject());
     }

@@ -16,14 +16,17 @@ import io.sluice.rate.TokenBucket;
 /**
  * Loads schema ids a node has not seen on threads of its own, at most {@link RegistryLookupsConfig#perSecond()} a
  * second, so that neither the Kafka reader (which only asks whether an id is ready and waits without blocking) nor the
- * registry pays for a producer writing fresh bogus ids. One load per id at a time: callers asking for an id already
- * being loaded share its future.
+ * registry pays for a producer writing fresh bogus ids. The proxy's RecordValidation loads the subject checks it needs
+ * (a subject's latest version, a schema looked up under a subject) the same way, from its event loops. One load per key
+ * at a time: callers asking for a key already being loaded share its future.
  *
- * <p>Meter: {@code sluice.bridge.registry.new.ids{outcome=started|deferred}}: loads started, and asks refused because
- * the rate (or the lookup threads' queue) was used up; a refused caller is told when to ask again, its records wait.
+ * <p>Meter: {@code sluice.bridge.registry.new.ids{outcome=started|deferred}} (another user's prefix and tags from its
+ * {@link RegistryMeters}): loads started, and asks refused because the rate (or the lookup threads' queue) was used up;
+ * a refused caller is told when to ask again, its records wait.
  */
 final class NewSchemaIds implements AutoCloseable {
 
+    /** The bridge's name of the meter ({@link RegistryMeters#BRIDGE}). */
     static final String NEW_IDS = "sluice.bridge.registry.new.ids";
     /**
      * Lookup threads (decision): requests end within the registry's timeout; four in parallel keep an honest node's
@@ -38,22 +41,26 @@ final class NewSchemaIds implements AutoCloseable {
     private final ThreadPoolExecutor executor;
     private final TokenBucket bucket;
     private final LongSupplier nanoClock;
-    private final Map<Integer, CompletableFuture<Void>> inFlight = new ConcurrentHashMap<>();
+    private final Map<Object, CompletableFuture<Void>> inFlight = new ConcurrentHashMap<>();
     private final Counter started;
     private final Counter deferred;
 
     NewSchemaIds(RegistryLookupsConfig config, MeterRegistry meters, LongSupplier nanoClock) {
+        this(config, meters, nanoClock, RegistryMeters.BRIDGE);
+    }
+
+    NewSchemaIds(RegistryLookupsConfig config, MeterRegistry meters, LongSupplier nanoClock, RegistryMeters owner) {
         this.nanoClock = nanoClock;
         this.bucket = new TokenBucket(config.perSecond(), config.burst(), nanoClock.getAsLong());
         this.executor = new ThreadPoolExecutor(THREADS, THREADS, 30, TimeUnit.SECONDS, new ArrayBlockingQueue<>(QUEUE), r -> {
-            Thread t = new Thread(r, "sluice-bridge-schema-lookup");
+            Thread t = new Thread(r, "sluice-" + owner.owner() + "-schema-lookup");
             t.setDaemon(true);
             return t;
         });
         executor.allowCoreThreadTimeOut(true);
-        started = Counter.builder(NEW_IDS).tag("outcome", "started")
+        started = Counter.builder(owner.name("new.ids")).tags(owner.tags()).tag("outcome", "started")
                 .description("Lookups of schema ids the node had not seen, started off the reader thread").register(meters);
-        deferred = Counter.builder(NEW_IDS).tag("outcome", "deferred")
+        deferred = Counter.builder(owner.name("new.ids")).tags(owner.tags()).tag("outcome", "deferred")
                 .description("Lookups of new schema ids put off because schemaRegistry.lookups was used up").register(meters);
     }
 
@@ -62,8 +69,8 @@ final class NewSchemaIds implements AutoCloseable {
      * be asked: only parsing is left). The future completes once it has run, whatever its outcome (the caches
      * remember it), or, when refused, once it is worth asking again; it never completes exceptionally.
      */
-    CompletableFuture<Void> load(int id, boolean free, Runnable load) {
-        CompletableFuture<Void> running = inFlight.get(id);
+    CompletableFuture<Void> load(Object key, boolean free, Runnable load) {
+        CompletableFuture<Void> running = inFlight.get(key);
         if (running != null) {
             return running;
         }
@@ -73,7 +80,7 @@ final class NewSchemaIds implements AutoCloseable {
             return new CompletableFuture<Void>().completeOnTimeout(null, wait, TimeUnit.MILLISECONDS);
         }
         CompletableFuture<Void> mine = new CompletableFuture<>();
-        running = inFlight.putIfAbsent(id, mine);
+        running = inFlight.putIfAbsent(key, mine);
         if (running != null) {
             return running;
         }
@@ -83,13 +90,13 @@ final class NewSchemaIds implements AutoCloseable {
                     load.run();
                 }
                 finally {
-                    inFlight.remove(id, mine);
+                    inFlight.remove(key, mine);
                     mine.complete(null);
                 }
             });
         }
         catch (RejectedExecutionException e) {
-            inFlight.remove(id, mine);
+            inFlight.remove(key, mine);
             deferred.increment();
             return new CompletableFuture<Void>().completeOnTimeout(null, QUEUE_FULL_RETRY_MILLIS, TimeUnit.MILLISECONDS);
         }

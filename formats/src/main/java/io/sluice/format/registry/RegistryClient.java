@@ -35,18 +35,19 @@ import io.sluice.config.ConfigException;
 
 /**
  * A Confluent-compatible Schema Registry over HTTP (Confluent, Karapace, Redpanda, Apicurio's {@code ccompat}): the
- * three reads the codecs need, each one request, uncached (wrap it in a {@link CachingSchemaSource}). Every request is
+ * three reads the codecs need and the look-up of a schema under a subject (the proxy's RecordValidation), each one request, uncached (wrap it in a {@link CachingSchemaSource}). Every request is
  * bounded: {@link RegistryConfig#timeout()} from sending to the last byte, {@link RegistryConfig#maxResponseBytes()}
  * read at most, and the JSON parsed with tight limits. Failures are {@link SchemaUnavailableException}s whose messages
  * name the schema and the cause, never credentials; {@link RegistryUnreachableException} when there was no answer.
  *
  * <p>Meters: {@code sluice.bridge.registry.requests{outcome}} (ok, not_found, refused, http_error, malformed,
- * too_large, timeout, unreachable) and {@code sluice.bridge.registry.request.duration}.
+ * too_large, timeout, unreachable) and {@code sluice.bridge.registry.request.duration}; another user's prefix and tags
+ * come from its {@link RegistryMeters}.
  */
 public final class RegistryClient implements SchemaSource, AutoCloseable {
 
+    /** The bridge's name of the request counter ({@link RegistryMeters#BRIDGE}). */
     static final String REQUESTS = "sluice.bridge.registry.requests";
-    static final String DURATION = "sluice.bridge.registry.request.duration";
     private static final String ACCEPT = "application/vnd.schemaregistry.v1+json, application/vnd.schemaregistry+json, application/json";
 
     /** What became of a request, as counted. */
@@ -72,10 +73,19 @@ public final class RegistryClient implements SchemaSource, AutoCloseable {
      * @param meters where the request meters go
      */
     public static RegistryClient create(RegistryConfig config, MeterRegistry meters) {
-        return new RegistryClient(config, meters, "schemaRegistry");
+        return create(config, meters, RegistryMeters.BRIDGE);
+    }
+
+    /** As {@link #create(RegistryConfig, MeterRegistry)}, with the meters named and tagged for {@code owner}. */
+    public static RegistryClient create(RegistryConfig config, MeterRegistry meters, RegistryMeters owner) {
+        return new RegistryClient(config, meters, "schemaRegistry", owner);
     }
 
     RegistryClient(RegistryConfig config, MeterRegistry meters, String path) {
+        this(config, meters, path, RegistryMeters.BRIDGE);
+    }
+
+    private RegistryClient(RegistryConfig config, MeterRegistry meters, String path, RegistryMeters owner) {
         Objects.requireNonNull(config, "config");
         Objects.requireNonNull(meters, "meters");
         java.util.List<String> problems = new java.util.ArrayList<>();
@@ -103,11 +113,11 @@ public final class RegistryClient implements SchemaSource, AutoCloseable {
         }
         this.http = builder.build();
         for (Outcome outcome : Outcome.values()) {
-            outcomes.put(outcome, Counter.builder(REQUESTS).tag("outcome", outcome.tag())
+            outcomes.put(outcome, Counter.builder(owner.name("requests")).tags(owner.tags()).tag("outcome", outcome.tag())
                     .description("Requests to the schema registry, by outcome").register(meters));
         }
-        this.duration = Timer.builder(DURATION).description("Time from sending a schema registry request to its answer or failure")
-                .register(meters);
+        this.duration = Timer.builder(owner.name("request.duration")).tags(owner.tags())
+                .description("Time from sending a schema registry request to its answer or failure").register(meters);
     }
 
     @Override
@@ -134,6 +144,21 @@ public final class RegistryClient implements SchemaSource, AutoCloseable {
         return responses.versionedSchema(get("/subjects/" + segment(subject) + "/versions/" + version, what), what);
     }
 
+    /**
+     * {@code POST /subjects/{subject}}: the version of {@code subject} whose schema is {@code schema} (same type, text and
+     * references), which the registry answers with that version's id. Not found when the subject has no such version,
+     * or no versions. The schema is sent as the registry returned it ({@link #byId}), so no normalization is needed.
+     */
+    @Override
+    public RegisteredSchema lookUp(String subject, RegisteredSchema schema) throws SchemaUnavailableException {
+        String what = "schema id " + schema.id() + " under subject '" + printable(subject) + "'";
+        byte[] body = responses.lookUpBody(schema);
+        HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(base + "/subjects/" + segment(subject)))
+                .header("Content-Type", "application/vnd.schemaregistry.v1+json")
+                .POST(HttpRequest.BodyPublishers.ofByteArray(body));
+        return responses.lookedUp(send(request, what), schema, what);
+    }
+
     /** The registry this client asks, for messages: the configured URL (it never carries credentials). */
     public String url() {
         return base;
@@ -147,10 +172,11 @@ public final class RegistryClient implements SchemaSource, AutoCloseable {
     // ---- one request ----
 
     private JsonNode get(String path, String what) throws SchemaUnavailableException {
-        HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(base + path))
-                .timeout(config.timeout())
-                .header("Accept", ACCEPT)
-                .GET();
+        return send(HttpRequest.newBuilder(URI.create(base + path)).GET(), what);
+    }
+
+    private JsonNode send(HttpRequest.Builder request, String what) throws SchemaUnavailableException {
+        request.timeout(config.timeout()).header("Accept", ACCEPT);
         authorization().ifPresent(value -> request.header("Authorization", value));
         AtomicReference<LimitedBody> body = new AtomicReference<>();
         long start = System.nanoTime();

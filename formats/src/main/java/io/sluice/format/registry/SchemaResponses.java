@@ -9,6 +9,8 @@ import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.StreamReadConstraints;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 
 /**
  * Reads the registry's JSON answers into {@link RegisteredSchema}s, trusting nothing: the envelope is a few fields
@@ -62,6 +64,40 @@ final class SchemaResponses {
             throw malformed(what, "no schema id");
         }
         return new RegisteredSchema(id.intValue(), type(node, what), text(node, what), references(node, what));
+    }
+
+    /** The body of {@code POST /subjects/{subject}}: the schema as the registry gave it, {schema, schemaType, references}. */
+    byte[] lookUpBody(RegisteredSchema schema) {
+        ObjectNode body = json.createObjectNode();
+        body.put("schema", schema.text());
+        body.put("schemaType", schema.type().name());
+        if (!schema.references().isEmpty()) {
+            ArrayNode refs = body.putArray("references");
+            for (SchemaReference ref : schema.references()) {
+                refs.addObject().put("name", ref.name()).put("subject", ref.subject()).put("version", ref.version());
+            }
+        }
+        try {
+            return json.writeValueAsBytes(body);
+        }
+        catch (IOException e) {
+            throw new IllegalStateException("a JSON tree did not write", e);
+        }
+    }
+
+    /**
+     * {@code POST /subjects/{subject}}'s answer, {subject, version, id, schema, ...}: only its id is read (registries
+     * differ in what else they echo), and the schema is the one asked about, under that id.
+     */
+    RegisteredSchema lookedUp(JsonNode node, RegisteredSchema asked, String what) throws SchemaUnavailableException {
+        if (!node.isObject()) {
+            throw malformed(what, "not a JSON object");
+        }
+        JsonNode id = node.get("id");
+        if (id == null || !id.canConvertToInt() || !id.isIntegralNumber() || id.intValue() < 0) {
+            throw malformed(what, "no schema id");
+        }
+        return new RegisteredSchema(id.intValue(), asked.type(), asked.text(), asked.references());
     }
 
     private static SchemaType type(JsonNode node, String what) throws SchemaUnavailableException {

@@ -20,6 +20,23 @@ public interface SchemaSource {
     /** One version of a subject (how references are resolved). */
     RegisteredSchema bySubjectVersion(String subject, int version) throws SchemaUnavailableException;
 
+    /**
+     * The version of {@code subject} whose schema is {@code schema}, with the id the registry gives it there: how "is the
+     * schema a record names registered under this subject" is asked (the proxy's RecordValidation). Not found when the
+     * subject has no such version. Sources that cannot ask say so as an unavailable schema.
+     */
+    default RegisteredSchema lookUp(String subject, RegisteredSchema schema) throws SchemaUnavailableException {
+        throw new SchemaUnavailableException("this schema source cannot look a schema up under a subject", false);
+    }
+
+    /**
+     * The schema with this id if it is known without asking the registry (returned), or a failure remembered for it
+     * (thrown); null when only the registry can tell. Never blocks. Sources without a cache know nothing in advance.
+     */
+    default RegisteredSchema cachedById(int id) throws SchemaUnavailableException {
+        return null;
+    }
+
     /** True when {@link #byId} would throw without asking the registry (a remembered failure, an outage period). */
     default boolean failsAtOnce(int id) {
         return false;

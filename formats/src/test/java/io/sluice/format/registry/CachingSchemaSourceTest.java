@@ -353,4 +353,69 @@ class CachingSchemaSourceTest {
         source.loadAsync(a, () -> { }).get(5, TimeUnit.SECONDS);
         assertThat(meters.get(NewSchemaIds.NEW_IDS).tag("outcome", "started").counter().count()).isEqualTo(3);
     }
+
+    @Test
+    void subjectChecksAreAnsweredWithoutBlockingOnceLoadedAndALookUpNotFoundIsAskedAgainAfterTheFailureTtl() throws Exception {
+        int v1 = registry.register("orders-value", V1);
+        int other = registry.register("other-value", V2);
+        assertThat(source.cachedById(v1)).as("nothing is known before a load").isNull();
+        assertThat(source.cachedLatest("orders-value")).isNull();
+        assertThat(source.cachedLookUp("orders-value", v1)).isNull();
+        assertThat(registry.requests()).as("asking what is known costs no request").isZero();
+
+        source.loadLatestAsync("orders-value").get(5, TimeUnit.SECONDS);
+        assertThat(source.cachedLatest("orders-value").id()).isEqualTo(v1);
+        source.loadLookUpAsync("orders-value", v1).get(5, TimeUnit.SECONDS);
+        assertThat(source.cachedLookUp("orders-value", v1).id()).isEqualTo(v1);
+        assertThat(source.cachedById(v1).text()).as("learnt with the latest version, kept under its id").isEqualTo(V1);
+        source.loadLookUpAsync("orders-value", other).get(5, TimeUnit.SECONDS);
+        assertThatThrownBy(() -> source.cachedLookUp("orders-value", other)).isInstanceOfSatisfying(SchemaUnavailableException.class,
+                e -> assertThat(e.notFound()).isTrue());
+        assertThat(registry.requests("lookup")).isEqualTo(2);
+        assertThat(registry.requests("schemas.ids")).as("only the other schema was fetched by id, to be looked up").isEqualTo(1);
+
+        registry.register("orders-value", V2);
+        assertThatThrownBy(() -> source.cachedLookUp("orders-value", other)).as("remembered for failureTtl")
+                .isInstanceOf(SchemaUnavailableException.class);
+        advance(RegistryCacheConfig.DEFAULT_FAILURE_TTL);
+        assertThat(source.cachedLookUp("orders-value", other)).as("forgotten: ask again").isNull();
+        source.loadLookUpAsync("orders-value", other).get(5, TimeUnit.SECONDS);
+        assertThat(source.cachedLookUp("orders-value", other).id()).isEqualTo(other);
+        assertThat(source.cachedLatest("orders-value")).as("the latest is due for a refresh").isNull();
+        source.loadLatestAsync("orders-value").get(5, TimeUnit.SECONDS);
+        assertThat(source.cachedLatest("orders-value").id()).isEqualTo(other);
+
+        registry.stop();
+        advance(RegistryCacheConfig.DEFAULT_LATEST_REFRESH);
+        source.loadLatestAsync("orders-value").get(5, TimeUnit.SECONDS);
+        assertThat(source.cachedLatest("orders-value").id()).as("the registry is down: the last answer serves").isEqualTo(other);
+        assertThatThrownBy(() -> source.cachedById(other + 1000)).as("nothing new is asked while it is unreachable")
+                .isInstanceOf(RegistryUnreachableException.class);
+    }
+
+    @Test
+    void anotherOwnersMetersAndThreadsCarryItsNameAndTag() throws Exception {
+        int id = registry.register("s", V1);
+        SimpleMeterRegistry filterMeters = new SimpleMeterRegistry();
+        try (CachingSchemaSource filter = CachingSchemaSource.create(RegistryConfig.of(registry.url()), filterMeters,
+                RegistryMeters.filter("validate"))) {
+            List<String> threads = new java.util.concurrent.CopyOnWriteArrayList<>();
+            filter.loadAsync(id, () -> {
+                threads.add(Thread.currentThread().getName());
+                try {
+                    filter.byId(id);
+                }
+                catch (SchemaUnavailableException e) {
+                    throw new AssertionError(e);
+                }
+            }).get(5, TimeUnit.SECONDS);
+            assertThat(threads).containsExactly("sluice-filter-schema-lookup");
+            assertThat(filterMeters.get("sluice.filter.registry.lookups").tag("filter", "validate").tag("result", "miss").counter().count())
+                    .isEqualTo(1);
+            assertThat(filterMeters.get("sluice.filter.registry.requests").tag("filter", "validate").tag("outcome", "ok").counter().count())
+                    .isEqualTo(1);
+            assertThat(filterMeters.get("sluice.filter.registry.cached.schemas").tag("filter", "validate").gauge().value()).isEqualTo(1);
+            assertThat(filterMeters.find("sluice.bridge.registry.lookups").counters()).isEmpty();
+        }
+    }
 }

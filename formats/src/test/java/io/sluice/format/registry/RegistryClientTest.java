@@ -71,6 +71,26 @@ class RegistryClientTest {
     }
 
     @Test
+    void aSchemaIsLookedUpUnderASubjectWithItsReferencesAndIsNotFoundUnderAnother() throws Exception {
+        int money = registry.register("money", MONEY);
+        String withRef = "{\"type\":\"record\",\"name\":\"Payment\",\"namespace\":\"t\",\"fields\":[{\"name\":\"amount\",\"type\":\"t.Money\"}]}";
+        int payment = registry.register("payments-value", SchemaType.AVRO, withRef, List.of(new SchemaReference("t.Money", "money", 1)));
+        String proto = "syntax = \"proto3\"; package t; message Order { string id = 1; }";
+        int order = registry.register("orders/value with space", SchemaType.PROTOBUF, proto, List.of());
+        try (RegistryClient client = client()) {
+            RegisteredSchema schema = client.byId(payment);
+            assertThat(client.lookUp("payments-value", schema)).isEqualTo(schema);
+            assertThat(client.lookUp("orders/value with space", client.byId(order)).id()).isEqualTo(order);
+            assertThatThrownBy(() -> client.lookUp("money", schema)).isInstanceOfSatisfying(SchemaUnavailableException.class,
+                    e -> assertThat(e.notFound()).isTrue()).hasMessageContaining("schema id " + payment + " under subject 'money'");
+            assertThatThrownBy(() -> client.lookUp("nobody", client.byId(money))).isInstanceOfSatisfying(SchemaUnavailableException.class,
+                    e -> assertThat(e.notFound()).isTrue());
+        }
+        assertThat(registry.requests("lookup")).isEqualTo(4);
+        assertThat(requests("not_found")).isEqualTo(2);
+    }
+
+    @Test
     void theLatestVersionIsTheLastRegistered() throws Exception {
         registry.register("s", PAYMENT);
         int second = registry.register("s", MONEY);
