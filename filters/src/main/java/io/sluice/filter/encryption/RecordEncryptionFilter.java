@@ -33,6 +33,7 @@ import io.sluice.filter.jwt.JwtAuth;
 import io.sluice.filter.records.BatchRewriter;
 import io.sluice.filter.records.RecordReader;
 import io.sluice.filter.records.RecordReaders;
+import io.sluice.filter.records.RefusedPartitions;
 import io.sluice.filter.records.UnreadableRecords;
 import io.sluice.proxy.filter.FetchResponseFilter;
 import io.sluice.proxy.filter.FilterContext;

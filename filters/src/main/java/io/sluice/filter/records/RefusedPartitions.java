@@ -1,4 +1,4 @@
-package io.sluice.filter.encryption;
+package io.sluice.filter.records;
 
 import java.util.ArrayList;
 import java.util.Collections;
@@ -11,7 +11,6 @@ import org.apache.kafka.common.message.ProduceResponseData;
 import org.apache.kafka.common.message.RequestHeaderData;
 import org.apache.kafka.common.protocol.Errors;
 
-import io.sluice.filter.records.ProduceRefusal;
 import io.sluice.proxy.filter.FilterContext;
 import io.sluice.proxy.filter.RequestFilterResult;
 import io.sluice.proxy.filter.ResponseHook;
@@ -22,23 +21,23 @@ import io.sluice.proxy.filter.ResponseHook;
  * their answers added to the broker's response (or make the whole response, when nothing is left to forward).
  * One per Produce request, on the connection's event loop.
  */
-final class RefusedPartitions {
+public final class RefusedPartitions {
 
     private final List<ProduceRefusal> refused = new ArrayList<>();
     private final Set<ProduceRequestData.PartitionProduceData> removed = Collections.newSetFromMap(new IdentityHashMap<>());
 
     /** @param message for the client (Produce v8+ carries it); names sizes and bounds, never record contents */
-    void refuse(ProduceRequestData.TopicProduceData topic, ProduceRequestData.PartitionProduceData partition, Errors error, String message) {
+    public void refuse(ProduceRequestData.TopicProduceData topic, ProduceRequestData.PartitionProduceData partition, Errors error, String message) {
         refused.add(new ProduceRefusal(topic.name(), topic.topicId(), partition.index(), error, message));
         removed.add(partition);
     }
 
-    boolean isEmpty() {
+    public boolean isEmpty() {
         return refused.isEmpty();
     }
 
     /** Takes the refused partitions out of {@code produce} and says how the rest is forwarded, or answers it whole. */
-    RequestFilterResult result(RequestHeaderData header, ProduceRequestData produce, FilterContext context) {
+    public RequestFilterResult result(RequestHeaderData header, ProduceRequestData produce, FilterContext context) {
         List<ProduceRequestData.TopicProduceData> emptied = new ArrayList<>();
         for (ProduceRequestData.TopicProduceData topic : produce.topicData()) {
             topic.partitionData().removeIf(removed::contains);
