@@ -27,10 +27,11 @@ import org.apache.kafka.common.record.MemoryRecords;
 import org.apache.kafka.common.requests.FetchMetadata;
 
 import io.sluice.auth.TopicAccess;
-import io.sluice.filter.records.ProduceRefusal;
 import io.sluice.filter.records.RecordReader;
 import io.sluice.filter.records.RecordReaders;
+import io.sluice.filter.records.RefusedPartitions;
 import io.sluice.proxy.filter.FilterContext;
+import io.sluice.proxy.filter.ResponseHook;
 
 /**
  * Authorization of the APIs that read, write or describe topics. Writes are checked on the request (a
@@ -62,41 +63,27 @@ final class TopicRules {
     }
 
     private static Decision produce(ProduceRequestData request, Access access, RecordReader reader, Map<Uuid, String> names) {
-        List<ProduceRefusal> refused = new ArrayList<>();
-        List<ProduceRequestData.TopicProduceData> emptied = new ArrayList<>();
+        RefusedPartitions refused = new RefusedPartitions();
         for (ProduceRequestData.TopicProduceData topic : request.topicData()) {
             String name = TopicIds.name(topic.name(), topic.topicId(), names);
             TopicAccess topicAccess = name == null ? null : access.topic(name);
-            topic.partitionData().removeIf(partition -> {
+            for (ProduceRequestData.PartitionProduceData partition : topic.partitionData()) {
                 Errors error = topicAccess == null ? Errors.UNKNOWN_TOPIC_ID
                         : ProducedKeys.check(partition.records(), reader, topicAccess.write());
-                if (error == Errors.NONE) {
-                    return false;
+                if (error != Errors.NONE) {
+                    refused.refuse(topic, partition, error, error == Errors.TOPIC_AUTHORIZATION_FAILED ? NOT_PERMITTED : null);
                 }
-                refused.add(new ProduceRefusal(topic.name(), topic.topicId(), partition.index(), error,
-                        error == Errors.TOPIC_AUTHORIZATION_FAILED ? NOT_PERMITTED : null));
-                return true;
-            });
-            if (topic.partitionData().isEmpty()) {
-                emptied.add(topic);
             }
         }
         if (refused.isEmpty()) {
             return Decision.FORWARD;
         }
-        emptied.forEach(request.topicData()::remove);
-        if (request.topicData().isEmpty()) {
-            ProduceResponseData response = new ProduceResponseData();
-            ProduceRefusal.addAll(response, refused);
-            return new Decision.Respond(response);
+        ProduceResponseData whole = refused.takeOut(request);
+        if (whole != null) {
+            return new Decision.Respond(whole);
         }
-        if (request.acks() == 0) {
-            return Decision.FORWARD;
-        }
-        return Decision.forward(response -> {
-            ProduceRefusal.addAll((ProduceResponseData) response, refused);
-            return CompletableFuture.completedFuture(null);
-        });
+        ResponseHook hook = refused.responseHook(request);
+        return hook == null ? Decision.FORWARD : Decision.forward(hook);
     }
 
     // ---- Fetch: per partition and per record, on the response unless the request shows there is nothing to check ----
