@@ -147,7 +147,7 @@ final class ParsedSchemas<T> {
         }
         catch (SchemaUnavailableException e) {
             if (e.notFound()) {
-                throw new DecodeException("unknown schema id " + id);
+                throw new UnknownSchemaIdException(id);
             }
             throw new DecodeOutageException(id);
         }

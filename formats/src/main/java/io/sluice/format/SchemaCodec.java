@@ -15,6 +15,7 @@ public interface SchemaCodec extends Codec {
      * @throws SchemaPendingException when the schema is not fetched or parsed yet: that happens on a lookup thread, and
      *                                the exception's future says when to ask again
      * @throws DecodeOutageException  when the registry cannot give the schema now
+     * @throws UnknownSchemaIdException when the registry does not have the id
      * @throws DecodeException        when the bytes do not conform: no header, an unknown id, a schema of another
      *                                language, a payload that does not decode or validate; the message says which
      *                                (JSON Schema: the first violation's location and the validator's words), in at

@@ -99,8 +99,8 @@ class SchemaCodecReadTest {
         RegisteredSchema event = registry.register("events-value", SchemaType.JSON, EVENT);
         AvroCodec codec = AvroCodec.registry(source, RecordPart.VALUE, FormatLimits.defaults());
         byte[] unknown = ConfluentWireFormat.frame(4711, new byte[] {2, 4});
-        assertThatThrownBy(() -> read(codec, unknown, false)).isInstanceOf(DecodeException.class)
-                .isNotInstanceOf(DecodeOutageException.class).hasMessage("unknown schema id 4711");
+        assertThatThrownBy(() -> read(codec, unknown, false)).isInstanceOf(UnknownSchemaIdException.class)
+                .hasMessage("unknown schema id 4711");
         int calls = registry.byIdCalls();
         assertThatThrownBy(() -> codec.read(unknown, false)).as("remembered: no second lookup, no pending")
                 .hasMessage("unknown schema id 4711");
