@@ -119,18 +119,9 @@ final class PartCheck {
         try {
             record = codec.read(bytes, false);
         }
-        catch (SchemaPendingException e) {
-            return new Verdict.Pending(e.ready());
-        }
-        catch (DecodeOutageException e) {
-            return new Verdict.Outage();
-        }
-        catch (UnknownSchemaIdException e) {
-            return refused(Verdict.Reason.UNKNOWN_SCHEMA, e.getMessage());
-        }
-        catch (DecodeException e) {
+        catch (DecodeException | SchemaPendingException e) {
             // A schema of another language or one that does not parse, or a message-index path naming no type in it.
-            return refused(Verdict.Reason.WRONG_SCHEMA, e.getMessage());
+            return failed(e, Verdict.Reason.WRONG_SCHEMA);
         }
         Verdict subject = subject(topic, record);
         if (subject != Verdict.CONFORMS || !decode) {
@@ -141,15 +132,20 @@ final class PartCheck {
             codec.read(bytes, true);
             return Verdict.CONFORMS;
         }
-        catch (SchemaPendingException e) {
-            return new Verdict.Pending(e.ready());
+        catch (DecodeException | SchemaPendingException e) {
+            return failed(e, Verdict.Reason.PAYLOAD);
         }
-        catch (DecodeOutageException e) {
+    }
+
+    /** What a read that threw says: wait, an outage, an unknown id, or a refusal for {@code reason}. */
+    private Verdict failed(Exception e, Verdict.Reason reason) {
+        if (e instanceof SchemaPendingException pending) {
+            return new Verdict.Pending(pending.ready());
+        }
+        if (e instanceof DecodeOutageException) {
             return new Verdict.Outage();
         }
-        catch (DecodeException e) {
-            return refused(Verdict.Reason.PAYLOAD, e.getMessage());
-        }
+        return refused(e instanceof UnknownSchemaIdException ? Verdict.Reason.UNKNOWN_SCHEMA : reason, e.getMessage());
     }
 
     private Verdict subject(String topic, SchemaRecord record) {

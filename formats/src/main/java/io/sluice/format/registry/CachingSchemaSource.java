@@ -324,30 +324,15 @@ public final class CachingSchemaSource implements SchemaSource, AutoCloseable {
     }
 
     private RegisteredSchema lookup(Key key) throws SchemaUnavailableException {
+        RegisteredSchema known = cached(key);
+        if (known != null) {
+            return known;
+        }
         long now = nanoClock.getAsLong();
         Entry cached;
-        Failure remembered;
         synchronized (lock) {
+            // A subject's latest due for a refresh: it serves again if the registry cannot answer.
             cached = schemas.get(key);
-            if (cached != null && fresh(key, cached, now)) {
-                hits.increment();
-                return cached.schema();
-            }
-            remembered = rememberedFailure(key, now);
-        }
-        if (remembered == null) {
-            Failure down = unreachable;
-            if (down != null && now - down.expiresAt() < 0) {
-                remembered = down;
-            }
-        }
-        if (remembered != null) {
-            if (cached != null && !remembered.cause().notFound()) {
-                stale.increment();
-                return cached.schema();
-            }
-            failed.increment();
-            throw again(remembered.cause());
         }
         CompletableFuture<RegisteredSchema> mine = new CompletableFuture<>();
         CompletableFuture<RegisteredSchema> leader = inFlight.putIfAbsent(key, mine);
