@@ -25,8 +25,8 @@ from confluent_kafka.schema_registry.avro import AvroDeserializer, AvroSerialize
 from confluent_kafka.schema_registry.json_schema import JSONDeserializer, JSONSerializer
 from confluent_kafka.schema_registry.protobuf import ProtobufDeserializer, ProtobufSerializer
 from confluent_kafka.serialization import MessageField, SerializationContext
-from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
 
+from sluice_records import quote_class
 from sluice_harness import log, main
 
 ORDER = json.dumps({"type": "record", "name": "Order", "namespace": "acme", "fields": [
@@ -39,17 +39,6 @@ EVENT = json.dumps({"$schema": "http://json-schema.org/draft-07/schema#", "title
                     "properties": {"id": {"type": "string"}, "n": {"type": "integer", "maximum": 100}},
                     "required": ["id"]})
 WAIT = 30
-
-
-def quote_class():
-    fdp = descriptor_pb2.FileDescriptorProto(name="acme/quote.proto", package="acme", syntax="proto3")
-    m = fdp.message_type.add(name="Quote")
-    optional = descriptor_pb2.FieldDescriptorProto.LABEL_OPTIONAL
-    m.field.add(name="sym", number=1, type=descriptor_pb2.FieldDescriptorProto.TYPE_STRING, label=optional)
-    m.field.add(name="size", number=2, type=descriptor_pb2.FieldDescriptorProto.TYPE_INT64, label=optional)
-    pool = descriptor_pool.DescriptorPool()
-    pool.Add(fdp)
-    return message_factory.GetMessageClass(pool.FindMessageTypeByName("acme.Quote"))
 
 
 def run():
