@@ -17,9 +17,9 @@ from confluent_kafka.schema_registry.avro import AvroDeserializer, AvroSerialize
 from confluent_kafka.schema_registry.json_schema import JSONSerializer
 from confluent_kafka.schema_registry.protobuf import ProtobufSerializer
 from confluent_kafka.serialization import MessageField, SerializationContext
-from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
 from websockets.asyncio.client import connect
 
+from sluice_records import quote_class
 from sluice_harness import env, log, main
 
 AVRO_SCHEMA = json.dumps({"type": "record", "name": "Trade", "namespace": "acme", "fields": [
@@ -33,20 +33,6 @@ JSON_SCHEMA = json.dumps({"$schema": "http://json-schema.org/draft-07/schema#", 
                           "properties": {"id": {"type": "string"}, "n": {"type": "integer"}, "nested": {"type": "object"}},
                           "required": ["id"]})
 WAIT = 30
-
-
-def quote_class():
-    fdp = descriptor_pb2.FileDescriptorProto(name="acme/quote.proto", package="acme", syntax="proto3")
-    m = fdp.message_type.add(name="Quote")
-    optional = descriptor_pb2.FieldDescriptorProto.LABEL_OPTIONAL
-    m.field.add(name="sym", number=1, type=descriptor_pb2.FieldDescriptorProto.TYPE_STRING, label=optional)
-    m.field.add(name="size", number=2, type=descriptor_pb2.FieldDescriptorProto.TYPE_INT64, label=optional)
-    m.field.add(name="bid", number=3, type=descriptor_pb2.FieldDescriptorProto.TYPE_DOUBLE, label=optional)
-    m.field.add(name="venues", number=4, type=descriptor_pb2.FieldDescriptorProto.TYPE_STRING,
-                label=descriptor_pb2.FieldDescriptorProto.LABEL_REPEATED)
-    pool = descriptor_pool.DescriptorPool()
-    pool.Add(fdp)
-    return message_factory.GetMessageClass(pool.FindMessageTypeByName("acme.Quote"))
 
 
 def produce(args, sr):

@@ -1,6 +1,7 @@
 package io.sluice.filter.policy;
 
 import java.time.Clock;
+import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -114,7 +115,7 @@ final class PoliciesFilter implements ProduceRequestFilter, CreateTopicsRequestF
                 violations.report(judgement, context, "Produce to " + TopicPolicy.quoted(topic.name()) + " partition " + partition.index());
                 if (judgement.refused()) {
                     Violation refusal = judgement.refusal();
-                    refused.refuse(topic, partition, refusal.error(), refusal.message(), refusal.record());
+                    refused.refuse(topic, partition, refusal.error(), refusal.message(), refusal.record() == null ? List.of() : List.of(refusal.record()));
                 }
             }
         }

@@ -11,29 +11,30 @@ import org.apache.kafka.common.protocol.Errors;
  * request's other partitions may still go to the broker. The answers are added to the broker's response (or make the
  * whole response when nothing is left to forward): the one home of that step for every filter that refuses partitions.
  *
- * @param topic   the name the client used (empty when it named the topic by id only)
- * @param topicId the id the client used, or {@link Uuid#ZERO_UUID}
- * @param message for the client (Produce v8+ carries it), or null; never record contents
- * @param record  the record that made the partition refused, for Produce v8+'s {@code record_errors}; null for none
+ * @param topic        the name the client used (empty when it named the topic by id only)
+ * @param topicId      the id the client used, or {@link Uuid#ZERO_UUID}
+ * @param message      for the client (Produce v8+ carries it), or null; never record contents
+ * @param recordErrors the records that made the partition fail, by index, each with its reason (Produce v8+'s
+ *                     {@code record_errors}, KIP-467: a producer's callback then says which record and why); empty when
+ *                     the partition fails as a whole
  */
-public record ProduceRefusal(String topic, Uuid topicId, int partition, Errors error, String message, RecordError record) {
+public record ProduceRefusal(String topic, Uuid topicId, int partition, Errors error, String message, List<RecordError> recordErrors) {
 
     /**
-     * A record a broker would name in {@code record_errors}: kafka-clients fails that record with the partition's
-     * error and {@code message}, and the batch's other records with a note that their batch held an invalid one.
-     *
-     * @param index   the record's position among the partition's records, from 0
-     * @param message for the client; never record contents
+     * One refused record: its index among the partition's records in the request (counted from 0 across its batches;
+     * with the one batch producers send, the index in that batch, as a broker reports it) and why.
      */
     public record RecordError(int index, String message) {
     }
 
     public ProduceRefusal {
         topicId = topicId == null ? Uuid.ZERO_UUID : topicId;
+        recordErrors = recordErrors == null ? List.of() : List.copyOf(recordErrors);
     }
 
+    /** A partition refused as a whole, no record named. */
     public ProduceRefusal(String topic, Uuid topicId, int partition, Errors error, String message) {
-        this(topic, topicId, partition, error, message, null);
+        this(topic, topicId, partition, error, message, List.of());
     }
 
     /** Adds each refusal to {@code response}, under the topic entry of the same name and id, made where missing. */
@@ -50,18 +51,19 @@ public record ProduceRefusal(String topic, Uuid topicId, int partition, Errors e
                 topic = new ProduceResponseData.TopicProduceResponse().setName(r.topic()).setTopicId(r.topicId());
                 response.responses().add(topic);
             }
-            ProduceResponseData.PartitionProduceResponse partition = new ProduceResponseData.PartitionProduceResponse()
+            ProduceResponseData.PartitionProduceResponse answer = new ProduceResponseData.PartitionProduceResponse()
                     .setIndex(r.partition())
                     .setErrorCode(r.error().code())
                     .setErrorMessage(r.message())
                     .setBaseOffset(-1)
                     .setLogAppendTimeMs(-1)
                     .setLogStartOffset(-1);
-            if (r.record() != null) {
-                partition.recordErrors().add(new ProduceResponseData.BatchIndexAndErrorMessage()
-                        .setBatchIndex(r.record().index()).setBatchIndexErrorMessage(r.record().message()));
+            // Versions before 8 have no record_errors: the field is ignorable, so it is left out when they are written.
+            for (RecordError e : r.recordErrors()) {
+                answer.recordErrors().add(new ProduceResponseData.BatchIndexAndErrorMessage()
+                        .setBatchIndex(e.index()).setBatchIndexErrorMessage(e.message()));
             }
-            topic.partitionResponses().add(partition);
+            topic.partitionResponses().add(answer);
         }
     }
 }

@@ -5,7 +5,6 @@ import java.util.Collections;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Set;
-import java.util.concurrent.CompletableFuture;
 
 import org.apache.kafka.common.message.ProduceRequestData;
 import org.apache.kafka.common.message.ProduceResponseData;
@@ -17,14 +16,10 @@ import io.sluice.proxy.filter.RequestFilterResult;
 import io.sluice.proxy.filter.ResponseHook;
 
 /**
- * Produce partitions a filter answers itself while the rest of the request goes on to the broker, as a broker
- * refuses one partition's records and appends the others': the refused partitions are taken out of the request and
- * their answers added to the broker's response (or make the whole response, when nothing is left to forward).
- * The one home of that split for every filter that refuses partitions (JwtAuth's key rules, RecordEncryption,
- * Policies). One per Produce request, on the connection's event loop.
- *
- * <p>With acks=0 the client expects no answer: the rest is forwarded and the refusals are told to nobody (a proxy
- * cannot forward the rest and then close the connection as a broker would without risking the rest).</p>
+ * Produce partitions a filter answers itself while the rest of the request goes on to the broker, as a broker refuses
+ * one partition's records and appends the others': the refused partitions are taken out of the request and their
+ * answers added to the broker's response (or make the whole response, when nothing is left to forward). The one home
+ * of that step (RecordEncryption, JwtAuth, RecordValidation); one per Produce request, on the connection's event loop.
  */
 public final class RefusedPartitions {
 
@@ -33,13 +28,13 @@ public final class RefusedPartitions {
 
     /** @param message for the client (Produce v8+ carries it); names sizes and bounds, never record contents */
     public void refuse(ProduceRequestData.TopicProduceData topic, ProduceRequestData.PartitionProduceData partition, Errors error, String message) {
-        refuse(topic, partition, error, message, null);
+        refuse(topic, partition, error, message, List.of());
     }
 
-    /** @param record the one record that made the partition refused (Produce v8+ {@code record_errors}), or null */
+    /** @param recordErrors the records that made it fail, by index, with their reasons (Produce v8+ carries them) */
     public void refuse(ProduceRequestData.TopicProduceData topic, ProduceRequestData.PartitionProduceData partition, Errors error, String message,
-                       ProduceRefusal.RecordError record) {
-        refused.add(new ProduceRefusal(topic.name(), topic.topicId(), partition.index(), error, message, record));
+                       List<ProduceRefusal.RecordError> recordErrors) {
+        refused.add(new ProduceRefusal(topic.name(), topic.topicId(), partition.index(), error, message, recordErrors));
         removed.add(partition);
     }
 
@@ -47,13 +42,16 @@ public final class RefusedPartitions {
         return refused.isEmpty();
     }
 
-    /** The refusals so far, in order. */
+    /** The refusals so far, for meters and logs. */
     public List<ProduceRefusal> refusals() {
-        return Collections.unmodifiableList(refused);
+        return List.copyOf(refused);
     }
 
-    /** Takes the refused partitions (and topics left without partitions) out of {@code produce}; true when nothing is left. */
-    public boolean takeOut(ProduceRequestData produce) {
+    /**
+     * Takes the refused partitions (and topics left without partitions) out of {@code produce}; returns the whole answer
+     * when nothing is left to forward, else null ({@link #responseHook} then completes the broker's answer).
+     */
+    public ProduceResponseData takeOut(ProduceRequestData produce) {
         List<ProduceRequestData.TopicProduceData> emptied = new ArrayList<>();
         for (ProduceRequestData.TopicProduceData topic : produce.topicData()) {
             topic.partitionData().removeIf(removed::contains);
@@ -62,33 +60,33 @@ public final class RefusedPartitions {
             }
         }
         emptied.forEach(produce.topicData()::remove);
-        return produce.topicData().isEmpty();
-    }
-
-    /** The whole response, when nothing of the request is left to forward. */
-    public ProduceResponseData answer() {
+        if (!produce.topicData().isEmpty()) {
+            return null;
+        }
         ProduceResponseData response = new ProduceResponseData();
         ProduceRefusal.addAll(response, refused);
         return response;
     }
 
-    /** Adds the refusals to the broker's response to the rest of the request. */
-    public ResponseHook mergeHook() {
-        return response -> {
-            ProduceRefusal.addAll((ProduceResponseData) response, refused);
-            return CompletableFuture.completedFuture(null);
-        };
+    /** What adds the refusals to the broker's answer to the rest; null for acks=0, which has no answer. */
+    public ResponseHook responseHook(ProduceRequestData produce) {
+        if (produce.acks() == 0) {
+            return null;
+        }
+        return ResponseHook.of(response -> ProduceRefusal.addAll((ProduceResponseData) response, refused));
     }
 
     /** Takes the refused partitions out of {@code produce} and says how the rest is forwarded, or answers it whole. */
     public RequestFilterResult result(RequestHeaderData header, ProduceRequestData produce, FilterContext context) {
-        if (takeOut(produce)) {
+        ProduceResponseData whole = takeOut(produce);
+        if (whole != null) {
             // With acks=0 the proxy writes no answer: the client expects none.
-            return context.requestFilterResultBuilder().shortCircuitResponse(answer()).build();
+            return context.requestFilterResultBuilder().shortCircuitResponse(whole).build();
         }
-        if (produce.acks() == 0) {
+        ResponseHook hook = responseHook(produce);
+        if (hook == null) {
             return context.requestFilterResultBuilder().forward(header, produce).build();
         }
-        return context.requestFilterResultBuilder().forward(header, produce).withResponseHook(mergeHook()).build();
+        return context.requestFilterResultBuilder().forward(header, produce).withResponseHook(hook).build();
     }
 }

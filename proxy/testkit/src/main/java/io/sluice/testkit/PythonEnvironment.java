@@ -110,7 +110,8 @@ public final class PythonEnvironment {
     private static String install() throws IOException {
         // The venv itself (interpreter check, lock, pip) is PythonVenv's, shared with the servers from PyPI (moto).
         PythonVenv.Prepared prepared = PythonVenv.prepare("clients", resource("requirements.txt"),
-                Map.of("harness/sluice_harness.py", resource("sluice_harness.py")));
+                Map.of("harness/sluice_harness.py", resource("sluice_harness.py"),
+                        "harness/sluice_records.py", resource("sluice_records.py")));
         if (prepared.venv() == null) {
             return prepared.unavailable();
         }

@@ -19,14 +19,14 @@ import org.slf4j.LoggerFactory;
 
 import io.sluice.bridge.config.BridgeConfig;
 import io.sluice.bridge.config.EndpointMapping;
-import io.sluice.bridge.format.AvroCodec;
-import io.sluice.bridge.format.Codec;
-import io.sluice.bridge.format.CodecConfig;
-import io.sluice.bridge.format.FormatRule;
-import io.sluice.bridge.format.Formats;
-import io.sluice.bridge.format.JsonSchemaCodec;
-import io.sluice.bridge.format.ProtobufCodec;
-import io.sluice.bridge.format.SchemaLookupException;
+import io.sluice.format.AvroCodec;
+import io.sluice.format.Codec;
+import io.sluice.format.CodecConfig;
+import io.sluice.format.FormatRule;
+import io.sluice.format.Formats;
+import io.sluice.format.JsonSchemaCodec;
+import io.sluice.format.ProtobufCodec;
+import io.sluice.format.SchemaLookupException;
 import io.sluice.build.BuildInfo;
 import io.sluice.logging.RateLimitedLog;
 

@@ -20,7 +20,7 @@ import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
 import io.sluice.bridge.config.BridgeConfig;
-import io.sluice.bridge.format.Formats;
+import io.sluice.format.Formats;
 import io.sluice.bridge.web.StaticContent;
 
 /**

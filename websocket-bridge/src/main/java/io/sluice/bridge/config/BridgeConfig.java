@@ -8,8 +8,8 @@ import com.fasterxml.jackson.annotation.JsonProperty;
 import com.fasterxml.jackson.databind.annotation.JsonDeserialize;
 
 import io.sluice.bridge.selection.FilterLimits;
-import io.sluice.bridge.format.FormatRule;
-import io.sluice.bridge.format.registry.RegistryConfig;
+import io.sluice.format.FormatRule;
+import io.sluice.format.registry.RegistryConfig;
 import io.sluice.config.ManagementConfig;
 
 /**

@@ -17,7 +17,7 @@ import io.netty.buffer.ByteBufUtil;
 import io.netty.handler.codec.http.FullHttpRequest;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.QueryStringDecoder;
-import io.sluice.bridge.format.ExactJson;
+import io.sluice.format.ExactJson;
 import io.sluice.bridge.protocol.ClientRequest;
 import io.sluice.bridge.protocol.ErrorCodes;
 import io.sluice.bridge.protocol.PayloadFormat;

@@ -13,7 +13,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufInputStream;
 import io.sluice.bridge.config.RequestLimitsConfig;
-import io.sluice.bridge.format.ExactJson;
+import io.sluice.format.ExactJson;
 import io.sluice.bridge.selection.SubscriptionFilter;
 import io.sluice.bridge.selection.FilterException;
 import io.sluice.bridge.selection.FilterLimits;

@@ -22,7 +22,7 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.ByteBufInputStream;
 import io.sluice.bridge.config.DeltaConfig;
-import io.sluice.bridge.format.ExactJson;
+import io.sluice.format.ExactJson;
 
 /**
  * Writes messages straight into WebSocket frames: the JSON text after a reserved header slot, then the header in front

@@ -10,9 +10,9 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.common.header.Header;
 import org.slf4j.LoggerFactory;
 
-import io.sluice.bridge.format.DecodeException;
-import io.sluice.bridge.format.DecodeFailurePolicy;
-import io.sluice.bridge.format.Formats;
+import io.sluice.format.DecodeException;
+import io.sluice.format.DecodeFailurePolicy;
+import io.sluice.format.Formats;
 import io.sluice.logging.RateLimitedByCause;
 
 /**

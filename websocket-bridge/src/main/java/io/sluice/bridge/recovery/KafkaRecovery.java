@@ -18,7 +18,7 @@ import io.netty.buffer.ByteBufAllocator;
 import io.sluice.bridge.kafka.LogReader;
 import io.sluice.bridge.metrics.BridgeMetrics;
 import io.sluice.bridge.protocol.EncodedMessage;
-import io.sluice.bridge.format.Formats;
+import io.sluice.format.Formats;
 import io.sluice.bridge.protocol.MessageEncoder;
 import io.sluice.bridge.protocol.RecordFailures;
 import io.sluice.bridge.protocol.RecordMessages;

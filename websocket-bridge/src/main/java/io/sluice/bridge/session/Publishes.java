@@ -13,10 +13,10 @@ import org.apache.kafka.common.TopicPartition;
 
 import io.netty.channel.Channel;
 import io.sluice.bridge.auth.Principal;
-import io.sluice.bridge.format.EncodeException;
-import io.sluice.bridge.format.ExactJson;
-import io.sluice.bridge.format.SchemaOutageException;
-import io.sluice.bridge.format.Formats;
+import io.sluice.format.EncodeException;
+import io.sluice.format.ExactJson;
+import io.sluice.format.SchemaOutageException;
+import io.sluice.format.Formats;
 import io.sluice.bridge.protocol.ClientRequest;
 import io.sluice.bridge.protocol.ErrorCodes;
 import io.sluice.bridge.protocol.MessageEncoder;

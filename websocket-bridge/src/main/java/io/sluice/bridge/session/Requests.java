@@ -12,7 +12,7 @@ import io.sluice.bridge.protocol.ClientRequest;
 import io.sluice.bridge.protocol.ErrorCodes;
 import io.sluice.bridge.protocol.RequestRefusedException;
 import io.sluice.bridge.protocol.ServerMessages;
-import io.sluice.bridge.rate.TokenBucket;
+import io.sluice.rate.TokenBucket;
 import io.sluice.bridge.subscription.EndpointTable;
 import io.sluice.bridge.subscription.Subscription;
 

@@ -5,7 +5,7 @@ import io.sluice.bridge.config.AuthConfig;
 import io.sluice.bridge.config.OutboundConfig;
 import io.sluice.bridge.config.RecoveryConfig;
 import io.sluice.bridge.selection.FilterLimits;
-import io.sluice.bridge.format.Formats;
+import io.sluice.format.Formats;
 import io.sluice.bridge.config.RequestLimitsConfig;
 import io.sluice.bridge.kafka.Publisher;
 import io.sluice.bridge.metrics.BridgeMetrics;

@@ -12,7 +12,7 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
 import io.netty.handler.codec.http.QueryStringDecoder;
-import io.sluice.bridge.format.ExactJson;
+import io.sluice.format.ExactJson;
 import io.sluice.bridge.protocol.ErrorCodes;
 import io.sluice.bridge.protocol.RequestRefusedException;
 

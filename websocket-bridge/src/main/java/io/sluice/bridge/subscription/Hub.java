@@ -16,7 +16,7 @@ import io.netty.buffer.ByteBuf;
 import io.sluice.bridge.config.DeltaConfig;
 import io.sluice.bridge.config.RecoveryConfig;
 import io.sluice.bridge.selection.FilterLimits;
-import io.sluice.bridge.format.Formats;
+import io.sluice.format.Formats;
 import io.sluice.bridge.kafka.PartitionEpochs;
 import io.sluice.bridge.kafka.RecordSink;
 import io.sluice.bridge.metrics.BridgeMetrics;

@@ -24,12 +24,12 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.sluice.bridge.client.NodeTools;
 import io.sluice.bridge.config.BridgeConfig;
 import io.sluice.bridge.config.BridgeConfigLoader;
-import io.sluice.bridge.format.FormatLimits;
-import io.sluice.bridge.format.Formats;
-import io.sluice.bridge.format.registry.CachingSchemaSource;
-import io.sluice.bridge.format.registry.RegistryConfig;
-import io.sluice.bridge.format.registry.RegistryStandIn;
-import io.sluice.bridge.format.registry.SchemaType;
+import io.sluice.format.FormatLimits;
+import io.sluice.format.Formats;
+import io.sluice.format.registry.CachingSchemaSource;
+import io.sluice.format.registry.RegistryConfig;
+import io.sluice.format.registry.RegistryStandIn;
+import io.sluice.format.registry.SchemaType;
 import io.sluice.config.ConfigException;
 
 /**

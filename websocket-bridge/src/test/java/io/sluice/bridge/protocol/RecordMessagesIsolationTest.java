@@ -12,10 +12,10 @@ import org.junit.jupiter.api.Test;
 import com.fasterxml.jackson.databind.JsonNode;
 
 import io.netty.buffer.UnpooledByteBufAllocator;
-import io.sluice.bridge.format.Codec;
-import io.sluice.bridge.format.DecodeException;
-import io.sluice.bridge.format.DecodeFailurePolicy;
-import io.sluice.bridge.format.Formats;
+import io.sluice.format.Codec;
+import io.sluice.format.DecodeException;
+import io.sluice.format.DecodeFailurePolicy;
+import io.sluice.format.Formats;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;

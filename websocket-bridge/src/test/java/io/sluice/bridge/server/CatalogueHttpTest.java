@@ -23,7 +23,7 @@ import io.kroxylicious.testing.kafka.common.BrokerCluster;
 import io.kroxylicious.testing.kafka.junit5ext.KafkaClusterExtension;
 import io.netty.pkitesting.CertificateBuilder;
 import io.netty.pkitesting.X509Bundle;
-import io.sluice.bridge.format.registry.RegistryStandIn;
+import io.sluice.format.registry.RegistryStandIn;
 
 /** {@code GET /asyncapi.json} and {@code /catalogue} on the WebSocket port: served when enabled, 404 when not. */
 @ExtendWith(KafkaClusterExtension.class)

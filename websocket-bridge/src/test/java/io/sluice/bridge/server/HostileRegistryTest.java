@@ -20,9 +20,9 @@ import io.kroxylicious.testing.kafka.api.KafkaCluster;
 import io.kroxylicious.testing.kafka.common.BrokerCluster;
 import io.kroxylicious.testing.kafka.junit5ext.KafkaClusterExtension;
 import io.sluice.bridge.auth.TestAuthenticator;
-import io.sluice.bridge.format.AvroBinary;
-import io.sluice.bridge.format.registry.RegistryStandIn;
-import io.sluice.bridge.format.registry.RegistryStandIn.Misbehaviour;
+import io.sluice.format.AvroBinary;
+import io.sluice.format.registry.RegistryStandIn;
+import io.sluice.format.registry.RegistryStandIn.Misbehaviour;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -11,7 +11,7 @@ import io.kroxylicious.testing.kafka.api.KafkaCluster;
 import io.kroxylicious.testing.kafka.common.BrokerCluster;
 import io.kroxylicious.testing.kafka.junit5ext.KafkaClusterExtension;
 import io.sluice.bridge.auth.TestAuthenticator;
-import io.sluice.bridge.format.registry.RegistryStandIn;
+import io.sluice.format.registry.RegistryStandIn;
 import io.sluice.testkit.fixtures.PythonClients;
 
 import static org.assertj.core.api.Assertions.assertThat;

@@ -21,6 +21,7 @@ import org.apache.kafka.common.message.MetadataResponseData;
 import org.apache.kafka.common.message.OffsetForLeaderEpochRequestData;
 import org.apache.kafka.common.message.OffsetForLeaderEpochResponseData;
 import org.apache.kafka.common.message.ProduceRequestData;
+import org.apache.kafka.common.message.ProduceResponseData;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.record.MemoryRecords;
 import org.apache.kafka.common.requests.FetchMetadata;
@@ -30,6 +31,7 @@ import io.sluice.filter.records.RecordReader;
 import io.sluice.filter.records.RecordReaders;
 import io.sluice.filter.records.RefusedPartitions;
 import io.sluice.proxy.filter.FilterContext;
+import io.sluice.proxy.filter.ResponseHook;
 
 /**
  * Authorization of the APIs that read, write or describe topics. Writes are checked on the request (a
@@ -76,10 +78,12 @@ final class TopicRules {
         if (refused.isEmpty()) {
             return Decision.FORWARD;
         }
-        if (refused.takeOut(request)) {
-            return new Decision.Respond(refused.answer());
+        ProduceResponseData whole = refused.takeOut(request);
+        if (whole != null) {
+            return new Decision.Respond(whole);
         }
-        return request.acks() == 0 ? Decision.FORWARD : Decision.forward(refused.mergeHook());
+        ResponseHook hook = refused.responseHook(request);
+        return hook == null ? Decision.FORWARD : Decision.forward(hook);
     }
 
     // ---- Fetch: per partition and per record, on the response unless the request shows there is nothing to check ----

@@ -98,7 +98,9 @@ public final class ProxyBench {
                 Map<String, String> env = BenchTarget.proxyEnvironment(kafka.bootstrapServers(), bootstrap, managementPort);
                 TargetCredentials.Issued issued = TargetCredentials.forTarget(spec);
                 env.putAll(issued.proxyEnvironment());
-                credentials.put(spec.name(), issued);
+                Map<String, Object> clients = new HashMap<>(issued.clientConfig());
+                clients.putAll(BenchTargets.clientConfig(spec));
+                credentials.put(spec.name(), new TargetCredentials.Issued(issued.proxyEnvironment(), clients));
                 var unavailable = spec.unavailableReason(env);
                 if (unavailable.isPresent()) {
                     System.out.printf("skipping target '%s': %s%n", spec.name(), unavailable.get());

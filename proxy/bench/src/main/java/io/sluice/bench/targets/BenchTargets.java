@@ -14,8 +14,8 @@ import java.util.Map;
 
 /**
  * The targets benchmarks know by name, and those a user names with a configuration file. Built in: {@code direct}
- * (the broker), {@code passthrough}, {@code encryption}, {@code jwt}, {@code jwt-audit} and {@code keyrouting} (the proxy with the
- * configuration of that name beside this class). Anything else is {@code name=path/to/proxy.yaml}.
+ * (the broker), {@code passthrough}, {@code encryption}, {@code jwt}, {@code jwt-audit}, {@code keyrouting} and {@code validating}
+ * (the proxy with the configuration of that name beside this class). Anything else is {@code name=path/to/proxy.yaml}.
  */
 public final class BenchTargets {
 
@@ -28,9 +28,21 @@ public final class BenchTargets {
         BUILT_IN.put("jwt", "the proxy authenticating clients with JWTs (JwtAuth)");
         BUILT_IN.put("jwt-audit", "the jwt target with the Audit filter in front, its trail in a file");
         BUILT_IN.put("keyrouting", "the proxy routing every benchmark topic as a virtual topic (KeyRouting)");
+        BUILT_IN.put("validating", "the proxy checking every value is JSON (RecordValidation), the clients writing JSON");
     }
 
     private BenchTargets() {
+    }
+
+    /**
+     * What the benchmark's producers and consumers add for a target whose proxy checks their records: for
+     * {@code validating}, the interceptor that writes the values as JSON ({@link JsonBenchValues}); empty for the rest.
+     */
+    public static Map<String, Object> clientConfig(BenchTarget target) {
+        if (target.name().equals("validating") && target.description().equals(BUILT_IN.get("validating"))) {
+            return Map.of("interceptor.classes", JsonBenchValues.class.getName());
+        }
+        return Map.of();
     }
 
     public static List<String> builtInNames() {

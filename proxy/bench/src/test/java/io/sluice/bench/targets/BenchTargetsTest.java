@@ -31,6 +31,24 @@ class BenchTargetsTest {
         assertThat(encryption.unavailableReason(ENV)).hasValueSatisfying(reason -> assertThat(reason).contains("RecordEncryption"));
         assertThat(BenchTargets.resolve("jwt").unavailableReason(ENV)).hasValueSatisfying(reason -> assertThat(reason).contains("JwtAuth"));
         assertThat(BenchTargets.resolve("jwt-audit").unavailableReason(ENV)).hasValueSatisfying(reason -> assertThat(reason).contains("Audit"));
+        assertThat(BenchTargets.resolve("validating").unavailableReason(ENV)).hasValueSatisfying(reason -> assertThat(reason).contains("RecordValidation"));
+    }
+
+    @Test
+    void theValidatingTargetsClientsWriteJsonOfTheSameSizeAndReadTheSendTimeBack(@TempDir Path dir) throws Exception {
+        BenchTarget validating = BenchTargets.resolve("validating");
+        assertThat(BenchTargets.clientConfig(validating)).containsEntry("interceptor.classes", JsonBenchValues.class.getName());
+        assertThat(BenchTargets.clientConfig(BenchTargets.resolve("passthrough"))).isEmpty();
+        Path file = Files.writeString(dir.resolve("v.yaml"), validating.proxyConfigTemplate());
+        assertThat(BenchTargets.clientConfig(BenchTargets.resolve("validating=" + file))).as("a file of the same name is the user's").isEmpty();
+
+        byte[] value = java.nio.ByteBuffer.allocate(1024).putLong(1234567890123L).array();
+        byte[] json = JsonBenchValues.toJson(value);
+        assertThat(json).hasSize(1024);
+        assertThat(new String(json, java.nio.charset.StandardCharsets.US_ASCII)).startsWith("{\"t\":1234567890123,\"p\":\"aaa").endsWith("aa\"}");
+        assertThat(new com.fasterxml.jackson.databind.ObjectMapper().readTree(json).get("t").asLong()).isEqualTo(1234567890123L);
+        assertThat(java.nio.ByteBuffer.wrap(JsonBenchValues.fromJson(json)).getLong()).isEqualTo(1234567890123L);
+        assertThat(JsonBenchValues.toJson(new byte[4])).as("too short for the document: it grows to fit").hasSizeGreaterThan(4);
     }
 
     @Test

@@ -6,10 +6,10 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
-import io.sluice.bridge.format.AvroCodec;
-import io.sluice.bridge.format.EncodeException;
-import io.sluice.bridge.format.FormatLimits;
-import io.sluice.bridge.format.SchemaFileException;
+import io.sluice.format.AvroCodec;
+import io.sluice.format.EncodeException;
+import io.sluice.format.FormatLimits;
+import io.sluice.format.SchemaFileException;
 
 /**
  * The records of Lightstreamer's benchmark scenario 3 (seed 003): per key one JSON document of four 256-character

@@ -11,8 +11,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 
 import io.netty.buffer.Unpooled;
-import io.sluice.bridge.format.AvroCodec;
-import io.sluice.bridge.format.FormatLimits;
+import io.sluice.format.AvroCodec;
+import io.sluice.format.FormatLimits;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
