@@ -36,7 +36,10 @@ class PoliciesConfigTest {
                 "SLUICE_JWKS", jwks.toString(), "SLUICE_JWT_ISSUER", TestIssuer.ISSUER, "SLUICE_JWT_AUDIENCE", TestIssuer.AUDIENCE));
         ProxyServer.validate(proxy);
 
-        FilterDefinition prod = proxy.filtersFor(proxy.virtualClusters().get(0)).get(1);
+        // docs/governance.md's chain: Audit sees the final answers, JwtAuth sets the principal the others key on.
+        assertThat(proxy.filtersFor(proxy.virtualClusters().get(0))).extracting(FilterDefinition::type)
+                .containsExactly("Audit", "JwtAuth", "Quotas", "Policies");
+        FilterDefinition prod = proxy.filtersFor(proxy.virtualClusters().get(0)).get(3);
         assertThat(prod.type()).isEqualTo("Policies");
         Rules rules = Rules.compile(io.sluice.config.ConfigLoader.bind(prod.config(), PoliciesConfig.class, "prod"));
         assertThat(rules.forPrincipal(principal("platform-ops"))).hasValueSatisfying(r -> {
@@ -51,7 +54,7 @@ class PoliciesConfigTest {
             assertThat(r.topics().judgedKeys()).containsExactlyInAnyOrder("retention.ms", "retention.bytes", "cleanup.policy", "min.insync.replicas");
         });
         assertThat(rules.forPrincipal(principal("someone"))).hasValueSatisfying(r -> assertThat(r.name()).isEqualTo("others"));
-        FilterDefinition staging = proxy.filtersFor(proxy.virtualClusters().get(1)).get(1);
+        FilterDefinition staging = proxy.filtersFor(proxy.virtualClusters().get(1)).get(3);
         assertThat(Rules.compile(io.sluice.config.ConfigLoader.bind(staging.config(), PoliciesConfig.class, "staging"))
                 .forPrincipal(principal("team-search")).orElseThrow().mode(PolicyId.TOPIC_NAMES)).isEqualTo(PolicyMode.WARN);
     }
@@ -108,6 +111,6 @@ class PoliciesConfigTest {
         ProxyConfig proxy = ProxyConfigLoader.parse(yaml, Map.of("KAFKA_BOOTSTRAP", "127.0.0.1:1",
                 "SLUICE_JWKS", jwks.toString(), "SLUICE_JWT_ISSUER", TestIssuer.ISSUER, "SLUICE_JWT_AUDIENCE", TestIssuer.AUDIENCE));
         assertThatThrownBy(() -> ProxyServer.validate(proxy))
-                .hasMessageContaining("filterDefinitions[1].config: rules[1].topics.minInsyncReplicas: must be at least 1, not 0");
+                .hasMessageContaining("filterDefinitions[3].config: rules[1].topics.minInsyncReplicas: must be at least 1, not 0");
     }
 }
