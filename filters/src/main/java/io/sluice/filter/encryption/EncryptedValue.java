@@ -89,9 +89,10 @@ public record EncryptedValue(int version, int flags, byte[] wrappedKey, String k
             if (in.remaining() < TAG_BYTES) {
                 throw new IllegalArgumentException("ciphertext shorter than the GCM tag");
             }
-            // A view of the envelope's bytes where they are, for the associated data: one object, no copy.
-            ByteBuffer envelope = value.duplicate().limit(in.position());
-            return new EncryptedValue(version, flags, wrapped, new String(kek, StandardCharsets.UTF_8), iv, envelope, in.slice());
+            ByteBuffer ciphertext = in.slice();
+            // The reading view becomes the envelope's, for the associated data: no copy, and no second view per record.
+            ByteBuffer envelope = in.limit(in.position()).position(value.position());
+            return new EncryptedValue(version, flags, wrapped, new String(kek, StandardCharsets.UTF_8), iv, envelope, ciphertext);
         } catch (BufferUnderflowException e) {
             throw new IllegalArgumentException("encrypted value is truncated", e);
         }

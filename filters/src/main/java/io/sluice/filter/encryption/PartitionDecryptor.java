@@ -92,7 +92,9 @@ final class PartitionDecryptor {
             if (!record.hasValue() || !RecordCipher.isEncrypted(record.headers())) {
                 return null;
             }
-            if (!visible.all() && !visible.allows(record.key())) {
+            // Each key() is a new view of the record's buffer: taken once, for the access check and the AAD alike.
+            ByteBuffer recordKey = record.key();
+            if (!visible.all() && !visible.allows(recordKey)) {
                 hidden++;
                 return BatchRewriter.DROP;
             }
@@ -122,7 +124,7 @@ final class PartitionDecryptor {
                 return undecryptable(Reason.KEY, record.offset(), cause);
             }
             try {
-                RecordCipher.Plain plain = cipher.decrypt(topic, record.key(), value, record.headers(), key.join());
+                RecordCipher.Plain plain = cipher.decrypt(topic, recordKey, value, record.headers(), key.join());
                 decrypted++;
                 return new BatchRewriter.Rewritten(plain.value(), plain.headers());
             } catch (AEADBadTagException e) {

@@ -87,15 +87,10 @@ public final class RecordCipher {
             ByteBuffer value = ByteBuffer.allocate(UnencryptableRecordException.checkLength("an encrypted value",
                     (long) prefix + cipher.getOutputSize(plaintext.remaining()), Integer.MAX_VALUE - 8));
             EncryptedValue.writePrefix(value, writeVersion, withHeaders ? EncryptedValue.FLAG_HEADERS : 0, wrappedKey, kek, iv);
-            if (writeVersion == EncryptedValue.VERSION) {
-                // The envelope is authenticated from where it sits in the value: no copy.
-                cipher.updateAAD(value.array(), 0, prefix);
-                aadV2.of(topic, key);
-                cipher.updateAAD(aadV2.bytes(), 0, aadV2.length());
-            } else {
-                aadV1.of(topic, key);
-                cipher.updateAAD(aadV1.bytes(), 0, aadV1.length());
-            }
+            // One updateAAD call per record: with ACCP each call crosses into native code, and the AAD of two calls
+            // is their concatenation, so the envelope is copied (a hundred bytes) in front of the topic and key.
+            AssociatedData aad = writeVersion == EncryptedValue.VERSION ? aadV2.of(value, 0, prefix, topic, key) : aadV1.of(null, 0, 0, topic, key);
+            cipher.updateAAD(aad.bytes(), 0, aad.length());
             value.limit(prefix + doFinal(plaintext, value.array(), prefix)).rewind();
             return new EncryptedRecord(value, withHeaders ? new Header[] { marker } : withMarker(plain.headers(), marker));
         } catch (GeneralSecurityException e) {
@@ -130,14 +125,9 @@ public final class RecordCipher {
     public Plain decrypt(String topic, ByteBuffer key, EncryptedValue value, Header[] recordHeaders, SecretKey dataKey) throws AEADBadTagException {
         try {
             cipher.init(Cipher.DECRYPT_MODE, dataKey, new GCMParameterSpec(TAG_BITS, value.iv()));
-            AssociatedData aad;
-            if (value.version() == EncryptedValue.VERSION) {
-                updateAad(value.envelope());
-                aad = aadV2;
-            } else {
-                aad = aadV1;
-            }
-            aad.of(topic, key);
+            ByteBuffer envelope = value.envelope();
+            AssociatedData aad = value.version() == EncryptedValue.VERSION ? aadV2.of(envelope, envelope.position(), envelope.remaining(), topic, key)
+                    : aadV1.of(null, 0, 0, topic, key);
             cipher.updateAAD(aad.bytes(), 0, aad.length());
             ByteBuffer plaintext = ByteBuffer.allocate(cipher.getOutputSize(value.ciphertext().remaining()));
             plaintext.limit(doFinal(value.ciphertext(), plaintext.array(), 0));
@@ -171,20 +161,6 @@ public final class RecordCipher {
         return cipher.doFinal(scratch, 0, length, output, outputOffset);
     }
 
-    /** Through the byte-array API for the reason given at {@link #doFinal}; the envelope is at most a few hundred bytes. */
-    private void updateAad(ByteBuffer bytes) {
-        if (bytes.hasArray()) {
-            cipher.updateAAD(bytes.array(), bytes.arrayOffset() + bytes.position(), bytes.remaining());
-            return;
-        }
-        int length = bytes.remaining();
-        if (scratch.length < length) {
-            scratch = new byte[Math.max(length, scratch.length * 2)];
-        }
-        bytes.get(bytes.position(), scratch, 0, length);
-        cipher.updateAAD(scratch, 0, length);
-    }
-
     private static Header[] withoutMarker(Header[] headers) {
         int markers = 0;
         for (Header h : headers) {
@@ -203,31 +179,42 @@ public final class RecordCipher {
     }
 
     /**
-     * label || topic length (2) || topic || key length (4, -1 for none) || key, built in one reused array:
-     * it is computed for every record, and the topic's bytes are the same for a whole partition. In v2 the
-     * envelope's bytes come before it (fed to the cipher straight from the value), and the label is "sluice.v2".
+     * [envelope (v2)] || label || topic length (2) || topic || key length (4, -1 for none) || key, built in one reused
+     * array and fed to the cipher in one call: it is computed for every record, the topic's bytes are the same for a
+     * whole partition and the envelope's length for a whole data key. The label is "sluice.v1" or "sluice.v2".
      */
     private static final class AssociatedData {
         private final byte[] label;
-        private byte[] bytes = new byte[256];
+        private byte[] bytes = new byte[512];
         private int length;
         private String topic;
+        private byte[] topicBytes;
+        private int envelopeLength = -1;
         private int keyOffset;
 
         AssociatedData(String label) {
             this.label = label.getBytes(StandardCharsets.US_ASCII);
         }
 
-        void of(String topic, ByteBuffer key) {
+        /** @param envelope the envelope's bytes at {@code offset} (absolute), or null when it is not bound (v1) */
+        AssociatedData of(ByteBuffer envelope, int offset, int envelopeLength, String topic, ByteBuffer key) {
             if (!topic.equals(this.topic)) {
-                byte[] topicBytes = topic.getBytes(StandardCharsets.UTF_8);
+                byte[] encoded = topic.getBytes(StandardCharsets.UTF_8);
                 // Kafka strings stop at 32,767 bytes, so this never fires for a name off the wire; it keeps the field honest.
-                UnencryptableRecordException.checkLength("a topic name", topicBytes.length, 0xffff);
-                ensure(label.length + 2 + topicBytes.length);
-                ByteBuffer out = ByteBuffer.wrap(bytes);
-                out.put(label).putShort((short) topicBytes.length).put(topicBytes);
+                UnencryptableRecordException.checkLength("a topic name", encoded.length, 0xffff);
                 this.topic = topic;
+                this.topicBytes = encoded;
+                this.envelopeLength = -1;
+            }
+            if (envelopeLength != this.envelopeLength) {
+                ensure(envelopeLength + label.length + 2 + topicBytes.length);
+                ByteBuffer out = ByteBuffer.wrap(bytes, envelopeLength, bytes.length - envelopeLength);
+                out.put(label).putShort((short) topicBytes.length).put(topicBytes);
+                this.envelopeLength = envelopeLength;
                 this.keyOffset = out.position();
+            }
+            if (envelope != null) {
+                envelope.get(offset, bytes, 0, envelopeLength);
             }
             int keyLength = key == null ? -1 : key.remaining();
             ensure(keyOffset + 4 + Math.max(0, keyLength));
@@ -240,6 +227,7 @@ public final class RecordCipher {
                 key.get(key.position(), bytes, keyOffset + 4, keyLength);
             }
             length = keyOffset + 4 + Math.max(0, keyLength);
+            return this;
         }
 
         private void ensure(int size) {

@@ -5,6 +5,7 @@ import java.util.List;
 
 import org.apache.kafka.common.compress.Compression;
 import org.apache.kafka.common.header.Header;
+import org.apache.kafka.common.record.CompressionType;
 import org.apache.kafka.common.record.DefaultRecordBatch;
 import org.apache.kafka.common.record.MemoryRecords;
 import org.apache.kafka.common.record.MemoryRecordsBuilder;
@@ -143,6 +144,10 @@ public final class BatchRewriter {
     }
 
     private static void rebuild(RecordBatch batch, Changes changes, ByteBufferOutputStream out) {
+        if (batch.compressionType() == CompressionType.NONE) {
+            UncompressedBatch.write(batch, changes.records(), changes.replacements(), out);
+            return;
+        }
         MemoryRecordsBuilder builder = new MemoryRecordsBuilder(out, batch.magic(), Compression.of(batch.compressionType()).build(), batch.timestampType(),
                 batch.baseOffset(), batch.timestampType() == TimestampType.LOG_APPEND_TIME ? batch.maxTimestamp() : RecordBatch.NO_TIMESTAMP,
                 batch.producerId(), batch.producerEpoch(), batch.baseSequence(), batch.isTransactional(), false, batch.partitionLeaderEpoch(),
@@ -173,7 +178,7 @@ public final class BatchRewriter {
     }
 
     /** A batch with no records but the original's offsets and producer state, as the log cleaner writes them. */
-    private static void writeEmptyBatch(RecordBatch batch, ByteBufferOutputStream out) {
+    static void writeEmptyBatch(RecordBatch batch, ByteBufferOutputStream out) {
         ByteBuffer header = ByteBuffer.allocate(DefaultRecordBatch.RECORD_BATCH_OVERHEAD);
         DefaultRecordBatch.writeEmptyHeader(header, batch.magic(), batch.producerId(), batch.producerEpoch(), batch.baseSequence(), batch.baseOffset(),
                 batch.lastOffset(), batch.partitionLeaderEpoch(), batch.timestampType(), batch.maxTimestamp(), batch.isTransactional(), false);

@@ -24,6 +24,46 @@ class EncryptionBenchmarksTest {
         run(PartitionCryptoBenchmark.class);
     }
 
+    /**
+     * The same operations as {@link PartitionCryptoBenchmark}, measured as this thread's CPU time per MiB rather than
+     * wall time: on a machine other work keeps busy, wall time measures the scheduler, while CPU time moves only with
+     * what the code does (and, less, with caches shared with the neighbours). Compare two builds by running each in
+     * turn, several times: docs/encryption.md, "Cost of encryption".
+     */
+    @Test
+    @EnabledIfSystemProperty(named = "sluice.bench", matches = "true")
+    void measurePartitionCryptoCpuTime() throws Exception {
+        java.lang.management.ThreadMXBean threads = java.lang.management.ManagementFactory.getThreadMXBean();
+        for (String compression : new String[] { "none", "lz4" }) {
+            PartitionCryptoBenchmark bench = new PartitionCryptoBenchmark();
+            bench.recordBytes = 1024;
+            bench.compression = compression;
+            bench.fetched = "direct";
+            bench.setUp();
+            for (String operation : new String[] { "encrypt", "decrypt", "rebuildOnly" }) {
+                double best = Double.MAX_VALUE;
+                // Five rounds of 3 s, the first two warm-up; the least CPU per MiB is the one least disturbed.
+                for (int round = 0; round < 5; round++) {
+                    long end = System.nanoTime() + 3_000_000_000L;
+                    long cpu = threads.getCurrentThreadCpuTime();
+                    int ops = 0;
+                    while (System.nanoTime() < end) {
+                        switch (operation) {
+                            case "encrypt" -> bench.encrypt();
+                            case "decrypt" -> bench.decrypt();
+                            default -> bench.rebuildOnly();
+                        }
+                        ops++;
+                    }
+                    if (round >= 2) {
+                        best = Math.min(best, (threads.getCurrentThreadCpuTime() - cpu) / 1e6 / ops);
+                    }
+                }
+                System.out.printf("partition crypto, CPU time: %-11s %-4s %.3f ms per MiB%n", operation, compression, best);
+            }
+        }
+    }
+
     private static void run(Class<?> benchmark) throws Exception {
         new Runner(new OptionsBuilder()
                 .include(benchmark.getSimpleName())

@@ -46,6 +46,10 @@ public class PartitionCryptoBenchmark {
     @Param({ "none", "lz4" })
     public String compression;
 
+    /** Where the fetched records lie: "direct" as the proxy decodes a Fetch response (views of Netty's buffers), or "heap". */
+    @Param({ "direct" })
+    public String fetched;
+
     private MemoryRecords plain;
     private MemoryRecords encrypted;
     private RecordCipher cipher;
@@ -62,6 +66,11 @@ public class PartitionCryptoBenchmark {
         cipher = new RecordCipher();
         plain = records(recordBytes, Compression.of(compression).build());
         encrypted = encrypt();
+        if ("direct".equals(fetched)) {
+            ByteBuffer direct = ByteBuffer.allocateDirect(encrypted.sizeInBytes());
+            direct.put(encrypted.buffer().duplicate()).flip();
+            encrypted = MemoryRecords.readableRecords(direct);
+        }
     }
 
     static MemoryRecords records(int recordBytes, Compression compression) {

@@ -127,6 +127,37 @@ class RecordCipherTest {
         assertThatThrownBy(() -> cipher.decrypt("secure.other", buf("order-1"), v1, new Header[0], vectorKey())).isInstanceOf(AEADBadTagException.class);
     }
 
+    /**
+     * Version 2 values as the code of commit c8c46e9 wrote them (before the encryption path wrote into its output in
+     * place, issue 36), for topic "secure.orders", key "order-1", data key 0x00..0x1f, KEK "kek-secure.orders",
+     * value {"total":42} and headers trace=t-1 and nul=null: the first with the headers in clear, the second with
+     * them inside the ciphertext. Whatever the writing code becomes, these must still decrypt.
+     */
+    static final String V2_VECTOR = "020000147661756c743a76313a777261707065642d64656b00116b656b2d7365637572652e6f7264657273c2fca8859f03ad96"
+            + "00000000bda0c386d8e7dfc1b103c539602368921f083c50a3a1bc336b82f4f2";
+    static final String V2_HEADERS_VECTOR = "020100147661756c743a76313a777261707065642d64656b00116b656b2d7365637572652e6f7264657273c2fca8859f03ad96"
+            + "0000000178296290bec9d1e8d1fef337fd28499002839487017953d68ace8968fb24a780eddfc097ca4968a4ba0c9df4661c4ed57b7150ebef7aa52b48";
+
+    @Test
+    void version2ValuesWrittenByTheEarlierCodeStillDecrypt() throws Exception {
+        Header[] clear = { new RecordHeader("trace", bytes("t-1")), new RecordHeader("nul", null) };
+        EncryptedValue plainV2 = EncryptedValue.parse(ByteBuffer.wrap(java.util.HexFormat.of().parseHex(V2_VECTOR)));
+        Header[] stored = { new RecordHeader(RecordCipher.MARKER_HEADER, new byte[] { 2 }), clear[0], clear[1] };
+        RecordCipher.Plain plain = cipher.decrypt("secure.orders", buf("order-1"), plainV2, stored, vectorKey());
+        assertThat(string(plain.value())).isEqualTo("{\"total\":42}");
+        assertThat(plain.headers()).extracting(Header::key).containsExactly("trace", "nul");
+
+        EncryptedValue packed = EncryptedValue.parse(ByteBuffer.wrap(java.util.HexFormat.of().parseHex(V2_HEADERS_VECTOR)));
+        assertThat(packed.headersEncrypted()).isTrue();
+        RecordCipher.Plain unpacked = cipher.decrypt("secure.orders", buf("order-1"), packed,
+                new Header[] { new RecordHeader(RecordCipher.MARKER_HEADER, new byte[] { 2 }) }, vectorKey());
+        assertThat(string(unpacked.value())).isEqualTo("{\"total\":42}");
+        assertThat(unpacked.headers()).extracting(Header::key).containsExactly("trace", "nul");
+        assertThat(unpacked.headers()[0].value()).isEqualTo(bytes("t-1"));
+        assertThat(unpacked.headers()[1].value()).isNull();
+        assertThatThrownBy(() -> cipher.decrypt("secure.orders", buf("order-2"), packed, new Header[0], vectorKey())).isInstanceOf(AEADBadTagException.class);
+    }
+
     @Test
     void newRecordsAreVersion2AndCarryAVersion2Marker() {
         RecordCipher.EncryptedRecord encrypted = cipher.encrypt("t", buf("k"), new RecordCipher.Plain(buf("v"), new Header[0]), key, wrapped, "kek", false);

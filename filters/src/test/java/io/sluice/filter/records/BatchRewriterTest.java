@@ -12,6 +12,7 @@ import org.apache.kafka.common.record.CompressionType;
 import org.apache.kafka.common.record.ControlRecordType;
 import org.apache.kafka.common.record.EndTransactionMarker;
 import org.apache.kafka.common.record.MemoryRecords;
+import org.apache.kafka.common.record.MemoryRecordsBuilder;
 import org.apache.kafka.common.record.MutableRecordBatch;
 import org.apache.kafka.common.record.Record;
 import org.apache.kafka.common.record.RecordBatch;
@@ -25,6 +26,50 @@ import org.junit.jupiter.api.Test;
 import static org.assertj.core.api.Assertions.assertThat;
 
 class BatchRewriterTest {
+
+    /**
+     * An uncompressed batch is framed by hand (UncompressedBatch), not through MemoryRecordsBuilder: its bytes must be
+     * the builder's, byte for byte, with records replaced, kept and dropped, null keys, values and header values, and
+     * either timestamp type.
+     */
+    @ParameterizedTest
+    @EnumSource(value = TimestampType.class, names = { "CREATE_TIME", "LOG_APPEND_TIME" })
+    void anUncompressedBatchIsWrittenAsTheBuilderWritesIt(TimestampType type) {
+        ByteBuffer buffer = ByteBuffer.allocate(4096);
+        MemoryRecordsBuilder original = new MemoryRecordsBuilder(buffer, RecordBatch.CURRENT_MAGIC_VALUE, Compression.NONE, type, 100L,
+                type == TimestampType.LOG_APPEND_TIME ? 9_000L : RecordBatch.NO_TIMESTAMP, 7L, (short) 3, 40, true, false, 5, 4096);
+        original.appendWithOffset(100L, 3_000L, bytes("k1"), bytes("v1"), new Header[] { new RecordHeader("h", (byte[]) null) });
+        original.appendWithOffset(101L, 1_000L, bytes("k2"), null, new Header[0]);
+        original.appendWithOffset(103L, 2_000L, null, bytes("v3"), new Header[] { new RecordHeader("é", "x".getBytes(StandardCharsets.UTF_8)) });
+        original.appendWithOffset(104L, 4_000L, bytes("k4"), bytes("dropped"), new Header[0]);
+        original.overrideLastOffset(106L);
+        MemoryRecords records = original.build();
+        BatchRewriter.RecordTransform transform = (batch, record) -> {
+            if (record.offset() == 104L) {
+                return BatchRewriter.DROP;
+            }
+            return record.hasValue() && record.offset() == 103L
+                    ? new BatchRewriter.Rewritten(ByteBuffer.wrap(new byte[300]), new Header[] { new RecordHeader("n", new byte[] { 1 }) })
+                    : null;
+        };
+
+        MemoryRecords rewritten = BatchRewriter.rewrite(records, transform);
+
+        MutableRecordBatch batch = records.batches().iterator().next();
+        MemoryRecordsBuilder expected = new MemoryRecordsBuilder(ByteBuffer.allocate(4096), batch.magic(), Compression.NONE, type, 100L,
+                type == TimestampType.LOG_APPEND_TIME ? batch.maxTimestamp() : RecordBatch.NO_TIMESTAMP, 7L, (short) 3, 40, true, false, 5, Integer.MAX_VALUE);
+        for (Record record : batch) {
+            BatchRewriter.Rewritten changed = transform.apply(batch, record);
+            if (changed == null) {
+                expected.appendWithOffset(record.offset(), record.timestamp(), record.key(), record.value(), record.headers());
+            } else if (changed != BatchRewriter.DROP) {
+                expected.appendWithOffset(record.offset(), record.timestamp(), record.key(), changed.value(), changed.headers());
+            }
+        }
+        expected.overrideLastOffset(106L);
+        assertThat(rewritten.buffer()).isEqualTo(expected.build().buffer());
+        rewritten.batches().iterator().next().ensureValid();
+    }
 
     @ParameterizedTest
     @EnumSource(CompressionType.class)
