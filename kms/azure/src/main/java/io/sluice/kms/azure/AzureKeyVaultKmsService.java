@@ -4,7 +4,6 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.net.URI;
 import java.net.URISyntaxException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.GeneralSecurityException;
@@ -14,10 +13,6 @@ import java.security.cert.CertificateFactory;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.ThreadPoolExecutor;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.TrustManagerFactory;
@@ -37,6 +32,7 @@ import com.azure.security.keyvault.keys.cryptography.CryptographyClientBuilder;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.sluice.kms.Kms;
 import io.sluice.kms.KmsService;
+import io.sluice.kms.ProviderSupport;
 import io.sluice.kms.metrics.MeteredKms;
 
 /**
@@ -74,13 +70,8 @@ public final class AzureKeyVaultKmsService implements KmsService<AzureKeyVaultCo
     @Override
     public Kms create(AzureKeyVaultConfig config, MeterRegistry registry) {
         Checked checked = checked(config);
-        AtomicInteger threads = new AtomicInteger();
-        // The JDK client's I/O and the completions of our stages: never the caller's thread, which may be an event loop.
-        ExecutorService executor = new ThreadPoolExecutor(2, 2, 0, TimeUnit.SECONDS, new LinkedBlockingQueue<>(), r -> {
-            Thread t = new Thread(r, "sluice-kms-azure-" + threads.incrementAndGet());
-            t.setDaemon(true);
-            return t;
-        });
+        // Signs or authenticates and sends each call, and completes it: never the caller's thread, which may be an event loop.
+        ExecutorService executor = ProviderSupport.threads("sluice-kms-azure", 2);
         java.net.http.HttpClient.Builder jdk = java.net.http.HttpClient.newBuilder();
         if (checked.trust() != null) {
             jdk.sslContext(checked.trust());
@@ -122,8 +113,8 @@ public final class AzureKeyVaultKmsService implements KmsService<AzureKeyVaultCo
         }
         String vaultUrl = vaultUrl(config.vaultUrl());
         AzureKeyVaultAlgorithm algorithm = AzureKeyVaultAlgorithm.named(config.algorithm());
-        positive("connectTimeout", config.connectTimeout());
-        positive("requestTimeout", config.requestTimeout());
+        ProviderSupport.positive("connectTimeout", config.connectTimeout());
+        ProviderSupport.positive("requestTimeout", config.requestTimeout());
         SSLContext trust = config.trustedCertificates() == null ? null : trust(config.trustedCertificates());
         AzureKeyVaultConfig.AzureCredentials credentials = config.credentials();
         if (credentials == null) {
@@ -136,7 +127,7 @@ public final class AzureKeyVaultKmsService implements KmsService<AzureKeyVaultCo
             throw new IllegalArgumentException("credentials: exactly one of clientSecret or clientSecretFile");
         }
         String secret = credentials.clientSecret() != null ? credentials.clientSecret().strip()
-                : secretFile("credentials.clientSecretFile", credentials.clientSecretFile());
+                : ProviderSupport.secretFile("credentials.clientSecretFile", credentials.clientSecretFile());
         if (secret.isEmpty()) {
             throw new IllegalArgumentException("credentials.clientSecret: must not be empty");
         }
@@ -192,29 +183,6 @@ public final class AzureKeyVaultKmsService implements KmsService<AzureKeyVaultCo
     private static void required(String field, String value) {
         if (value == null || value.isBlank()) {
             throw new IllegalArgumentException(field + ": required with a client secret (or leave credentials out for DefaultAzureCredential)");
-        }
-    }
-
-    private static String secretFile(String field, String name) {
-        Path file = Path.of(name);
-        if (!Files.isRegularFile(file)) {
-            throw new IllegalArgumentException(field + ": '" + name + "' does not exist");
-        }
-        try {
-            String secret = Files.readString(file, StandardCharsets.UTF_8).strip();
-            if (secret.isEmpty()) {
-                throw new IllegalArgumentException(field + ": '" + name + "' is empty");
-            }
-            return secret;
-        }
-        catch (IOException e) {
-            throw new IllegalArgumentException(field + ": '" + name + "' cannot be read: " + e.getMessage(), e);
-        }
-    }
-
-    private static void positive(String field, Duration value) {
-        if (value.isZero() || value.isNegative()) {
-            throw new IllegalArgumentException(field + ": must be positive");
         }
     }
 }

@@ -27,6 +27,7 @@ import com.google.cloud.kms.v1.KeyManagementServiceSettings;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.sluice.kms.Kms;
 import io.sluice.kms.KmsService;
+import io.sluice.kms.ProviderSupport;
 import io.sluice.kms.metrics.MeteredKms;
 
 /**
@@ -128,9 +129,7 @@ public final class GcpKmsService implements KmsService<GcpKmsConfig> {
         if (config.credentialsFile() != null && !Files.isRegularFile(Path.of(config.credentialsFile()))) {
             throw new IllegalArgumentException("credentialsFile: '" + config.credentialsFile() + "' does not exist");
         }
-        if (config.requestTimeout().isZero() || config.requestTimeout().isNegative()) {
-            throw new IllegalArgumentException("requestTimeout: must be positive");
-        }
+        ProviderSupport.positive("requestTimeout", config.requestTimeout());
         return new GcpKmsConfig(config.keyRing() == null ? null : config.keyRing().strip(), config.endpoint(), config.credentialsFile(),
                 config.requestTimeout());
     }
