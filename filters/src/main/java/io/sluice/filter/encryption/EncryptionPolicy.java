@@ -17,7 +17,10 @@ public final class EncryptionPolicy {
     public enum UnresolvedKek {
         /** Fail the produce for that topic: nothing is written, in plaintext or otherwise. */
         REJECT,
-        /** Write that topic's records unencrypted (logged), e.g. while KEKs are being created. */
+        /**
+         * Write that topic's records unencrypted (logged), e.g. while KEKs are being created. Only for a KEK that does not
+         * exist: one the KMS refuses (disabled, pending deletion, access denied) fails the produce all the same.
+         */
         PASSTHROUGH
     }
 

@@ -14,7 +14,12 @@ import io.sluice.kms.UnknownKeyException;
 import io.sluice.kms.WrappedKey;
 import io.sluice.kms.cache.KeyCache;
 
-/** {@link DataKeys} over the KMS module's {@link KeyCache}, translating its errors into the filter's two cases. */
+/**
+ * {@link DataKeys} over the KMS module's {@link KeyCache}, translating its errors into the filter's three cases. Only the
+ * KMS's "no such key" is {@link UnknownKekException}; a forbidden key (disabled, pending deletion, access denied) and any
+ * other definite error are {@link KekRefusedException}, so that {@code unresolvedKek: PASSTHROUGH} never turns a key the
+ * KMS refuses into plaintext.
+ */
 final class KmsDataKeys implements DataKeys {
 
     private final KeyCache cache;
@@ -71,9 +76,12 @@ final class KmsDataKeys implements DataKeys {
         if (cause instanceof KmsUnavailableException) {
             return new KeysUnavailableException("KMS unavailable: " + cause.getMessage(), cause);
         }
-        if (cause instanceof UnknownKeyException || cause instanceof KmsForbiddenException) {
+        if (cause instanceof UnknownKeyException) {
             return new UnknownKekException("KEK '" + kekName + "': " + cause.getMessage(), cause);
         }
-        return new UnknownKekException("KEK '" + kekName + "' unusable: " + cause.getMessage(), cause);
+        if (cause instanceof KmsForbiddenException) {
+            return new KekRefusedException("KEK '" + kekName + "' refused by the KMS: " + cause.getMessage(), cause);
+        }
+        return new KekRefusedException("KEK '" + kekName + "' unusable: " + cause.getMessage(), cause);
     }
 }

@@ -86,7 +86,7 @@ public final class RecordEncryption implements FilterFactory<RecordEncryption.Co
             throw new IllegalArgumentException("topics: at least one topic pattern is required");
         }
         if (config.kms() == null || config.kms().isBlank()) {
-            throw new IllegalArgumentException("kms: the KMS service is required, e.g. VaultKmsService, AwsKmsService or InProcessKmsService");
+            throw new IllegalArgumentException("kms: the KMS service is required, e.g. VaultKmsService, AwsKmsService, AzureKeyVaultKmsService, GcpKmsService or InProcessKmsService");
         }
         String kek = config.kek() == null ? EncryptionPolicy.TOPIC_PLACEHOLDER : config.kek();
         if (kek.isBlank()) {

@@ -14,6 +14,7 @@ import java.util.function.Function;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.InvalidRecordException;
 import org.apache.kafka.common.errors.ApiException;
+import org.apache.kafka.common.errors.PolicyViolationException;
 import org.apache.kafka.common.errors.TimeoutException;
 import org.apache.kafka.common.errors.UnknownTopicIdException;
 import org.apache.kafka.common.message.FetchResponseData;
@@ -203,6 +204,11 @@ final class RecordEncryptionFilter implements ProduceRequestFilter, FetchRespons
         ApiException reason;
         if (error instanceof DataKeys.UnknownKekException) {
             reason = new InvalidRecordException("topic " + topic + " is encrypted with KEK '" + kek + "', which the KMS does not have");
+        } else if (error instanceof DataKeys.KekRefusedException) {
+            // Not retriable: the KMS answered, and its answer (a disabled or forbidden key) stands until an operator acts;
+            // a producer retrying until delivery.timeout.ms would only hide the reason behind a timeout.
+            reason = new PolicyViolationException("topic " + topic + " is encrypted with KEK '" + kek + "', which the KMS refuses to use: "
+                    + error.getMessage());
         } else {
             reason = new TimeoutException("no data key for topic " + topic + " (KEK '" + kek + "'): " + error.getMessage() + "; retry later");
         }

@@ -17,7 +17,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 class EncryptionExampleConfigsTest {
 
     @ParameterizedTest
-    @ValueSource(strings = { "encryption.yaml", "encryption-inprocess.yaml", "encryption-aws.yaml" })
+    @ValueSource(strings = { "encryption.yaml", "encryption-inprocess.yaml", "encryption-aws.yaml", "encryption-azure.yaml", "encryption-gcp.yaml" })
     void exampleStartsAProxy(String file) throws Exception {
         String yaml = Files.readString(Path.of("../config/examples", file));
         int port = io.sluice.testkit.FreePorts.block(4);
@@ -28,7 +28,11 @@ class EncryptionExampleConfigsTest {
                 "VAULT_ADDR", "http://127.0.0.1:1",
                 "VAULT_TOKEN", "s.example",
                 // Nor does the AWS KMS client contact AWS, or look for credentials, before a key is needed.
-                "AWS_REGION", "eu-west-1"));
+                "AWS_REGION", "eu-west-1",
+                // Nor does the Azure one contact the vault, or ask for a token, before a key is needed.
+                "SLUICE_AZURE_KEY_VAULT_URL", "https://sluice-example.vault.azure.net",
+                // Nor the Google one (its client and credentials are made on the first call).
+                "SLUICE_GCP_KEY_RING", "projects/sluice-example/locations/europe-west1/keyRings/sluice"));
         assertThat(config.filterDefinitions()).extracting(d -> d.type()).containsExactly("RecordEncryption");
         try (ProxyServer server = ProxyServer.start(config)) {
             assertThat(server.bootstrapAddress("encrypted", "default").getPort()).isEqualTo(port);

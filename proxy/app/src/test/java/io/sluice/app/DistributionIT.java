@@ -151,6 +151,15 @@ class DistributionIT {
                 .anyMatch(j -> j.startsWith("software.amazon.awssdk-kms-"))
                 .anyMatch(j -> j.startsWith("software.amazon.awssdk-netty-nio-client-"))
                 .noneMatch(j -> j.startsWith("software.amazon.awssdk-apache-client-"))
+                .anyMatch(j -> j.startsWith("io.sluice-sluice-kms-azure-"))
+                .anyMatch(j -> j.startsWith("com.azure-azure-security-keyvault-keys-"))
+                .anyMatch(j -> j.startsWith("com.azure-azure-core-http-jdk-httpclient-"))
+                .noneMatch(j -> j.startsWith("com.azure-azure-core-http-netty-") || j.startsWith("io.projectreactor.netty-")
+                        || j.startsWith("io.netty-netty-tcnative"))
+                .anyMatch(j -> j.startsWith("io.sluice-sluice-kms-gcp-"))
+                .anyMatch(j -> j.startsWith("com.google.cloud-google-cloud-kms-"))
+                .anyMatch(j -> j.startsWith("com.google.api-gax-httpjson-"))
+                .noneMatch(j -> j.startsWith("io.grpc-grpc-netty-shaded-") || j.startsWith("io.grpc-grpc-xds-"))
                 .anyMatch(j -> j.startsWith("ch.qos.logback-logback-classic-"))
                 .noneMatch(j -> j.contains("-tests") || j.contains("junit") || j.contains("assertj") || j.contains("kroxylicious"));
         // One version of each artifact (group-artifact[-classifier]); the version is the part after the artifact.

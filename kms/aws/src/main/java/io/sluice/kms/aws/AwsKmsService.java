@@ -1,17 +1,9 @@
 package io.sluice.kms.aws;
 
-import java.io.IOException;
 import java.net.URI;
 import java.net.URISyntaxException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.ThreadPoolExecutor;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.UnaryOperator;
 import java.util.regex.Pattern;
 
@@ -35,6 +27,7 @@ import software.amazon.awssdk.services.kms.KmsAsyncClientBuilder;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.sluice.kms.Kms;
 import io.sluice.kms.KmsService;
+import io.sluice.kms.ProviderSupport;
 import io.sluice.kms.metrics.MeteredKms;
 
 /**
@@ -74,14 +67,8 @@ public final class AwsKmsService implements KmsService<AwsKmsConfig> {
     @Override
     public Kms create(AwsKmsConfig config, MeterRegistry registry) {
         Checked checked = checked(config);
-        AtomicInteger threads = new AtomicInteger();
-        // Signs and sends each call (refreshing credentials when the chain must) and reads each answer: never the
-        // caller's thread, which may be an event loop. Unbounded queue: the key cache bounds and coalesces what comes.
-        ExecutorService executor = new ThreadPoolExecutor(2, 2, 0, TimeUnit.SECONDS, new LinkedBlockingQueue<>(), r -> {
-            Thread t = new Thread(r, "sluice-kms-aws-" + threads.incrementAndGet());
-            t.setDaemon(true);
-            return t;
-        });
+        // Signs or authenticates and sends each call, and completes it: never the caller's thread, which may be an event loop.
+        ExecutorService executor = ProviderSupport.threads("sluice-kms-aws", 2);
         NettyNioAsyncHttpClient.Builder http = NettyNioAsyncHttpClient.builder()
                 .connectionTimeout(config.connectTimeout())
                 .maxConcurrency(MAX_CONNECTIONS)
@@ -122,8 +109,8 @@ public final class AwsKmsService implements KmsService<AwsKmsConfig> {
         }
         String region = region(config.region());
         URI endpoint = config.endpointOverride() == null ? null : endpoint(config.endpointOverride());
-        positive("connectTimeout", config.connectTimeout());
-        positive("requestTimeout", config.requestTimeout());
+        ProviderSupport.positive("connectTimeout", config.connectTimeout());
+        ProviderSupport.positive("requestTimeout", config.requestTimeout());
         AwsCredentials credentials = config.credentials();
         if (credentials == null) {
             return new Checked(region, endpoint, DefaultCredentialsProvider.builder().build(),
@@ -136,7 +123,7 @@ public final class AwsKmsService implements KmsService<AwsKmsConfig> {
             throw new IllegalArgumentException("credentials: exactly one of secretAccessKey or secretAccessKeyFile");
         }
         String secret = credentials.secretAccessKey() != null ? credentials.secretAccessKey().strip()
-                : secretFile("credentials.secretAccessKeyFile", credentials.secretAccessKeyFile());
+                : ProviderSupport.secretFile("credentials.secretAccessKeyFile", credentials.secretAccessKeyFile());
         if (secret.isEmpty()) {
             throw new IllegalArgumentException("credentials.secretAccessKey: must not be empty");
         }
@@ -189,28 +176,5 @@ public final class AwsKmsService implements KmsService<AwsKmsConfig> {
     /** By the name alone: validation resolves no host name (DNS is a network service too). */
     private static boolean loopback(String host) {
         return host.equals("localhost") || host.matches("127(\\.\\d{1,3}){3}") || host.equals("[::1]") || host.equals("::1");
-    }
-
-    private static String secretFile(String field, String name) {
-        Path file = Path.of(name);
-        if (!Files.isRegularFile(file)) {
-            throw new IllegalArgumentException(field + ": '" + name + "' does not exist");
-        }
-        try {
-            String secret = Files.readString(file, StandardCharsets.UTF_8).strip();
-            if (secret.isEmpty()) {
-                throw new IllegalArgumentException(field + ": '" + name + "' is empty");
-            }
-            return secret;
-        }
-        catch (IOException e) {
-            throw new IllegalArgumentException(field + ": '" + name + "' cannot be read: " + e.getMessage(), e);
-        }
-    }
-
-    private static void positive(String field, Duration value) {
-        if (value.isZero() || value.isNegative()) {
-            throw new IllegalArgumentException(field + ": must be positive");
-        }
     }
 }
