@@ -203,7 +203,7 @@ final class BridgeChannelInitializer extends ChannelInitializer<SocketChannel> {
     /**
      * After the WebSocket upgrade, the handlers that only HTTP requests reach leave the pipeline: the codec before them
      * now decodes WebSocket frames, which they would pass on untouched while holding their state for the connection's
-     * life (about 1 KB of the heap per connection with their contexts: docs/bridge.md, "Memory per connection"). No
+     * life (855 bytes of the heap per connection with their contexts: docs/bridge.md, "Memory per connection"). No
      * answer of theirs can be pending: an upgrade behind an unanswered request waits in http-order for its turn.
      */
     private static void removeHttpOnly(ChannelPipeline p) {
