@@ -56,8 +56,11 @@ public final class WritabilityGate extends ChannelDuplexHandler {
     /** Decoded messages waiting for the channel to be writable; null for a gate that holds only reads. */
     private final ArrayDeque<Object> held;
     private boolean releasing;
-    /** Who paused reading besides the gate itself; event loop only. */
-    private final Set<Object> pausedBy = new HashSet<>();
+    /**
+     * Who paused reading besides the gate itself, null when nobody does (a gate lives as long as its connection, and an
+     * empty set with its table is ~150 bytes of it); event loop only.
+     */
+    private Set<Object> pausedBy;
     private ChannelHandlerContext context;
     /** Whether autoRead is off only because the channel is unwritable (so a read asked for meanwhile is automatic). */
     private boolean offByGate;
@@ -75,7 +78,8 @@ public final class WritabilityGate extends ChannelDuplexHandler {
     private WritabilityGate(Duration maxUnwritable, BiConsumer<Channel, Duration> onStuck, boolean holdDecoded) {
         this.maxUnwritableNanos = maxUnwritable.toNanos();
         this.onStuck = onStuck;
-        this.held = holdDecoded ? new ArrayDeque<>() : null;
+        // Small: it holds one read's messages at most, and only while the channel is unwritable; it grows if need be.
+        this.held = holdDecoded ? new ArrayDeque<>(2) : null;
     }
 
     /**
@@ -93,6 +97,9 @@ public final class WritabilityGate extends ChannelDuplexHandler {
      */
     public static void pauseReading(Channel channel, Object who) {
         if (channel.pipeline().get(NAME) instanceof WritabilityGate gate && gate.context != null) {
+            if (gate.pausedBy == null) {
+                gate.pausedBy = new HashSet<>(4);
+            }
             gate.pausedBy.add(who);
             gate.offByGate = false;
             gate.applyAutoRead(gate.context);
@@ -105,7 +112,9 @@ public final class WritabilityGate extends ChannelDuplexHandler {
     /** Ends {@code who}'s pause; reading resumes once nobody pauses it and the channel is writable. Event loop only. */
     public static void resumeReading(Channel channel, Object who) {
         if (channel.pipeline().get(NAME) instanceof WritabilityGate gate && gate.context != null) {
-            gate.pausedBy.remove(who);
+            if (gate.pausedBy != null && gate.pausedBy.remove(who) && gate.pausedBy.isEmpty()) {
+                gate.pausedBy = null;
+            }
             gate.applyAutoRead(gate.context);
         }
         else {
@@ -118,9 +127,9 @@ public final class WritabilityGate extends ChannelDuplexHandler {
         if (held != null) {
             return;
         }
-        boolean wanted = ctx.channel().isWritable() && pausedBy.isEmpty();
+        boolean wanted = ctx.channel().isWritable() && pausedBy == null;
         if (ctx.channel().config().isAutoRead() != wanted) {
-            offByGate = !wanted && pausedBy.isEmpty();
+            offByGate = !wanted && pausedBy == null;
             ctx.channel().config().setAutoRead(wanted);
         }
     }

@@ -217,6 +217,12 @@ public final class AnswerOrder extends ChannelDuplexHandler {
         places.clear();
     }
 
+    /** Removed from a connection that stopped speaking HTTP (a WebSocket upgrade): nothing it held is kept. */
+    @Override
+    public void handlerRemoved(ChannelHandlerContext ctx) {
+        releaseWaiting();
+    }
+
     @Override
     public void channelInactive(ChannelHandlerContext ctx) throws Exception {
         closing = true;

@@ -84,6 +84,9 @@ import io.sluice.flow.WritabilityGate;
  * session       websocket.SessionHandler: JSON requests to the Session, which writes through a WebSocketWire;
  *               messages out are written at 'frames', as pre-encoded frames
  * </pre>
+ * Once a WebSocket upgrade completes, http-body, guard, http-order, http-routes, sse-route and static leave (Netty
+ * removes the codec, the aggregator and its handshake handlers): an open WebSocket keeps writability-gate, tls,
+ * frames, the frame codec, held, websocket, fragments and session.
  * An HTTP/2 connection instead has Netty's frame codec ('h2', with the node's SETTINGS and hostile-frame limits), the
  * stream multiplexer ('h2-streams') and the idle deadline ('h2-idle', {@link Http2Connections}); each stream is a child
  * channel with h2-request ({@link StreamRequest}: the request's deadline and its share of the connection's body budget),
@@ -96,6 +99,8 @@ final class BridgeChannelInitializer extends ChannelInitializer<SocketChannel> {
     private static final Logger LOG = LoggerFactory.getLogger(BridgeChannelInitializer.class);
     private static final int MAX_HANDSHAKE_BYTES = 16 * 1024;
     static final String HELD = "held";
+    // The HTTP/1.1 handlers that have nothing to do once the connection is a WebSocket (removeHttpOnly).
+    private static final List<String> HTTP_ONLY = List.of(BodyLimit.NAME, "guard", AnswerOrder.NAME, HttpRoutes.NAME, StreamRoute.NAME, "static");
 
     private final ServerConfig server;
     private final SslContext tls;
@@ -201,7 +206,24 @@ final class BridgeChannelInitializer extends ChannelInitializer<SocketChannel> {
             p.addLast(StreamRoute.NAME, new StreamRoute(server.path(), streams, credentials, origins, admission::upgraded));
         }
         p.addLast("static", new StaticFileHandler(content));
-        websocket.addSession(ch, admission::upgraded);
+        websocket.addSession(ch, () -> {
+            admission.upgraded();
+            removeHttpOnly(p);
+        });
+    }
+
+    /**
+     * After the WebSocket upgrade, the handlers that only HTTP requests reach leave the pipeline: the codec before them
+     * now decodes WebSocket frames, which they would pass on untouched while holding their state for the connection's
+     * life (855 bytes of the heap per connection with their contexts: docs/bridge.md, "Memory per connection"). No
+     * answer of theirs can be pending: an upgrade behind an unanswered request waits in http-order for its turn.
+     */
+    private static void removeHttpOnly(ChannelPipeline p) {
+        for (String name : HTTP_ONLY) {
+            if (p.context(name) != null) {
+                p.remove(name);
+            }
+        }
     }
 
     /** http-order and http-routes, sharing the connection's (or stream's) keep-alive deadline. */

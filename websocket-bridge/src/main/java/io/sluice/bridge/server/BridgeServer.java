@@ -329,6 +329,11 @@ public final class BridgeServer implements AutoCloseable {
         return ((InetSocketAddress) listener.localAddress()).getPort();
     }
 
+    /** The open connections (for tests that look at a connection's pipeline). */
+    ChannelGroup connections() {
+        return channels;
+    }
+
     public int managementPort() {
         return management == null ? -1 : management.port();
     }

@@ -119,7 +119,7 @@ final class ConnectionAdmission implements KeepAlive {
 
     /** The WebSocket upgrade is done: from here on {@code auth.connectTimeout} bounds the wait for {@code connect}. */
     void upgraded() {
-        deadline.cancel(false);
+        cancelDeadline();
         endHandshake();
     }
 
@@ -129,7 +129,15 @@ final class ConnectionAdmission implements KeepAlive {
      */
     @Override
     public void busy() {
-        deadline.cancel(false);
+        cancelDeadline();
+    }
+
+    /** Cancels the deadline and lets go of it: an upgraded connection would otherwise hold the spent task for its life. */
+    private void cancelDeadline() {
+        if (deadline != null) {
+            deadline.cancel(false);
+            deadline = null;
+        }
     }
 
     /**
@@ -139,7 +147,7 @@ final class ConnectionAdmission implements KeepAlive {
     @Override
     public void idle() {
         if (handshaking && !released && channel.isActive()) {
-            deadline.cancel(false);
+            cancelDeadline();
             deadline = channel.eventLoop().schedule(this::handshakeTimedOut, requestDeadlineMillis, TimeUnit.MILLISECONDS);
         }
     }
@@ -205,9 +213,7 @@ final class ConnectionAdmission implements KeepAlive {
             return;
         }
         released = true;
-        if (deadline != null) {
-            deadline.cancel(false);
-        }
+        cancelDeadline();
         endHandshake();
         gate.closed(peer, !fromTrustedProxy);
         if (forwardedClient != null) {

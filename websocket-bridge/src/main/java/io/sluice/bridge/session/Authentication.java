@@ -87,6 +87,8 @@ final class Authentication {
                 return;
             }
             connectDeadline.cancel(false);
+            // Spent: not held for the session's life.
+            connectDeadline = null;
             inbound.connected();
             accept(verdict.principal());
             session.control(ServerMessages.connected(connect.id(), services.nodeName(), principal.subject(), millis(principal.expiresAt())));
@@ -216,6 +218,7 @@ final class Authentication {
                 timer.cancel(false);
             }
         }
+        connectDeadline = null;
         expiry = null;
         warning = null;
     }

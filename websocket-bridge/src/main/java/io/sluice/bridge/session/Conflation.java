@@ -1,5 +1,6 @@
 package io.sluice.bridge.session;
 
+import java.util.Collections;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -17,11 +18,15 @@ final class Conflation {
         long dropped;
     }
 
-    private final LinkedHashMap<String, Kept> kept = new LinkedHashMap<>();
+    // Null until a message is kept: most connections never conflate (docs/bridge.md, "Memory per connection").
+    private LinkedHashMap<String, Kept> kept;
     private long bytes;
 
     /** Takes over the reference; returns true if an older message of the endpoint was dropped for it. */
     boolean keep(EncodedMessage message) {
+        if (kept == null) {
+            kept = new LinkedHashMap<>();
+        }
         Kept k = kept.get(message.endpoint());
         if (k == null) {
             k = new Kept();
@@ -38,7 +43,7 @@ final class Conflation {
     }
 
     boolean isEmpty() {
-        return kept.isEmpty();
+        return kept == null || kept.isEmpty();
     }
 
     long bytes() {
@@ -47,6 +52,9 @@ final class Conflation {
 
     /** Oldest-kept first; the caller takes over each removed message's reference. */
     Iterator<Map.Entry<String, Kept>> drain() {
+        if (kept == null) {
+            return Collections.emptyIterator();
+        }
         Iterator<Map.Entry<String, Kept>> it = kept.entrySet().iterator();
         return new Iterator<>() {
             @Override
@@ -65,8 +73,10 @@ final class Conflation {
     }
 
     void clear() {
-        kept.values().forEach(k -> k.message.release());
-        kept.clear();
+        if (kept != null) {
+            kept.values().forEach(k -> k.message.release());
+            kept = null;
+        }
         bytes = 0;
     }
 }

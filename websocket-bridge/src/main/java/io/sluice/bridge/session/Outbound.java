@@ -85,7 +85,7 @@ final class Outbound extends Outlet<SubscriptionState> {
         }
         if (state.catchingUp()) {
             // Behind recovered messages: wait in line, counted against the limit like conflated bytes.
-            state.held.add(message);
+            state.hold(message);
             state.heldBytes += message.bytes();
             heldBytes += message.bytes();
             enforceLimit();
@@ -103,7 +103,7 @@ final class Outbound extends Outlet<SubscriptionState> {
 
     /** Puts a message in a subscription's catch-up backlog, where it counts against {@code outbound.maxBytes}. */
     void toBacklog(SubscriptionState state, EncodedMessage message) {
-        state.backlog.add(message);
+        state.toBacklog(message);
         state.heldBytes += message.bytes();
         heldBytes += message.bytes();
     }
@@ -187,7 +187,7 @@ final class Outbound extends Outlet<SubscriptionState> {
         }
         for (Subscription<SubscriptionState> s : subscriptions) {
             SubscriptionState state = s.state();
-            if (!state.recovering && (!state.backlog.isEmpty() || !state.held.isEmpty())) {
+            if (!state.recovering && state.waiting()) {
                 return false;
             }
         }
@@ -240,12 +240,9 @@ final class Outbound extends Outlet<SubscriptionState> {
         for (Subscription<SubscriptionState> s : subscriptions) {
             SubscriptionState state = s.state();
             while (!state.recovering && channel.isWritable()) {
-                EncodedMessage next = state.backlog.poll();
+                EncodedMessage next = state.nextWaiting();
                 if (next == null) {
-                    next = state.held.poll();
-                    if (next == null) {
-                        break;
-                    }
+                    break;
                 }
                 state.heldBytes -= next.bytes();
                 heldBytes -= next.bytes();

@@ -45,6 +45,7 @@ final class SessionHandler extends ChannelInboundHandlerAdapter {
     @Override
     public void userEventTriggered(ChannelHandlerContext ctx, Object event) throws Exception {
         if (event instanceof WebSocketServerProtocolHandler.HandshakeComplete) {
+            WebSocketPipeline.upgraded(ctx.pipeline());
             upgraded.run();
             session = new Session(ctx.channel(), new WebSocketWire(ctx.channel(), ctx.pipeline().context(EncodedFrames.NAME)), services, limit);
             session.opened();

@@ -21,6 +21,9 @@ import io.sluice.flow.Closing;
  */
 public final class WebSocketPipeline {
 
+    // The name of the handler Netty's handshake handler replaces itself with (WebSocketServerProtocolHandshakeHandler).
+    private static final String NETTY_403_RESPONDER = "WS403Responder";
+
     private final SessionServices services;
     private final int maxInboundMessageBytes;
     // Frame decoding after connect, the smaller message size before it, and the handshake settings with the latter.
@@ -63,6 +66,18 @@ public final class WebSocketPipeline {
      */
     public ChannelHandler upgrade() {
         return new WebSocketServerProtocolHandler(websocket);
+    }
+
+    /**
+     * The handshake is done: what only served it leaves the pipeline, so that an open connection keeps the handlers it
+     * uses and no more (docs/bridge.md, "Memory per connection"). Netty already took the HTTP codec and the aggregator
+     * out; it leaves in the responder it put where its handshake handler was, which answers HTTP requests that can no
+     * longer arrive (the decoder before it now reads WebSocket frames).
+     */
+    static void upgraded(ChannelPipeline p) {
+        if (p.context(NETTY_403_RESPONDER) != null) {
+            p.remove(NETTY_403_RESPONDER);
+        }
     }
 
     /**

@@ -40,6 +40,29 @@ class SubscribeAndPublishTest {
         return BridgeFixture.start(cluster.getBootstrapServers(), "node-a", sections);
     }
 
+    /**
+     * What an open WebSocket holds is what it uses: after the upgrade the HTTP handlers (codec, aggregator, body limit,
+     * guard, routes, answer order, event-stream route, static files, Netty's 403 responder) are gone from its pipeline,
+     * each of which cost a context and its state for the connection's life (docs/bridge.md, "Memory per connection"),
+     * and the connection still subscribes, publishes and answers pings.
+     */
+    @Test
+    void anUpgradedConnectionKeepsOnlyTheWebSocketHandlers() throws Exception {
+        String topic = kafka.createTopic(1);
+        try (BridgeFixture bridge = bridge("topics: " + topic);
+             WsClient client = WsClient.connected(bridge.port(), everything(topic))) {
+            client.subscribe("/" + topic + "/k");
+            io.netty.channel.Channel connection = bridge.server().connections().iterator().next();
+            List<String> names = connection.eventLoop().submit(() -> connection.pipeline().names()).get();
+            assertThat(names).containsExactly("writability-gate", "frames", "wsencoder", "wsdecoder", "held",
+                    "io.netty.handler.codec.http.websocketx.Utf8FrameValidator", "websocket", "fragments", "session",
+                    "DefaultChannelPipeline$TailContext#0");
+
+            long seq = kafka.send(topic, "k", "after the upgrade");
+            assertThat(client.messages(1).get(0).get("seq").asLong()).isEqualTo(seq);
+        }
+    }
+
     @Test
     void subscriberReceivesEachRecordOfItsKeyWithEpochSeqTimestampAndExactPayload() throws Exception {
         String topic = kafka.createTopic(1);
