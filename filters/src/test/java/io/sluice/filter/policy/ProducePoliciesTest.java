@@ -61,9 +61,11 @@ class ProducePoliciesTest {
 
     static Stream<Case> cases() {
         MemoryRecords tenRecords = records(PolicyHarness.keyedRecords(10).toArray(SimpleRecord[]::new));
-        SimpleRecord big = new SimpleRecord(System.currentTimeMillis(), bytes("big"), new byte[300]);
-        Header[] traced = { new RecordHeader("trace-id", bytes("t-1")) };
         long now = System.currentTimeMillis();
+        // Both records of the maxRecordBytes case carry one timestamp: a record's size holds its timestamp's delta from
+        // the batch's first, a varint whose length would otherwise depend on how long apart they were made.
+        SimpleRecord big = new SimpleRecord(now, bytes("big"), new byte[300]);
+        Header[] traced = { new RecordHeader("trace-id", bytes("t-1")) };
         return Stream.of(
                 new Case("produce.requiredAcks", "{requiredAcks: all}",
                         () -> produce((short) 1, records(keyed("a"))), () -> produce((short) -1, records(keyed("a"))), Errors.INVALID_REQUIRED_ACKS,
@@ -81,8 +83,9 @@ class ProducePoliciesTest {
                         "policy produce.maxBatchBytes (rule tenants): a batch of " + tenRecords.sizeInBytes() + " bytes is larger than the 200 allowed "
                                 + "(maxBatchBytes)", -1),
                 new Case("produce.maxRecordBytes", "{maxRecordBytes: 100}",
-                        () -> produce((short) -1, records(keyed("a"), big)), () -> produce((short) -1, records(keyed("a"), keyed("b"))),
-                        Errors.MESSAGE_TOO_LARGE, "policy produce.maxRecordBytes (rule tenants): record 1 is 313 bytes, larger than the 100 allowed "
+                        () -> produce((short) -1, records(new SimpleRecord(now, bytes("a"), bytes("value of a")), big)),
+                        () -> produce((short) -1, records(keyed("a"), keyed("b"))),
+                        Errors.MESSAGE_TOO_LARGE, "policy produce.maxRecordBytes (rule tenants): record 1 is 312 bytes, larger than the 100 allowed "
                                 + "(maxRecordBytes)", 1),
                 new Case("produce.requireKey", "{requireKey: true}",
                         () -> produce((short) -1, records(keyed("a"), keyed("b"), keyed("c"), keyless())),
