@@ -21,6 +21,9 @@ class DriverTemplatesTest {
     @Test
     void everyBuiltInTargetHasItsOwnDriverWithItsAddressFromTheEnvironment() throws Exception {
         for (String target : BenchTargets.builtInNames()) {
+            if (!BenchTargets.clientConfig(BenchTargets.resolve(target)).isEmpty()) {
+                continue; // OmbRun skips it: OMB's driver cannot carry the bench's client classes (validating's JSON values)
+            }
             JsonNode driver = new ObjectMapper(new YAMLFactory()).readTree(DriverTemplates.render(target, ENV));
 
             assertThat(driver.get("name").asText()).as(target).endsWith(target);
