@@ -62,9 +62,9 @@ public final class OmbRun {
         for (String spec : command.targets().split(",")) {
             try {
                 BenchTarget target = BenchTargets.resolve(spec.trim());
-                if (!BenchTargets.clientConfig(target).isEmpty()) {
+                if (!target.clientConfig().isEmpty()) {
                     // OMB's Kafka driver writes its own random payloads and cannot load the bench's client classes.
-                    System.out.println("skipping target " + target.name() + ": its clients need " + BenchTargets.clientConfig(target).keySet()
+                    System.out.println("skipping target " + target.name() + ": its clients need " + target.clientConfig().keySet()
                             + " from the bench, which OMB's driver does not carry; use ./sluice bench proxy --targets " + target.name());
                     continue;
                 }

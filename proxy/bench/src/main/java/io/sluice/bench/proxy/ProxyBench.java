@@ -99,7 +99,7 @@ public final class ProxyBench {
                 TargetCredentials.Issued issued = TargetCredentials.forTarget(spec);
                 env.putAll(issued.proxyEnvironment());
                 Map<String, Object> clients = new HashMap<>(issued.clientConfig());
-                clients.putAll(BenchTargets.clientConfig(spec));
+                clients.putAll(spec.clientConfig());
                 credentials.put(spec.name(), new TargetCredentials.Issued(issued.proxyEnvironment(), clients));
                 var unavailable = spec.unavailableReason(env);
                 if (unavailable.isPresent()) {

@@ -19,8 +19,19 @@ import io.sluice.proxy.filter.FilterFactory;
  *
  * @param proxyConfigTemplate the proxy's YAML with {@code ${KAFKA_BOOTSTRAP}}, {@code ${SLUICE_BOOTSTRAP}} and
  *                            {@code ${SLUICE_MANAGEMENT_PORT}} left for the runner; null for the broker directly
+ * @param clientConfig        what the benchmark's producers and consumers add for this target (a target whose proxy
+ *                            checks their records: {@code validating}'s JSON values); empty for most
  */
-public record BenchTarget(String name, String description, String proxyConfigTemplate) {
+public record BenchTarget(String name, String description, String proxyConfigTemplate, Map<String, Object> clientConfig) {
+
+    public BenchTarget {
+        clientConfig = clientConfig == null ? Map.of() : Map.copyOf(clientConfig);
+    }
+
+    /** A target whose clients need nothing of their own. */
+    public BenchTarget(String name, String description, String proxyConfigTemplate) {
+        this(name, description, proxyConfigTemplate, Map.of());
+    }
 
     public static final String KAFKA_BOOTSTRAP = "KAFKA_BOOTSTRAP";
     public static final String SLUICE_BOOTSTRAP = "SLUICE_BOOTSTRAP";

@@ -34,16 +34,9 @@ public final class BenchTargets {
     private BenchTargets() {
     }
 
-    /**
-     * What the benchmark's producers and consumers add for a target whose proxy checks their records: for
-     * {@code validating}, the interceptor that writes the values as JSON ({@link JsonBenchValues}); empty for the rest.
-     */
-    public static Map<String, Object> clientConfig(BenchTarget target) {
-        if (target.name().equals("validating") && target.description().equals(BUILT_IN.get("validating"))) {
-            return Map.of("interceptor.classes", JsonBenchValues.class.getName());
-        }
-        return Map.of();
-    }
+    /** What the benchmark's clients add for a built-in target ({@link BenchTarget#clientConfig}). */
+    private static final Map<String, Map<String, Object>> CLIENT_CONFIG =
+            Map.of("validating", Map.of("interceptor.classes", JsonBenchValues.class.getName()));
 
     public static List<String> builtInNames() {
         return List.copyOf(BUILT_IN.keySet());
@@ -81,7 +74,7 @@ public final class BenchTargets {
             throw new IllegalArgumentException("unknown target '" + spec + "' (known: " + String.join(", ", BUILT_IN.keySet())
                     + "; or name=path/to/proxy.yaml)");
         }
-        return new BenchTarget(spec, description, spec.equals("direct") ? null : resource(spec + ".yaml"));
+        return new BenchTarget(spec, description, spec.equals("direct") ? null : resource(spec + ".yaml"), CLIENT_CONFIG.get(spec));
     }
 
     private static String resource(String name) {

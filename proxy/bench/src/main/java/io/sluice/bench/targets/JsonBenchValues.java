@@ -19,7 +19,7 @@ import org.apache.kafka.common.TopicPartition;
 
 /**
  * The benchmark's values as JSON, for a target that checks them (validating): a kafka-clients interceptor on the
- * benchmark's producers and consumers, configured by {@link BenchTargets#clientConfig}, so the benchmark itself stays
+ * benchmark's producers and consumers, configured by {@link BenchTarget#clientConfig}, so the benchmark itself stays
  * bytes in, bytes out. Out: a value's first 8 bytes (the send time the latency phase writes, big-endian) become
  * {@code {"t":<long>,"p":"aaa..."}}, padded to the value's own length, so the bytes moved are what the benchmark counts
  * (values under 24 bytes grow to fit). In: the document back into the 8 bytes and zero padding, so the end-to-end

@@ -37,10 +37,10 @@ class BenchTargetsTest {
     @Test
     void theValidatingTargetsClientsWriteJsonOfTheSameSizeAndReadTheSendTimeBack(@TempDir Path dir) throws Exception {
         BenchTarget validating = BenchTargets.resolve("validating");
-        assertThat(BenchTargets.clientConfig(validating)).containsEntry("interceptor.classes", JsonBenchValues.class.getName());
-        assertThat(BenchTargets.clientConfig(BenchTargets.resolve("passthrough"))).isEmpty();
+        assertThat(validating.clientConfig()).containsEntry("interceptor.classes", JsonBenchValues.class.getName());
+        assertThat(BenchTargets.resolve("passthrough").clientConfig()).isEmpty();
         Path file = Files.writeString(dir.resolve("v.yaml"), validating.proxyConfigTemplate());
-        assertThat(BenchTargets.clientConfig(BenchTargets.resolve("validating=" + file))).as("a file of the same name is the user's").isEmpty();
+        assertThat(BenchTargets.resolve("validating=" + file).clientConfig()).as("a file of the same name is the user's").isEmpty();
 
         byte[] value = java.nio.ByteBuffer.allocate(1024).putLong(1234567890123L).array();
         byte[] json = JsonBenchValues.toJson(value);
