@@ -1,10 +1,13 @@
 package io.sluice.testkit;
 
 import java.io.IOException;
+import java.io.InputStream;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.BitSet;
 import java.util.concurrent.ThreadLocalRandom;
 
 /**
@@ -13,6 +16,10 @@ import java.util.concurrent.ThreadLocalRandom;
  * ephemeral range, which outgoing connections take their local ports from: a port picked there could be taken by
  * any client socket between the check and the bind. Not below {@value #LOWEST}: browsers refuse some lower ports
  * (Chromium, 10080).
+ * <p>
+ * A port is handed out once per JVM: a caller that takes two blocks before binding either (a proxy and the relay in
+ * front of it) would otherwise be given overlapping ones about once in a hundred runs, and one of its binds would fail
+ * with "Address already in use". A test JVM takes a few hundred of the ~12,000 ports in the range.
  */
 public final class FreePorts {
 
@@ -21,16 +28,21 @@ public final class FreePorts {
     static final int IANA_EPHEMERAL_START = 49_152;
     private static final Path EPHEMERAL_RANGE = Path.of("/proc/sys/net/ipv4/ip_local_port_range");
     private static final int END = ephemeralStart(EPHEMERAL_RANGE);
+    /** The ports this JVM has been given; guarded by the class. */
+    private static final BitSet HANDED_OUT = new BitSet();
 
     private FreePorts() {
     }
 
     /** The first of {@code size} consecutive ports that are free on 127.0.0.1 right now. */
-    public static int block(int size) {
+    public static synchronized int block(int size) {
         for (int attempt = 0; attempt < 200; attempt++) {
             int base = ThreadLocalRandom.current().nextInt(LOWEST, END - size + 1);
-            if (allFree(base, size)) {
-                return base;
+            if (HANDED_OUT.nextSetBit(base) >= base + size || HANDED_OUT.nextSetBit(base) < 0) {
+                if (allFree(base, size)) {
+                    HANDED_OUT.set(base, base + size);
+                    return base;
+                }
             }
         }
         throw new IllegalStateException("no block of " + size + " free ports found between " + LOWEST + " and " + END);
@@ -43,7 +55,11 @@ public final class FreePorts {
     static int ephemeralStart(Path rangeFile) {
         int start;
         try {
-            start = Integer.parseInt(Files.readString(rangeFile).trim().split("\\s+")[0]);
+            // Read to the end of the stream: a /proc file reports size 0, and Files.readString, which sizes its read by
+            // that, returned "3" of "32768\t60999" here, which made the range 20000-21000 and collisions common.
+            try (InputStream in = Files.newInputStream(rangeFile)) {
+                start = Integer.parseInt(new String(in.readAllBytes(), StandardCharsets.US_ASCII).trim().split("\\s+")[0]);
+            }
         } catch (IOException | RuntimeException e) {
             start = IANA_EPHEMERAL_START;
         }

@@ -3,7 +3,9 @@ package io.sluice.testkit;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.BitSet;
 
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -18,6 +20,14 @@ class FreePortsTest {
     void theBlockEndsBelowTheEphemeralRangeTheKernelNames() throws IOException {
         assertThat(FreePorts.ephemeralStart(Files.writeString(dir.resolve("range"), "32768\t60999\n"))).isEqualTo(32768);
         assertThat(FreePorts.ephemeralStart(Files.writeString(dir.resolve("tuned"), "40000 65000"))).isEqualTo(40000);
+    }
+
+    @Test
+    void theKernelsOwnFileIsReadWholeThoughItReportsSizeZero() throws IOException {
+        Path proc = Path.of("/proc/sys/net/ipv4/ip_local_port_range");
+        Assumptions.assumeTrue(Files.isReadable(proc), "no /proc range file on this system");
+        int kernel = Integer.parseInt(Files.readAllLines(proc).get(0).trim().split("\\s+")[0]);
+        assertThat(FreePorts.ephemeralStart(proc)).isEqualTo(Math.max(kernel, 21_000));
     }
 
     @Test
@@ -38,6 +48,16 @@ class FreePortsTest {
             int base = FreePorts.block(8);
             assertThat(base).isGreaterThanOrEqualTo(20_000);
             assertThat(base + 8).isLessThanOrEqualTo(end);
+        }
+    }
+
+    @Test
+    void noPortIsHandedOutTwiceEvenWhenNothingHasBoundTheFirstBlockYet() {
+        BitSet seen = new BitSet();
+        for (int i = 0; i < 300; i++) {
+            int base = FreePorts.block(8);
+            assertThat(seen.get(base, base + 8).isEmpty()).as("block %d at %d overlaps an earlier one", i, base).isTrue();
+            seen.set(base, base + 8);
         }
     }
 }
