@@ -4,9 +4,12 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.util.BitSet;
 import java.util.concurrent.ThreadLocalRandom;
 
@@ -19,7 +22,10 @@ import java.util.concurrent.ThreadLocalRandom;
  * <p>
  * A port is handed out once per JVM: a caller that takes two blocks before binding either (a proxy and the relay in
  * front of it) would otherwise be given overlapping ones about once in a hundred runs, and one of its binds would fail
- * with "Address already in use". A test JVM takes a few hundred of the ~12,000 ports in the range.
+ * with "Address already in use". A test JVM takes a few hundred of the ~12,000 ports in the range. Test JVMs running
+ * at once (Maven building modules in parallel) keep out of each other's blocks the same way: each holds a lock on one
+ * byte per port it was given, in a file all of them share, until it exits (the system drops a process's locks then,
+ * however it ends).
  */
 public final class FreePorts {
 
@@ -30,6 +36,9 @@ public final class FreePorts {
     private static final int END = ephemeralStart(EPHEMERAL_RANGE);
     /** The ports this JVM has been given; guarded by the class. */
     private static final BitSet HANDED_OUT = new BitSet();
+    private static final Path LOCKS = Path.of(System.getProperty("java.io.tmpdir"), "sluice-free-ports.lock");
+    /** Open for the JVM's life: closing it would release every lock this JVM holds on it. Null if it could not be opened. */
+    private static final FileChannel SHARED = open(LOCKS);
 
     private FreePorts() {
     }
@@ -38,8 +47,9 @@ public final class FreePorts {
     public static synchronized int block(int size) {
         for (int attempt = 0; attempt < 200; attempt++) {
             int base = ThreadLocalRandom.current().nextInt(LOWEST, END - size + 1);
-            if (HANDED_OUT.nextSetBit(base) >= base + size || HANDED_OUT.nextSetBit(base) < 0) {
-                if (allFree(base, size)) {
+            int taken = HANDED_OUT.nextSetBit(base);
+            if (taken < 0 || taken >= base + size) {
+                if (allFree(base, size) && lockedForThisJvm(base, size)) {
                     HANDED_OUT.set(base, base + size);
                     return base;
                 }
@@ -64,6 +74,28 @@ public final class FreePorts {
             start = IANA_EPHEMERAL_START;
         }
         return Math.max(start, LOWEST + 1_000);
+    }
+
+    /** Takes the block's bytes in the shared lock file, unless another JVM holds one of them. */
+    private static boolean lockedForThisJvm(int base, int size) {
+        if (SHARED == null) {
+            return true;
+        }
+        try {
+            FileLock lock = SHARED.tryLock(base, size, false);
+            // Kept until the JVM exits: the lock is what keeps the block this JVM's.
+            return lock != null;
+        } catch (IOException e) {
+            return true;
+        }
+    }
+
+    private static FileChannel open(Path file) {
+        try {
+            return FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+        } catch (IOException | SecurityException e) {
+            return null;
+        }
     }
 
     private static boolean allFree(int base, int size) {

@@ -4,6 +4,8 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.BitSet;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
@@ -58,6 +60,35 @@ class FreePortsTest {
             int base = FreePorts.block(8);
             assertThat(seen.get(base, base + 8).isEmpty()).as("block %d at %d overlaps an earlier one", i, base).isTrue();
             seen.set(base, base + 8);
+        }
+    }
+
+    @Test
+    void anotherJvmIsNeverGivenAPortThisOneWasGiven() throws Exception {
+        BitSet ours = new BitSet();
+        for (int i = 0; i < 200; i++) {
+            int base = FreePorts.block(8);
+            ours.set(base, base + 8);
+        }
+        Path out = dir.resolve("child-blocks");
+        Process child = new ProcessBuilder(JavaCommand.of(List.of("-Xmx64m"), TakeBlocks.class.getName(), List.of("400")))
+                .redirectOutput(out.toFile()).redirectError(ProcessBuilder.Redirect.INHERIT).start();
+        assertThat(child.waitFor(60, TimeUnit.SECONDS)).as("the child JVM finished").isTrue();
+        assertThat(child.exitValue()).isZero();
+        List<String> theirs = Files.readAllLines(out);
+        assertThat(theirs).hasSize(400);
+        for (String line : theirs) {
+            int base = Integer.parseInt(line.trim());
+            assertThat(ours.get(base, base + 8).isEmpty()).as("the child's block at %d overlaps one of ours", base).isTrue();
+        }
+    }
+
+    /** The other JVM: takes blocks of eight and prints their first ports. */
+    public static final class TakeBlocks {
+        public static void main(String[] args) {
+            for (int i = 0; i < Integer.parseInt(args[0]); i++) {
+                System.out.println(FreePorts.block(8));
+            }
         }
     }
 }
