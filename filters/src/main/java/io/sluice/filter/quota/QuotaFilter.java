@@ -7,10 +7,8 @@ import java.util.Set;
 import java.util.concurrent.CompletionStage;
 
 import org.apache.kafka.common.message.FetchRequestData;
-import org.apache.kafka.common.message.FetchResponseData;
 import org.apache.kafka.common.message.ProduceRequestData;
 import org.apache.kafka.common.message.RequestHeaderData;
-import org.apache.kafka.common.message.ShareFetchResponseData;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.ApiMessage;
 
@@ -25,12 +23,14 @@ import io.sluice.proxy.filter.AuthenticatedPrincipal;
 import io.sluice.proxy.filter.FilterContext;
 import io.sluice.proxy.filter.RequestFilter;
 import io.sluice.proxy.filter.RequestFilterResult;
+import io.sluice.proxy.filter.RequestFilterResultBuilder;
 import io.sluice.proxy.filter.ResponseHook;
 
 /**
  * One connection's quota enforcement, as a Kafka broker enforces its client quotas (KIP-13, KIP-124, KIP-219). Every
  * request counts against its principal's request rate, a Produce's record bytes against the produce rate as the
- * request passes, a Fetch's (or ShareFetch's) record bytes against the fetch rate as its response passes. When a rate
+ * request passes, a Fetch's (or ShareFetch's) response size against the fetch rate as it arrives (as a broker counts a
+ * fetch: the whole response; read from its frame, so the response is not decoded for it). When a rate
  * is over its limit, the response carries {@code throttle_time_ms} (the larger of the proxy's and the broker's) and the
  * connection is muted for that time ({@link FilterContext#throttleClient}) as the response goes back: kafka-clients and
  * librdkafka wait that long before their next request to this connection, and a client that does not is simply not
@@ -85,7 +85,8 @@ final class QuotaFilter implements RequestFilter {
             noResponse = produce.acks() == 0;
         }
         Long fetchLimit = limits.fetchBytesPerSecond();
-        boolean measureFetch = fetchLimit != null && (apiKey == ApiKeys.FETCH || apiKey == ApiKeys.SHARE_FETCH);
+        boolean fetching = apiKey == ApiKeys.FETCH || apiKey == ApiKeys.SHARE_FETCH;
+        boolean measureFetch = fetchLimit != null && fetching;
         if (measureFetch && request instanceof FetchRequestData fetch && apiVersion >= FETCH_MAX_BYTES_VERSION) {
             fetch.setMaxBytes((int) Math.min(fetch.maxBytes(), shared.windowAllowance(fetchLimit)));
         }
@@ -97,16 +98,22 @@ final class QuotaFilter implements RequestFilter {
         if (!measureFetch && !throttle.asked()) {
             return context.forwardRequest(header, request);
         }
-        ResponseHook hook = ResponseHook.of(response -> {
+        RequestFilterResultBuilder forward = context.requestFilterResultBuilder().forward(header, request);
+        if (fetching) {
+            // Fetch and ShareFetch responses begin with throttle_time_ms: counted by their size and throttled in their
+            // bytes, never decoded for the quota (decoding and encoding a fetch costs more than forwarding it).
+            return forward.withResponseSizeHook(bytes -> {
+                long then = shared.clock().getAsLong();
+                if (measureFetch) {
+                    throttle.ask(QuotaKind.FETCH, record(QuotaKind.FETCH, bytes, then), then);
+                }
+                return throttle.apply(context, null, apiVersion, then);
+            }).completed();
+        }
+        return forward.withResponseHook(ResponseHook.of(response -> {
             long then = shared.clock().getAsLong();
-            if (measureFetch) {
-                long bytes = response instanceof FetchResponseData f ? RecordBytes.fetched(f)
-                        : response instanceof ShareFetchResponseData s ? RecordBytes.fetched(s) : 0;
-                throttle.ask(QuotaKind.FETCH, record(QuotaKind.FETCH, bytes, then), then);
-            }
             throttle.apply(context, response, apiVersion, then);
-        });
-        return context.requestFilterResultBuilder().forward(header, request).withResponseHook(hook).completed();
+        })).completed();
     }
 
     /** Picks up the connection's principal and its limits when it changes (authentication, re-authentication). */
@@ -153,11 +160,14 @@ final class QuotaFilter implements RequestFilter {
             return kind != null;
         }
 
-        /** Tells the client in the response (when there is one) and mutes the connection for the same whole milliseconds. */
-        void apply(FilterContext context, ApiMessage response, short version, long now) {
+        /**
+         * Tells the client in the response (when there is one) and mutes the connection for the same whole
+         * milliseconds, which it returns (0 for no pause).
+         */
+        int apply(FilterContext context, ApiMessage response, short version, long now) {
             long nanos = kind == null ? 0 : end - now;
             if (nanos <= 0) {
-                return;
+                return 0;
             }
             int millis = (int) Math.min(Integer.MAX_VALUE, (nanos + 999_999) / 1_000_000);
             if (response != null) {
@@ -168,6 +178,7 @@ final class QuotaFilter implements RequestFilter {
             if (LOG.isDebugEnabled()) {
                 LOG.debug("{}: {} throttled {} ms ({} quota)", context.channelDescriptor(), Untrusted.text(principal), millis, kind.label());
             }
+            return millis;
         }
     }
 }

@@ -13,7 +13,11 @@ import org.apache.kafka.common.message.ProduceRequestData;
 import org.apache.kafka.common.message.ProduceResponseData;
 import org.apache.kafka.common.message.ShareFetchRequestData;
 import org.apache.kafka.common.message.ShareFetchResponseData;
+import org.apache.kafka.common.message.ResponseHeaderData;
 import org.apache.kafka.common.message.SaslAuthenticateRequestData;
+import org.apache.kafka.common.protocol.ApiKeys;
+import org.apache.kafka.common.protocol.ApiMessage;
+import org.apache.kafka.common.protocol.MessageUtil;
 import org.apache.kafka.common.record.MemoryRecords;
 import org.apache.kafka.common.record.SimpleRecord;
 import org.junit.jupiter.api.Test;
@@ -22,6 +26,7 @@ import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.sluice.auth.QuotaLimits;
 import io.sluice.config.ConfigException;
+import io.sluice.proxy.filter.ResponseSizeHook;
 import io.sluice.proxy.filter.harness.FilterHarness;
 import io.sluice.proxy.filter.harness.RequestOutcome;
 import io.sluice.proxy.filter.harness.Verdict;
@@ -57,6 +62,13 @@ class QuotasTest {
         response.responses().add(new FetchResponseData.FetchableTopicResponse().setTopic("t")
                 .setPartitions(List.of(new FetchResponseData.PartitionData().setPartitionIndex(0).setRecords(records))));
         return response;
+    }
+
+    /** The response's size as a broker sends it (header and body), which a size hook is given. */
+    private static int encodedSize(ApiMessage response, short version) {
+        ApiKeys api = ApiKeys.forId(response.apiKey());
+        return MessageUtil.toByteBufferAccessor(new ResponseHeaderData(), api.responseHeaderVersion(version)).buffer().remaining()
+                + MessageUtil.toByteBufferAccessor(response, version).buffer().remaining();
     }
 
     /** The throttle for {@code total} bytes recorded at the first instant against {@code limit}: total / limit - one window. */
@@ -135,7 +147,7 @@ class QuotasTest {
     }
 
     @Test
-    void fetchedBytesCountAsTheResponsePassesAndAFetchAsksForNoMoreThanTheWindowAllows() {
+    void aFetchResponseCountsByItsSizeWithoutBeingDecodedAndAFetchAsksForNoMoreThanTheWindowAllows() {
         try (QuotaConnections quotas = new QuotaConnections("""
                 defaults: {fetchBytesPerSecond: 1000}
                 overrides:
@@ -145,16 +157,22 @@ class QuotasTest {
             FetchRequestData fetch = new FetchRequestData().setMaxBytes(52_428_800);
             RequestOutcome request = bob.request(fetch);
             assertThat(((FetchRequestData) request.forwarded()).maxBytes()).as("1000 B/s over 10 windows of 1 s").isEqualTo(10_000);
+            assertThat(request.responseHook()).as("no hook on the decoded response: the proxy need not decode it").isNull();
+            assertThat(request.responseSizeHook()).isNotNull();
             MemoryRecords records = records(2_900);
-            FetchResponseData response = (FetchResponseData) bob.response(request, fetched(records)).forwarded();
-            long millis = expectedMillis(records.sizeInBytes(), 1000, 1000);
+            FetchResponseData broker = fetched(records);
+            FetchResponseData response = (FetchResponseData) bob.response(request, broker).forwarded();
+            long millis = expectedMillis(encodedSize(broker, request.apiVersion()), 1000, 1000);
+            assertThat(millis).as("the whole response counts, as a broker counts it: a little more than its records")
+                    .isGreaterThan(expectedMillis(records.sizeInBytes(), 1000, 1000));
             assertThat(response.throttleTimeMs()).isEqualTo(millis);
-            assertThat(response.responses().get(0).partitions().get(0).records()).as("delivered, then paid for").isSameAs(records);
+            assertThat(response.responses().get(0).partitions().get(0).records()).as("delivered, then paid for").isEqualTo(records);
             assertThat(bob.clientThrottles()).containsExactly(Duration.ofMillis(millis));
             assertThat(counter(quotas, "sluice.quota.throttled", "bob", "fetch")).isEqualTo(1);
 
-            // ShareFetch records count against the same rate.
+            // ShareFetch responses count against the same rate.
             RequestOutcome share = bob.request(new ShareFetchRequestData());
+            assertThat(share.responseHook()).isNull();
             ShareFetchResponseData shareResponse = new ShareFetchResponseData();
             shareResponse.responses().add(new ShareFetchResponseData.ShareFetchableTopicResponse()
                     .setPartitions(List.of(new ShareFetchResponseData.PartitionData().setRecords(records(100)))));
@@ -163,11 +181,31 @@ class QuotasTest {
             assertThat(quotas.shared.rules().enforced("unlimited-reader", QuotaLimits.NONE).fetchBytesPerSecond())
                     .as("the override leaves fetch to the defaults").isEqualTo(1000L);
         }
-        // A principal whose fetches are not limited: no hook, so Fetch responses are not decoded for it.
+        // A principal whose fetches are not limited: no hook of either kind.
         try (QuotaConnections producersOnly = new QuotaConnections("defaults: {produceBytesPerSecond: 1000}")) {
             RequestOutcome plain = producersOnly.anonymous().request(new FetchRequestData().setMaxBytes(52_428_800));
             assertThat(plain.responseHook()).isNull();
+            assertThat(plain.responseSizeHook()).isNull();
             assertThat(((FetchRequestData) plain.forwarded()).maxBytes()).isEqualTo(52_428_800);
+        }
+    }
+
+    @Test
+    void aBrokersLongerThrottleOnAFetchIsLeftAsItIs() {
+        try (QuotaConnections quotas = new QuotaConnections("defaults: {fetchBytesPerSecond: 1000}")) {
+            FilterHarness bob = quotas.as("bob");
+            RequestOutcome request = bob.request(new FetchRequestData().setMaxBytes(52_428_800));
+            FetchResponseData broker = fetched(records(2_900)).setThrottleTimeMs(60_000);
+            assertThat(((FetchResponseData) bob.response(request, broker).forwarded()).throttleTimeMs()).isEqualTo(60_000);
+        }
+    }
+
+    @Test
+    void everyFetchAndShareFetchVersionCanTakeASizeHook() {
+        for (ApiKeys api : List.of(ApiKeys.FETCH, ApiKeys.SHARE_FETCH)) {
+            for (short v = api.oldestVersion(); v <= api.latestVersion(true); v++) {
+                assertThat(ResponseSizeHook.accepts(api, v)).as("%s v%d begins with throttle_time_ms", api, v).isTrue();
+            }
         }
     }
 

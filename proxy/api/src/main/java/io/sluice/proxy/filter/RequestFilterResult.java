@@ -32,4 +32,9 @@ public interface RequestFilterResult {
     default ResponseHook responseHook() {
         return null;
     }
+
+    /** What to run with the size of the forwarded request's response as it arrives; null for none. */
+    default ResponseSizeHook responseSizeHook() {
+        return null;
+    }
 }

@@ -11,7 +11,8 @@ import org.apache.kafka.common.protocol.ApiMessage;
 
 /**
  * Builds a {@link RequestFilterResult}. Choose one outcome (forward, short-circuit, error response or drop),
- * optionally add {@link #withResponseHook} (after forward) and {@link #withCloseConnection()}, then {@link #build()} or
+ * optionally add {@link #withResponseHook} or {@link #withResponseSizeHook} (after forward) and
+ * {@link #withCloseConnection()}, then {@link #build()} or
  * {@link #completed()}.
  */
 public final class RequestFilterResultBuilder {
@@ -21,6 +22,7 @@ public final class RequestFilterResultBuilder {
     private ResponseHeaderData responseHeader;
     private ApiMessage response;
     private ResponseHook responseHook;
+    private ResponseSizeHook responseSizeHook;
     private boolean drop;
     private boolean close;
     private boolean decided;
@@ -73,6 +75,22 @@ public final class RequestFilterResultBuilder {
         return this;
     }
 
+    /**
+     * Runs {@code hook} with the size of the forwarded request's response as it arrives, without decoding it; see
+     * {@link ResponseSizeHook}. Only with {@link #forward}, and only for an API whose response begins with
+     * {@code throttle_time_ms} (the proxy closes the connection otherwise, as for a failing filter).
+     */
+    public RequestFilterResultBuilder withResponseSizeHook(ResponseSizeHook hook) {
+        if (message == null) {
+            throw new IllegalStateException("withResponseSizeHook follows forward(header, request)");
+        }
+        if (responseSizeHook != null) {
+            throw new IllegalStateException("a forwarded request has at most one response size hook per filter");
+        }
+        this.responseSizeHook = Objects.requireNonNull(hook, "hook");
+        return this;
+    }
+
     public RequestFilterResultBuilder withCloseConnection() {
         this.close = true;
         return this;
@@ -82,7 +100,8 @@ public final class RequestFilterResultBuilder {
         if (!decided && !close) {
             throw new IllegalStateException("choose forward, shortCircuitResponse, errorResponse or drop (or withCloseConnection)");
         }
-        return new Result(header, message, response, responseHeader, drop || (!decided && close), close, responseHook);
+        return new Result(header, message, response, responseHeader, drop || (!decided && close), close, responseHook,
+                responseSizeHook);
     }
 
     public CompletionStage<RequestFilterResult> completed() {
@@ -97,7 +116,8 @@ public final class RequestFilterResultBuilder {
     }
 
     private record Result(RequestHeaderData header, ApiMessage message, ApiMessage shortCircuitResponse,
-                          ResponseHeaderData shortCircuitResponseHeader, boolean drop, boolean closeConnection, ResponseHook responseHook)
+                          ResponseHeaderData shortCircuitResponseHeader, boolean drop, boolean closeConnection, ResponseHook responseHook,
+                          ResponseSizeHook responseSizeHook)
             implements RequestFilterResult {
     }
 }

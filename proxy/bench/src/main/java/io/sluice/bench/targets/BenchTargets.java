@@ -14,7 +14,7 @@ import java.util.Map;
 
 /**
  * The targets benchmarks know by name, and those a user names with a configuration file. Built in: {@code direct}
- * (the broker), {@code passthrough}, {@code encryption}, {@code jwt}, {@code jwt-audit}, {@code keyrouting} and {@code validating}
+ * (the broker), {@code passthrough}, {@code encryption}, {@code jwt}, {@code jwt-audit}, {@code governance}, {@code keyrouting} and {@code validating}
  * (the proxy with the configuration of that name beside this class). Anything else is {@code name=path/to/proxy.yaml}.
  */
 public final class BenchTargets {
@@ -27,6 +27,7 @@ public final class BenchTargets {
         BUILT_IN.put("encryption", "the proxy with RecordEncryption on every topic");
         BUILT_IN.put("jwt", "the proxy authenticating clients with JWTs (JwtAuth)");
         BUILT_IN.put("jwt-audit", "the jwt target with the Audit filter in front, its trail in a file");
+        BUILT_IN.put("governance", "the jwt-audit target with Quotas after JwtAuth, counting every byte and request, throttling none");
         BUILT_IN.put("keyrouting", "the proxy routing every benchmark topic as a virtual topic (KeyRouting)");
         BUILT_IN.put("validating", "the proxy checking every value is JSON (RecordValidation), the clients writing JSON");
     }

@@ -5,6 +5,8 @@ import java.util.List;
 
 import org.apache.kafka.common.protocol.ApiKeys;
 
+import io.sluice.proxy.filter.ResponseSizeHook;
+
 /**
  * The requests sent on one upstream connection that still await a response. The proxy numbers upstream
  * requests itself (filters add requests of their own), and a broker answers in order, so a FIFO is
@@ -14,7 +16,7 @@ public final class CorrelationTracker {
 
     /** What the response decoder needs to know about the request a response answers. */
     public record Pending(int upstreamId, int clientCorrelationId, ApiKeys apiKey, short apiVersion, boolean decodeResponse, OutOfBand outOfBand,
-                          List<AttachedHook> responseHooks) {
+                          List<AttachedHook> responseHooks, List<ResponseSizeHook> sizeHooks) {
     }
 
     private final ArrayDeque<Pending> pending = new ArrayDeque<>();
@@ -22,7 +24,7 @@ public final class CorrelationTracker {
 
     /**
      * Assigns the upstream correlation id; records the request when a response will come, with the response hooks
-     * filters attached to it (a request without a response drops them: they never run).
+     * and size hooks filters attached to it (a request without a response drops them: they never run).
      */
     public int register(RequestFrame request, boolean decodeResponse, OutOfBand outOfBand) {
         int id = nextId++;
@@ -31,8 +33,9 @@ public final class CorrelationTracker {
         }
         if (request.hasResponse()) {
             List<AttachedHook> hooks = request instanceof DecodedRequest decoded ? decoded.responseHooks() : List.of();
+            List<ResponseSizeHook> sizeHooks = request instanceof DecodedRequest decoded ? decoded.sizeHooks() : List.of();
             pending.addLast(new Pending(id, request.correlationId(), request.apiKey(), request.apiVersion(), decodeResponse || !hooks.isEmpty(),
-                    outOfBand, hooks));
+                    outOfBand, hooks, sizeHooks));
         }
         return id;
     }

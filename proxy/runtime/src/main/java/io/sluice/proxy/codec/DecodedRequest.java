@@ -9,6 +9,7 @@ import org.apache.kafka.common.protocol.ApiMessage;
 
 import io.netty.buffer.ByteBuf;
 import io.sluice.proxy.filter.ResponseHook;
+import io.sluice.proxy.filter.ResponseSizeHook;
 
 /** A request decoded into kafka-clients' generated classes, for filters to read and change. */
 public final class DecodedRequest implements RequestFrame {
@@ -19,6 +20,7 @@ public final class DecodedRequest implements RequestFrame {
     private RequestHeaderData header;
     private ApiMessage body;
     private List<AttachedHook> responseHooks = List.of();
+    private List<ResponseSizeHook> sizeHooks = List.of();
 
     /**
      * @param backing the frame the message was decoded from, or null: records in the body are views of it,
@@ -84,6 +86,27 @@ public final class DecodedRequest implements RequestFrame {
             responseHooks = new ArrayList<>(2);
         }
         responseHooks.add(new AttachedHook(owner, hook));
+    }
+
+    /**
+     * Runs {@code hook} with the size of this request's response as it arrives (see {@link ResponseSizeHook}).
+     *
+     * @throws IllegalStateException when this API's response does not begin with {@code throttle_time_ms}
+     */
+    public void attachResponseSizeHook(ResponseSizeHook hook) {
+        if (!ResponseSizeHook.accepts(apiKey(), apiVersion())) {
+            throw new IllegalStateException("a response size hook on " + apiKey() + " v" + apiVersion()
+                    + ", whose response does not begin with throttle_time_ms");
+        }
+        if (sizeHooks.isEmpty()) {
+            sizeHooks = new ArrayList<>(1);
+        }
+        sizeHooks.add(hook);
+    }
+
+    /** The size hooks filters attached; empty for none. */
+    public List<ResponseSizeHook> sizeHooks() {
+        return sizeHooks;
     }
 
     /** The hooks filters attached, in the order they were attached (nearest the client first); empty for none. */

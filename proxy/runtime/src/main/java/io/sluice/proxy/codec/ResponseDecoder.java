@@ -46,6 +46,9 @@ public final class ResponseDecoder extends ChannelInboundHandlerAdapter {
             throw new ProtocolException(ProtocolException.Reason.MALFORMED, "response of " + size + " bytes has no correlation id");
         }
         CorrelationTracker.Pending request = tracker.complete(frame.getInt(start + OpaqueResponse.CORRELATION_ID_OFFSET));
+        if (!request.sizeHooks().isEmpty()) {
+            runSizeHooks(request, frame, start, size);
+        }
         if (!request.decodeResponse() && request.outOfBand() == null) {
             frame.setInt(start + OpaqueResponse.CORRELATION_ID_OFFSET, request.clientCorrelationId());
             return new OpaqueResponse(request.clientCorrelationId(), frame);
@@ -68,5 +71,19 @@ public final class ResponseDecoder extends ChannelInboundHandlerAdapter {
         body.read(reader, request.apiVersion());
         header.setCorrelationId(request.clientCorrelationId());
         return new DecodedResponse(request.apiKey(), request.apiVersion(), header, body, request.outOfBand(), backing, request.responseHooks());
+    }
+
+    /**
+     * Before anyone decodes the response, so that a filter reading it sees the throttle the hooks raised. The hooks come
+     * wrapped by their filters' handlers, which turn a failure into the filter's close of the connection.
+     */
+    private static void runSizeHooks(CorrelationTracker.Pending request, ByteBuf frame, int start, int size) {
+        int millis = 0;
+        for (int i = 0; i < request.sizeHooks().size(); i++) {
+            millis = Math.max(millis, request.sizeHooks().get(i).onResponseSize(size));
+        }
+        if (millis > 0) {
+            ThrottleField.raise(frame, start, size, request.apiKey(), request.apiVersion(), millis);
+        }
     }
 }

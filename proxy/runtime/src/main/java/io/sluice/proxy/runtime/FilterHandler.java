@@ -11,6 +11,7 @@ import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
 
 import org.apache.kafka.common.message.ResponseHeaderData;
+import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.ApiMessage;
 
 import org.slf4j.Logger;
@@ -31,6 +32,7 @@ import io.sluice.proxy.filter.RequestFilterResult;
 import io.sluice.proxy.filter.ResponseFilter;
 import io.sluice.proxy.filter.ResponseFilterResult;
 import io.sluice.proxy.filter.ResponseHook;
+import io.sluice.proxy.filter.ResponseSizeHook;
 
 /**
  * Runs one filter instance in the client pipeline: requests pass it inbound, responses outbound. While the
@@ -221,6 +223,15 @@ final class FilterHandler extends ChannelDuplexHandler {
             if (result.responseHook() != null) {
                 request.attachResponseHook(this, result.responseHook());
             }
+            if (result.responseSizeHook() != null) {
+                try {
+                    request.attachResponseSizeHook(failingAsThisFilter(request.apiKey(), result.responseSizeHook()));
+                } catch (IllegalStateException e) {
+                    request.release();
+                    fail("onRequest(" + request.apiKey() + ") attached a size hook its response cannot take", e);
+                    return;
+                }
+            }
             ctx.fireChannelRead(request);
         }
         if (result.closeConnection()) {
@@ -399,6 +410,18 @@ final class FilterHandler extends ChannelDuplexHandler {
      * a void promise's failure closes the connection as a client error, which would log the wrong reason, and a client
      * seeing the close could look for the error count before it was made.
      */
+    /** A size hook runs in the broker connection's decoder; its failure is this filter's, and closes as one. */
+    private ResponseSizeHook failingAsThisFilter(ApiKeys apiKey, ResponseSizeHook hook) {
+        return bytes -> {
+            try {
+                return hook.onResponseSize(bytes);
+            } catch (RuntimeException e) {
+                fail("response size hook (" + apiKey + ") failed", e);
+                return 0;
+            }
+        };
+    }
+
     private void fail(String what, Throwable e) {
         connection.metrics().filterError(filterName);
         Throwable cause = e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;

@@ -30,6 +30,7 @@ public final class KafkaWire implements AutoCloseable {
     private final Socket socket;
     private final DataInputStream in;
     private int correlationId;
+    private int lastResponseBytes;
 
     public KafkaWire(int port) throws IOException {
         this(null, port);
@@ -68,6 +69,7 @@ public final class KafkaWire implements AutoCloseable {
     @SuppressWarnings("unchecked")
     public <R extends ApiMessage> R receive(ApiKeys api, short version) throws IOException {
         int size = in.readInt();
+        lastResponseBytes = size;
         byte[] body = new byte[size];
         in.readFully(body);
         ByteBufferAccessor reader = new ByteBufferAccessor(ByteBuffer.wrap(body));
@@ -78,6 +80,11 @@ public final class KafkaWire implements AutoCloseable {
         ApiMessage response = api.messageType.newResponse();
         response.read(reader, version);
         return (R) response;
+    }
+
+    /** The size of the last response received, as it came: its frame without the length before it. */
+    public int lastResponseBytes() {
+        return lastResponseBytes;
     }
 
     public void send(ApiKeys api, short version, ApiMessage request) throws IOException {

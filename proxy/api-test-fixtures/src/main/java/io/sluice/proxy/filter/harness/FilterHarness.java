@@ -26,6 +26,7 @@ import io.sluice.proxy.filter.RequestFilterResult;
 import io.sluice.proxy.filter.ResponseFilter;
 import io.sluice.proxy.filter.ResponseFilterResult;
 import io.sluice.proxy.filter.ResponseHook;
+import io.sluice.proxy.filter.ResponseSizeHook;
 import io.sluice.proxy.filter.TypedFilters;
 
 /**
@@ -137,12 +138,26 @@ public final class FilterHarness implements AutoCloseable {
     // ---- responses ----
 
     /**
-     * The broker's {@code response} to a request the filter forwarded: runs the response hook the filter attached to
-     * it first, then the filter's {@code onResponse}, as the proxy does.
+     * The broker's {@code response} to a request the filter forwarded: runs the size hook the filter attached to it
+     * first (on the response's encoded size; the throttle it asks for is raised in the bytes the rest then reads), then
+     * its response hook, then the filter's {@code onResponse}, as the proxy does.
      */
     public ResponseOutcome response(RequestOutcome forwardedRequest, ApiMessage response) {
         ResponseHook hook = forwardedRequest.responseHook();
-        return response(forwardedRequest.correlationId(), forwardedRequest.apiVersion(), hook, response);
+        ResponseSizeHook sizeHook = forwardedRequest.responseSizeHook();
+        ApiMessage arrived = response;
+        if (sizeHook != null) {
+            open();
+            try {
+                arrived = SizeHookRun.arrive(sizeHook, forwardedRequest.correlationId(), forwardedRequest.apiVersion(), response);
+            } catch (RuntimeException e) {
+                ResponseOutcome failed = new ResponseOutcome(ApiKeys.forId(response.apiKey()), forwardedRequest.correlationId(), false,
+                        CompletableFuture.failedFuture(e));
+                runPendingTasks();
+                return failed;
+            }
+        }
+        return response(forwardedRequest.correlationId(), forwardedRequest.apiVersion(), hook, arrived);
     }
 
     /** A response at the latest version to a request the filter did not see (or need not have). */

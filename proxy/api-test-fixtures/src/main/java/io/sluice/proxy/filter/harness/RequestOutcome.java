@@ -9,6 +9,7 @@ import org.apache.kafka.common.protocol.ApiMessage;
 
 import io.sluice.proxy.filter.RequestFilterResult;
 import io.sluice.proxy.filter.ResponseHook;
+import io.sluice.proxy.filter.ResponseSizeHook;
 
 /**
  * What a filter did with one request, read as the proxy's FilterHandler would carry it out: forwarded (with the
@@ -102,6 +103,12 @@ public final class RequestOutcome {
     public ResponseHook responseHook() {
         expect(Verdict.FORWARDED);
         return result.join().responseHook();
+    }
+
+    /** The size hook the filter attached to the forwarded request's response, or null; {@link FilterHarness#response(RequestOutcome, ApiMessage)} runs it. */
+    public ResponseSizeHook responseSizeHook() {
+        expect(Verdict.FORWARDED);
+        return result.join().responseSizeHook();
     }
 
     /** The filter's own answer to the request (short-circuit), which the client gets in its turn. */
