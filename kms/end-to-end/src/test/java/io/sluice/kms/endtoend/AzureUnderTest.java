@@ -26,11 +26,6 @@ final class AzureUnderTest implements KmsUnderTest {
     }
 
     @Override
-    public String kekTemplate() {
-        return "kek-$(topic)";
-    }
-
-    @Override
     public String kmsYaml() {
         return """
                 kms: KeyVaultStandInKmsService

@@ -27,11 +27,6 @@ final class GcpUnderTest implements KmsUnderTest {
     }
 
     @Override
-    public String kekTemplate() {
-        return "kek-$(topic)";
-    }
-
-    @Override
     public String kmsYaml() {
         return """
                 kms: GcpKmsService

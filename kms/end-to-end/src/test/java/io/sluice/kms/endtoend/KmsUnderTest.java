@@ -12,8 +12,13 @@ interface KmsUnderTest extends AutoCloseable {
     /** The provider's name in the tests' display names: aws, azure, gcp. */
     String provider();
 
-    /** RecordEncryption's {@code kek:}, with {@code $(topic)}, as the provider's KEK names allow. */
-    String kekTemplate();
+    /**
+     * RecordEncryption's {@code kek:}, with {@code $(topic)}, as the provider's KEK names allow: {@code kek-$(topic)}
+     * unless the provider says otherwise (letters, digits and '-' suit Key Vault key names and CryptoKey ids).
+     */
+    default String kekTemplate() {
+        return "kek-$(topic)";
+    }
 
     /** RecordEncryption's {@code kms:} and {@code kmsConfig:} lines at column 0, as a user writes them. */
     String kmsYaml();
