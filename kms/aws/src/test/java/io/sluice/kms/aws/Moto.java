@@ -18,16 +18,17 @@ import io.sluice.testkit.fixtures.PythonClients;
 /**
  * One moto server for this module's test JVM, started on first use and stopped when the JVM exits, and an operator's
  * KMS client for it (the AWS SDK's own sync client: creating keys, aliases, disabling them is not the provider's
- * job). Without Python the tests are skipped, saying why (under CI they fail: .ci/run installs Python).
+ * job). Without Python the tests are skipped, saying why (under CI they fail: .ci/run installs Python). Public, in this
+ * module's test-jar, for kms/end-to-end.
  */
-final class Moto {
+public final class Moto {
 
     private static MotoServer server;
 
     private Moto() {
     }
 
-    static synchronized MotoServer server() {
+    public static synchronized MotoServer server() {
         if (server == null) {
             PythonVenv.Prepared venv = MotoServer.venv();
             if (venv.venv() == null) {
@@ -52,7 +53,7 @@ final class Moto {
     }
 
     /** An operator's client: the AWS SDK's sync client on the JDK's HttpURLConnection. */
-    static KmsClient operator() {
+    public static KmsClient operator() {
         return KmsClient.builder()
                 .endpointOverride(URI.create(server().endpoint()))
                 .region(Region.of(MotoServer.REGION))

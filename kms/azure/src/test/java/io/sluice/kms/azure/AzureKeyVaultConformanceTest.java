@@ -4,28 +4,21 @@ import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.time.OffsetDateTime;
 import java.util.Optional;
 import java.util.UUID;
 
-import com.azure.core.credential.AccessToken;
-import com.azure.core.credential.TokenCredential;
 
 import io.micrometer.core.instrument.MeterRegistry;
 import io.sluice.kms.Kms;
 import io.sluice.kms.WrappedKey;
 import io.sluice.kms.conformance.KmsConformance;
 import io.sluice.kms.conformance.KmsFixture;
-import reactor.core.publisher.Mono;
 
 /**
  * The conformance suite against the Azure Key Vault provider and {@link KeyVaultStandIn} (Key Vault's REST API over
  * TLS, the SDK's 401 challenge first). Rotation is a new key version; disabling sets the key's {@code enabled: false}.
  */
 class AzureKeyVaultConformanceTest extends KmsConformance {
-
-    /** What Microsoft Entra ID would hand out: the stand-in's token (Entra ID cannot run here). */
-    static final TokenCredential STAND_IN_TOKEN = request -> Mono.just(new AccessToken(KeyVaultStandIn.TOKEN, OffsetDateTime.now().plusHours(1)));
 
     static AzureKeyVaultConfig config(KeyVaultStandIn standIn, int port, Duration requestTimeout) {
         return new AzureKeyVaultConfig("https://127.0.0.1:" + port, null, null, standIn.caPem().toString(), true, Duration.ofSeconds(2), requestTimeout);
@@ -38,7 +31,7 @@ class AzureKeyVaultConformanceTest extends KmsConformance {
         // The SDK's first call loads azure-core, Reactor and Jackson: seconds on a busy machine, more than the suite's
         // 2 s request timeout. One call beforehand, outside the tests, so that they time the KMS, not class loading.
         standIn.createKey("warm-up");
-        try (Kms kms = new AzureKeyVaultKmsService(STAND_IN_TOKEN).create(config(standIn, standIn.port(), Duration.ofSeconds(60)),
+        try (Kms kms = new AzureKeyVaultKmsService(KeyVaultStandIn.CREDENTIAL).create(config(standIn, standIn.port(), Duration.ofSeconds(60)),
                 new io.micrometer.core.instrument.simple.SimpleMeterRegistry())) {
             kms.unwrap(kms.generateDataKey(kms.resolveKek("warm-up").toCompletableFuture().join()).toCompletableFuture().join().wrapped())
                     .toCompletableFuture().join();
@@ -56,7 +49,7 @@ class AzureKeyVaultConformanceTest extends KmsConformance {
 
             @Override
             public Kms connect(InetSocketAddress address, Duration requestTimeout, MeterRegistry registry) {
-                return new AzureKeyVaultKmsService(STAND_IN_TOKEN).create(config(standIn, address.getPort(), requestTimeout), registry);
+                return new AzureKeyVaultKmsService(KeyVaultStandIn.CREDENTIAL).create(config(standIn, address.getPort(), requestTimeout), registry);
             }
 
             @Override

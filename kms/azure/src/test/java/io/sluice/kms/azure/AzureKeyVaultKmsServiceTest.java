@@ -52,7 +52,7 @@ class AzureKeyVaultKmsServiceTest {
     @Test
     void hostileNamesAndWrappedKeysAreRefusedWithoutACall() throws Exception {
         // Port 1 on loopback: any call would fail as unavailable, not as the refusals asserted here.
-        try (var kms = new AzureKeyVaultKmsService(AzureKeyVaultConformanceTest.STAND_IN_TOKEN)
+        try (var kms = new AzureKeyVaultKmsService(KeyVaultStandIn.CREDENTIAL)
                 .create(config("https://127.0.0.1:1", null, null), new SimpleMeterRegistry())) {
             assertThat(failure(kms.resolveKek("../../secrets/x"))).isInstanceOf(UnknownKeyException.class);
             assertThat(failure(kms.unwrap(new WrappedKey("k/../../x", new byte[] { 1, 1, 1, 65, 1 })))).isInstanceOf(UnknownKeyException.class);

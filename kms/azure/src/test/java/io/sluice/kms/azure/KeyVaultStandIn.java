@@ -9,6 +9,7 @@ import java.security.KeyPair;
 import java.security.KeyPairGenerator;
 import java.security.interfaces.RSAPublicKey;
 import java.security.spec.MGF1ParameterSpec;
+import java.time.OffsetDateTime;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
@@ -23,6 +24,8 @@ import javax.crypto.spec.OAEPParameterSpec;
 import javax.crypto.spec.PSource;
 import javax.net.ssl.SSLContext;
 
+import com.azure.core.credential.AccessToken;
+import com.azure.core.credential.TokenCredential;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -32,6 +35,7 @@ import com.sun.net.httpserver.HttpsServer;
 
 import io.netty.pkitesting.CertificateBuilder;
 import io.netty.pkitesting.X509Bundle;
+import reactor.core.publisher.Mono;
 
 /**
  * An in-process Azure Key Vault for tests, speaking the documented REST API over TLS (the SDK refuses plain http for
@@ -49,11 +53,14 @@ import io.netty.pkitesting.X509Bundle;
  *   <li>Errors as Key Vault's JSON {@code {"error":{"code","message"}}}: 404 {@code KeyNotFound}, 403 {@code Forbidden}
  *       for a disabled key, 400 {@code BadParameter} for a ciphertext the key did not make.</li>
  * </ul>
- * Operators' actions (create, disable, enable, rotate) are methods: what the portal or the CLI would do.
+ * Operators' actions (create, disable, enable, rotate) are methods: what the portal or the CLI would do. Public, in this
+ * module's test-jar, for kms/end-to-end.
  */
-final class KeyVaultStandIn implements AutoCloseable {
+public final class KeyVaultStandIn implements AutoCloseable {
 
     static final String TOKEN = "stand-in-token-" + UUID.randomUUID();
+    /** What Microsoft Entra ID would hand out: the stand-in's token (Entra ID cannot run here). */
+    public static final TokenCredential CREDENTIAL = request -> Mono.just(new AccessToken(TOKEN, OffsetDateTime.now().plusHours(1)));
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final Base64.Encoder B64 = Base64.getUrlEncoder().withoutPadding();
     private static final Base64.Decoder B64D = Base64.getUrlDecoder();
@@ -67,7 +74,7 @@ final class KeyVaultStandIn implements AutoCloseable {
     private record Version(String id, KeyPair pair, boolean[] enabled) {
     }
 
-    KeyVaultStandIn(Path dir) throws Exception {
+    public KeyVaultStandIn(Path dir) throws Exception {
         X509Bundle ca = new CertificateBuilder().subject("CN=Key Vault Stand-in CA").setIsCertificateAuthority(true).ecp256().buildSelfSigned();
         X509Bundle cert = new CertificateBuilder().subject("CN=localhost").addSanDnsName("localhost").addSanIpAddress("127.0.0.1")
                 .addExtendedKeyUsageServerAuth().ecp256().buildIssuedBy(ca);
@@ -85,15 +92,15 @@ final class KeyVaultStandIn implements AutoCloseable {
         server.start();
     }
 
-    String url() {
+    public String url() {
         return "https://127.0.0.1:" + server.getAddress().getPort();
     }
 
-    int port() {
+    public int port() {
         return server.getAddress().getPort();
     }
 
-    Path caPem() {
+    public Path caPem() {
         return caPem;
     }
 
@@ -103,7 +110,7 @@ final class KeyVaultStandIn implements AutoCloseable {
         return n == null ? 0 : n.get();
     }
 
-    void createKey(String name) throws Exception {
+    public void createKey(String name) throws Exception {
         keys.computeIfAbsent(name, k -> new ArrayList<>());
         rotate(name);
     }
@@ -121,7 +128,7 @@ final class KeyVaultStandIn implements AutoCloseable {
     }
 
     /** Disables every version, as {@code az keyvault key set-attributes --enabled false} does for the key. */
-    void setEnabled(String name, boolean enabled) {
+    public void setEnabled(String name, boolean enabled) {
         List<Version> versions = keys.get(name);
         synchronized (versions) {
             versions.forEach(v -> v.enabled()[0] = enabled);

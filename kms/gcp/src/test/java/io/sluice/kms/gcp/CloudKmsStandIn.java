@@ -5,6 +5,9 @@ import java.net.InetSocketAddress;
 import java.net.URLDecoder;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.KeyPairGenerator;
 import java.security.SecureRandom;
 import java.util.ArrayList;
 import java.util.Base64;
@@ -40,13 +43,17 @@ import com.sun.net.httpserver.HttpServer;
  *       {@code FAILED_PRECONDITION} for a disabled version, 400 {@code INVALID_ARGUMENT} for a ciphertext the key did
  *       not make (or other additional data).</li>
  * </ul>
- * Plain http on loopback (the client takes an {@code http://} endpoint); no authentication (the client sends none).
+ * Plain http on loopback (the client takes an {@code http://} endpoint). A request without credentials is served (the
+ * provider's tests give the client none); one with an {@code Authorization} header must carry the token that
+ * {@code POST /token} hands out, Google's OAuth 2.0 token endpoint for a service account's signed JWT, which
+ * {@link #serviceAccountKey} points a key file at (so that {@code credentialsFile:} is tested as users write it).
  * Operators' actions (create, disable, enable, rotate) are methods.
  */
-final class CloudKmsStandIn implements AutoCloseable {
+public final class CloudKmsStandIn implements AutoCloseable {
 
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final int MAX_BODY = 64 * 1024;
+    private static final String TOKEN = "stand-in-token-" + java.util.UUID.randomUUID();
 
     private final HttpServer server;
     private final ExecutorService executor = Executors.newFixedThreadPool(2);
@@ -62,18 +69,19 @@ final class CloudKmsStandIn implements AutoCloseable {
         }
     }
 
-    CloudKmsStandIn() throws IOException {
+    public CloudKmsStandIn() throws IOException {
         server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
         server.setExecutor(executor);
         server.createContext("/v1/", this::handle);
+        server.createContext("/token", this::token);
         server.start();
     }
 
-    int port() {
+    public int port() {
         return server.getAddress().getPort();
     }
 
-    void createKey(String name) throws Exception {
+    public void createKey(String name) throws Exception {
         keys.put(name, new ArrayList<>());
         rotate(name);
     }
@@ -90,10 +98,36 @@ final class CloudKmsStandIn implements AutoCloseable {
     }
 
     /** Disables (or enables) every version, as {@code gcloud kms keys versions disable} on each. */
-    void setEnabled(String name, boolean enabled) {
+    public void setEnabled(String name, boolean enabled) {
         List<Version> versions = keys.get(name);
         synchronized (versions) {
             versions.forEach(v -> v.enabled = enabled);
+        }
+    }
+
+    /**
+     * A service account key file ({@code "type": "service_account"}, a fresh RSA key) whose {@code token_uri} is this
+     * stand-in's {@code /token}: what {@code gcloud iam service-accounts keys create} writes, pointed here.
+     */
+    public Path serviceAccountKey(Path dir) throws Exception {
+        KeyPairGenerator generator = KeyPairGenerator.getInstance("RSA");
+        generator.initialize(2048);
+        String pem = "-----BEGIN PRIVATE KEY-----\n" + Base64.getMimeEncoder(64, "\n".getBytes(StandardCharsets.US_ASCII))
+                .encodeToString(generator.generateKeyPair().getPrivate().getEncoded()) + "\n-----END PRIVATE KEY-----\n";
+        ObjectNode key = JSON.createObjectNode().put("type", "service_account").put("project_id", "sluice-test").put("private_key_id", "stand-in")
+                .put("private_key", pem).put("client_email", "sluice@sluice-test.iam.gserviceaccount.com").put("client_id", "1")
+                .put("token_uri", "http://127.0.0.1:" + port() + "/token");
+        return Files.write(dir.resolve("gcp-service-account.json"), JSON.writeValueAsBytes(key));
+    }
+
+    private void token(HttpExchange exchange) throws IOException {
+        try (exchange) {
+            String form = new String(exchange.getRequestBody().readNBytes(MAX_BODY), StandardCharsets.UTF_8);
+            if (!form.contains("grant_type=" + java.net.URLEncoder.encode("urn:ietf:params:oauth:grant-type:jwt-bearer", StandardCharsets.UTF_8))) {
+                send(exchange, 400, JSON.createObjectNode().put("error", "unsupported_grant_type"));
+                return;
+            }
+            send(exchange, 200, JSON.createObjectNode().put("access_token", TOKEN).put("expires_in", 3600).put("token_type", "Bearer"));
         }
     }
 
@@ -108,6 +142,11 @@ final class CloudKmsStandIn implements AutoCloseable {
             byte[] body = exchange.getRequestBody().readNBytes(MAX_BODY + 1);
             if (body.length > MAX_BODY) {
                 send(exchange, 400, error(400, "request too large", "INVALID_ARGUMENT"));
+                return;
+            }
+            String auth = exchange.getRequestHeaders().getFirst("Authorization");
+            if (auth != null && !auth.equals("Bearer " + TOKEN)) {
+                send(exchange, 401, error(401, "Request had invalid authentication credentials.", "UNAUTHENTICATED"));
                 return;
             }
             String operation = path.endsWith(":encrypt") ? "encrypt" : path.endsWith(":decrypt") ? "decrypt" : "get";
