@@ -65,12 +65,7 @@ public final class RequestFilterResultBuilder {
      * request has none.
      */
     public RequestFilterResultBuilder withResponseHook(ResponseHook hook) {
-        if (message == null) {
-            throw new IllegalStateException("withResponseHook follows forward(header, request)");
-        }
-        if (responseHook != null) {
-            throw new IllegalStateException("a forwarded request has at most one response hook per filter");
-        }
+        requireOneOnAForward("withResponseHook", "response hook", responseHook);
         this.responseHook = Objects.requireNonNull(hook, "hook");
         return this;
     }
@@ -81,14 +76,19 @@ public final class RequestFilterResultBuilder {
      * {@code throttle_time_ms} (the proxy closes the connection otherwise, as for a failing filter).
      */
     public RequestFilterResultBuilder withResponseSizeHook(ResponseSizeHook hook) {
-        if (message == null) {
-            throw new IllegalStateException("withResponseSizeHook follows forward(header, request)");
-        }
-        if (responseSizeHook != null) {
-            throw new IllegalStateException("a forwarded request has at most one response size hook per filter");
-        }
+        requireOneOnAForward("withResponseSizeHook", "response size hook", responseSizeHook);
         this.responseSizeHook = Objects.requireNonNull(hook, "hook");
         return this;
+    }
+
+    /** A hook belongs to a forwarded request, one of each kind per filter. */
+    private void requireOneOnAForward(String method, String kind, Object attached) {
+        if (message == null) {
+            throw new IllegalStateException(method + " follows forward(header, request)");
+        }
+        if (attached != null) {
+            throw new IllegalStateException("a forwarded request has at most one " + kind + " per filter");
+        }
     }
 
     public RequestFilterResultBuilder withCloseConnection() {
