@@ -125,6 +125,25 @@ public final class AvroCodec implements SchemaCodec {
         return new SchemaRecord(id, SchemaType.AVRO, schema.getFullName());
     }
 
+    @Override
+    public byte[] rewrite(String topic, byte[] bytes, ValueChange change)
+            throws DecodeException, EncodeException, SchemaPendingException {
+        if (bytes == null) {
+            throw new DecodeException("no value (null)");
+        }
+        if (localSchema != null) {
+            return write(localSchema, checked(change.apply(read(localSchema, bytes, 0))), null);
+        }
+        int id = ConfluentWireFormat.schemaId(bytes);
+        Schema schema = parsed.readable(id, bytes);
+        return write(schema, checked(change.apply(read(schema, bytes, ConfluentWireFormat.HEADER_BYTES))), id);
+    }
+
+    private JsonNode checked(JsonNode value) throws EncodeException {
+        JsonDepth.check(value, maxDepth);
+        return value;
+    }
+
     private JsonNode read(Schema schema, byte[] bytes, int offset) throws DecodeException {
         return json.toJson(datum(schema, bytes, offset), schema);
     }

@@ -26,4 +26,27 @@ public interface Codec {
     default CompletableFuture<Void> pending(byte[] bytes) {
         return null;
     }
+
+    /** A change to a decoded value: returns the new value (it may change its argument, which is the caller's copy). */
+    @FunctionalInterface
+    interface ValueChange {
+        JsonNode apply(JsonNode value) throws EncodeException;
+    }
+
+    /**
+     * The record bytes with their decoded value changed: {@code bytes} decoded as {@link #decode} does, {@code change}
+     * applied, and the result written with the same schema and the same header as {@code bytes} (schema id, Protobuf
+     * message indexes), so that every deserializer that read the original reads the result. For the proxy's field
+     * masking; never waits for the schema registry.
+     *
+     * @throws SchemaPendingException when the schema {@code bytes} name is not fetched yet (asked for off the caller's
+     *                                thread; try again once its future completes)
+     * @throws DecodeException        when {@code bytes} do not decode (an outage of the registry is a
+     *                                {@link DecodeOutageException})
+     * @throws EncodeException        when {@code change} refuses the value or its result does not fit the schema
+     */
+    default byte[] rewrite(String topic, byte[] bytes, ValueChange change)
+            throws DecodeException, EncodeException, SchemaPendingException {
+        throw new EncodeException("/: this format's records cannot be rewritten (masks need json, avro, protobuf or json-schema)");
+    }
 }

@@ -22,6 +22,11 @@ public final class JsonCodec implements Codec {
     }
 
     @Override
+    public byte[] rewrite(String topic, byte[] bytes, ValueChange change) throws DecodeException, EncodeException {
+        return encode(topic, change.apply(decode(topic, bytes)));
+    }
+
+    @Override
     public byte[] encode(String topic, JsonNode value) throws EncodeException {
         JsonDepth.check(value, maxDepth);
         return json.write(value);

@@ -154,6 +154,28 @@ public final class JsonSchemaCodec implements SchemaCodec {
         return new SchemaRecord(id, SchemaType.JSON, title != null && title.isTextual() ? title.textValue() : null);
     }
 
+    /**
+     * The masked value is validated against the same schema before it is written: a JSON Schema deserializer that
+     * validates (confluent-kafka's does) must accept what it reads.
+     */
+    @Override
+    public byte[] rewrite(String topic, byte[] bytes, ValueChange change)
+            throws DecodeException, EncodeException, SchemaPendingException {
+        if (bytes == null) {
+            throw new DecodeException("no value (null)");
+        }
+        if (localSchema != null) {
+            return encode(topic, change.apply(json.read(Utf8Text.decode(bytes, 0, bytes.length))));
+        }
+        int id = ConfluentWireFormat.schemaId(bytes);
+        Schema schema = parsed.readable(id, bytes);
+        int offset = ConfluentWireFormat.HEADER_BYTES;
+        JsonNode changed = change.apply(json.read(Utf8Text.decode(bytes, offset, bytes.length - offset)));
+        JsonDepth.check(changed, maxDepth);
+        validate(schema, changed);
+        return ConfluentWireFormat.frame(id, json.write(changed));
+    }
+
     @Override
     public byte[] encode(String topic, JsonNode value) throws EncodeException {
         JsonDepth.check(value, maxDepth);

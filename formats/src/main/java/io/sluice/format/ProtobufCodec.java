@@ -174,6 +174,29 @@ public final class ProtobufCodec implements SchemaCodec {
         return new SchemaRecord(id, SchemaType.PROTOBUF, type.getFullName());
     }
 
+    @Override
+    public byte[] rewrite(String topic, byte[] bytes, ValueChange change)
+            throws DecodeException, EncodeException, SchemaPendingException {
+        if (bytes == null) {
+            throw new DecodeException("no value (null)");
+        }
+        if (localType != null) {
+            return write(localType, localTypes, checked(change.apply(read(localType, localTypes, bytes, 0))), null);
+        }
+        int id = ConfluentWireFormat.schemaId(bytes);
+        ConfluentWireFormat.MessageIndexes indexes = ConfluentWireFormat.readMessageIndexes(bytes);
+        Parsed schema = parsed.readable(id, bytes);
+        Descriptor type = ProtobufSchemas.messageAt(schema.file(), indexes.path());
+        JsonNode changed = checked(change.apply(read(type, schema.types(), bytes, indexes.messageOffset())));
+        // write() puts the type's own message-index path, which is the one these bytes named.
+        return write(type, schema.types(), changed, id);
+    }
+
+    private JsonNode checked(JsonNode value) throws EncodeException {
+        JsonDepth.check(value, maxDepth);
+        return value;
+    }
+
     private JsonNode read(Descriptor type, JsonFormat.TypeRegistry types, byte[] bytes, int offset)
             throws DecodeException {
         DynamicMessage message = message(type, types, bytes, offset);

@@ -49,6 +49,25 @@ public final class Permissions {
     public record RowFilter(String pattern, NamePattern topic, Map<String, Object> filter) {
     }
 
+    /**
+     * A grant to see masked fields whole (the claim's {@code unmask}, docs/masking.md): {@code "<topic pattern>:<JSON
+     * Pointer>"} unmasks the field at the pointer and everything under it in the topics the pattern matches;
+     * {@code "<topic pattern>:*"} every field of those topics.
+     *
+     * @param grant   the claim's text
+     * @param pointer the JSON Pointer, or null for every field
+     */
+    public record Unmask(String grant, NamePattern topic, String pointer) {
+
+        /** Whether this grant shows {@code path} (a JSON Pointer) of {@code topic} whole. */
+        public boolean covers(String topicName, String path) {
+            if (!topic.matches(topicName)) {
+                return false;
+            }
+            return pointer == null || path.equals(pointer) || path.startsWith(pointer) && path.charAt(pointer.length()) == '/';
+        }
+    }
+
     private static final Permissions NONE = new Permissions(false, List.of(), List.of(), List.of(), List.of());
     private static final Permissions ADMIN = new Permissions(true, List.of(), List.of(), List.of(), List.of());
 
@@ -60,13 +79,14 @@ public final class Permissions {
     private final List<RowFilter> rowFilters;
     private final boolean rowFiltersApplied;
     private final QuotaLimits quotas;
+    private final List<Unmask> unmask;
 
     Permissions(boolean admin, List<TopicRule> topicRules, List<KeyRule> keyRules, List<NamePattern> groups, List<NamePattern> transactionalIds) {
-        this(admin, topicRules, keyRules, groups, transactionalIds, List.of(), false, QuotaLimits.NONE);
+        this(admin, topicRules, keyRules, groups, transactionalIds, List.of(), false, QuotaLimits.NONE, List.of());
     }
 
     Permissions(boolean admin, List<TopicRule> topicRules, List<KeyRule> keyRules, List<NamePattern> groups, List<NamePattern> transactionalIds,
-                List<RowFilter> rowFilters, boolean rowFiltersApplied, QuotaLimits quotas) {
+                List<RowFilter> rowFilters, boolean rowFiltersApplied, QuotaLimits quotas, List<Unmask> unmask) {
         if (admin && !rowFilters.isEmpty()) {
             throw new IllegalArgumentException("filters: an admin token cannot carry row filters (admin reads every record)");
         }
@@ -79,6 +99,7 @@ public final class Permissions {
         this.rowFilters = rowFilters.stream().sorted(java.util.Comparator.comparing(RowFilter::pattern)).toList();
         this.rowFiltersApplied = rowFiltersApplied;
         this.quotas = Objects.requireNonNull(quotas, "quotas");
+        this.unmask = List.copyOf(unmask);
     }
 
     /**
@@ -86,7 +107,7 @@ public final class Permissions {
      * are granted as the rules say, and the caller must AND {@link #rowFilters(String)} into what it delivers.
      */
     public Permissions rowFiltersAppliedByCaller() {
-        return rowFilters.isEmpty() ? this : new Permissions(admin, topicRules, keyRules, groups, transactionalIds, rowFilters, true, quotas);
+        return rowFilters.isEmpty() ? this : new Permissions(admin, topicRules, keyRules, groups, transactionalIds, rowFilters, true, quotas, unmask);
     }
 
     /** The row filters for a topic, in pattern order; empty when none applies. */
@@ -108,6 +129,27 @@ public final class Permissions {
     /** The token's own quota limits ({@link QuotaLimits#NONE} when it carries none): they can only lower the configured ones. */
     public QuotaLimits quotas() {
         return quotas;
+    }
+
+    /** The token's unmask grants, in claim order; empty when it carries none. */
+    public List<Unmask> unmask() {
+        return unmask;
+    }
+
+    /**
+     * Whether this principal sees {@code path} (a JSON Pointer into the record value) of {@code topic} whole although a
+     * mask names it: an unmask grant covers it, or the token is an admin's (which reads every record as stored).
+     */
+    public boolean unmasked(String topic, String path) {
+        if (admin) {
+            return true;
+        }
+        for (Unmask grant : unmask) {
+            if (grant.covers(topic, path)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     public static Permissions none() {
@@ -232,7 +274,8 @@ public final class Permissions {
         }
         return "Permissions[topics=" + topicRules + ", keys=" + keyRules + ", groups=" + groups + ", transactionalIds=" + transactionalIds
                 + (rowFilters.isEmpty() ? "" : ", rowFilters=" + rowFilters.stream().map(RowFilter::pattern).toList())
-                + (quotas.isEmpty() ? "" : ", quotas=" + quotas) + "]";
+                + (quotas.isEmpty() ? "" : ", quotas=" + quotas)
+                + (unmask.isEmpty() ? "" : ", unmask=" + unmask.stream().map(Unmask::grant).toList()) + "]";
     }
 
     /** Builds permissions in code, for tests and for callers that do not start from a token. */
@@ -243,6 +286,7 @@ public final class Permissions {
         private final List<NamePattern> groups = new ArrayList<>();
         private final List<NamePattern> transactionalIds = new ArrayList<>();
         private QuotaLimits quotas = QuotaLimits.NONE;
+        private final List<Unmask> unmask = new ArrayList<>();
 
         public Builder admin(boolean admin) {
             this.admin = admin;
@@ -275,8 +319,14 @@ public final class Permissions {
             return this;
         }
 
+        /** An unmask grant as the claim writes it, {@code "orders.*:/card/number"}. */
+        public Builder unmask(String grant) {
+            unmask.add(PermissionsClaim.unmaskGrant(grant, "unmask"));
+            return this;
+        }
+
         public Permissions build() {
-            return new Permissions(admin, topics, keys, groups, transactionalIds, List.of(), false, quotas);
+            return new Permissions(admin, topics, keys, groups, transactionalIds, List.of(), false, quotas, unmask);
         }
     }
 }

@@ -21,21 +21,27 @@ import com.nimbusds.jose.util.JSONObjectUtils;
  *  "groups": ["app-*"],
  *  "transactionalIds": ["app-*"],
  *  "filters": {"orders.*": {"eq": ["/value/branch", 17]}},
- *  "quotas": {"produceBytesPerSecond": 1048576, "fetchBytesPerSecond": 2097152, "requestsPerSecond": 200}}
+ *  "quotas": {"produceBytesPerSecond": 1048576, "fetchBytesPerSecond": 2097152, "requestsPerSecond": 200},
+ *  "unmask": ["payments.*:/card/number", "audit:*"]}
  * </pre>
  *
  * <p>{@code filters} (row filters for the WebSocket bridge) are checked here only for shape: a topic pattern and a JSON
  * object each, at most {@link #MAX_ROW_FILTERS}; the bridge compiles them with its filter limits. {@code quotas} are
- * positive whole numbers; the Quotas filter applies them where they are lower than its configuration's.
+ * positive whole numbers; the Quotas filter applies them where they are lower than its configuration's. {@code unmask}
+ * grants show fields that FieldMasking and the bridge's masks hide (docs/masking.md): at most {@link #MAX_UNMASK}, each
+ * a topic pattern, a colon and a JSON Pointer or {@code *}.
  */
 final class PermissionsClaim {
 
-    private static final Set<String> FIELDS = Set.of("admin", "topics", "keys", "groups", "transactionalIds", "filters", "quotas");
+    private static final Set<String> FIELDS = Set.of("admin", "topics", "keys", "groups", "transactionalIds", "filters", "quotas", "unmask");
     private static final Set<String> QUOTA_FIELDS = Set.of("produceBytesPerSecond", "fetchBytesPerSecond", "requestsPerSecond");
     /** Above this a JSON number may not be a whole number exactly (2^53); no rate is anywhere near it. */
     private static final double MAX_EXACT_WHOLE = 9.007199254740992E15;
     /** Row filters one token may carry. */
     static final int MAX_ROW_FILTERS = 32;
+    /** Unmask grants one token may carry, and the length of each: checked before any is compiled. */
+    static final int MAX_UNMASK = 64;
+    static final int MAX_UNMASK_CHARS = 512;
     private static final Set<String> KEY_FIELDS = Set.of("read", "write");
 
     private PermissionsClaim() {
@@ -60,7 +66,43 @@ final class PermissionsClaim {
         }
         return new Permissions(admin, topicRules(object.get("topics")), keyRules(object.get("keys")),
                 patterns(object.get("groups"), "groups"), patterns(object.get("transactionalIds"), "transactionalIds"),
-                rowFilters(object.get("filters")), false, quotas(object.get("quotas")));
+                rowFilters(object.get("filters")), false, quotas(object.get("quotas")), unmask(object.get("unmask")));
+    }
+
+    private static List<Permissions.Unmask> unmask(Object value) {
+        if (value instanceof List<?> list && list.size() > MAX_UNMASK) {
+            throw new IllegalArgumentException("unmask: more than " + MAX_UNMASK + " grants");
+        }
+        List<Permissions.Unmask> grants = new ArrayList<>();
+        List<String> texts = strings(value, "unmask");
+        for (int i = 0; i < texts.size(); i++) {
+            grants.add(unmaskGrant(texts.get(i), "unmask[" + i + "]"));
+        }
+        return grants;
+    }
+
+    /** One grant, {@code "<topic pattern>:<JSON Pointer>"} or {@code "<topic pattern>:*"}. */
+    static Permissions.Unmask unmaskGrant(String grant, String path) {
+        if (grant.length() > MAX_UNMASK_CHARS) {
+            throw new IllegalArgumentException(path + ": longer than " + MAX_UNMASK_CHARS + " characters");
+        }
+        // The pointer starts at the first ":/" or is the final ":*": a topic name never holds '/', but may hold ':'.
+        int at = grant.indexOf(":/");
+        String topic;
+        String pointer;
+        if (at >= 0) {
+            topic = grant.substring(0, at);
+            pointer = grant.substring(at + 1);
+        } else if (grant.endsWith(":*")) {
+            topic = grant.substring(0, grant.length() - 2);
+            pointer = null;
+        } else {
+            throw new IllegalArgumentException(path + ": expected '<topic pattern>:<JSON Pointer>' or '<topic pattern>:*', such as 'orders:/card/number'");
+        }
+        if (pointer != null && pointer.endsWith("/")) {
+            throw new IllegalArgumentException(path + ": the JSON Pointer must not end with '/'");
+        }
+        return new Permissions.Unmask(grant, pattern(topic, path), pointer);
     }
 
     private static QuotaLimits quotas(Object value) {

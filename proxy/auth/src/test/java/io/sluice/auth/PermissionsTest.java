@@ -193,4 +193,37 @@ class PermissionsTest {
         assertThat(new QuotaLimits(1000L, 1L, null).dividedBy(3)).as("rounded up, never zero").isEqualTo(new QuotaLimits(334L, 1L, null));
         assertThatThrownBy(() -> new QuotaLimits(-1L, null, null)).hasMessage("produceBytesPerSecond: must be a positive number, not -1");
     }
+
+    @Test
+    void unmaskGrantsShowAFieldAndWhatIsUnderItInTheTopicsTheyName() {
+        Permissions p = Permissions.fromClaim(Map.of("topics", Map.of("payments.*", List.of("read")),
+                "unmask", List.of("payments.*:/card/number", "audit:*", "a:b:/x~1y")));
+
+        assertThat(p.unmasked("payments.eu", "/card/number")).isTrue();
+        assertThat(p.unmasked("payments.eu", "/card/number/last")).as("under the granted field").isTrue();
+        assertThat(p.unmasked("payments.eu", "/card/numbers")).as("a sibling sharing its prefix").isFalse();
+        assertThat(p.unmasked("payments.eu", "/card")).as("the parent holds more than the grant").isFalse();
+        assertThat(p.unmasked("orders", "/card/number")).isFalse();
+        assertThat(p.unmasked("audit", "/anything/at/all")).isTrue();
+        assertThat(p.unmasked("a:b", "/x~1y")).as("a topic name holding ':'").isTrue();
+        assertThat(Permissions.fromClaim(Map.of()).unmasked("payments.eu", "/card/number")).isFalse();
+        assertThat(Permissions.admin().unmasked("payments.eu", "/card/number")).as("an admin reads records as stored").isTrue();
+        assertThat(p.toString()).contains("unmask=[payments.*:/card/number, audit:*, a:b:/x~1y]");
+    }
+
+    @Test
+    void unmaskGrantsAreCheckedForShapeAndBoundedBeforeCompiling() {
+        assertThatThrownBy(() -> Permissions.fromClaim(Map.of("unmask", List.of("orders"))))
+                .hasMessageContaining("unmask[0]: expected '<topic pattern>:<JSON Pointer>'");
+        assertThatThrownBy(() -> Permissions.fromClaim(Map.of("unmask", List.of(":/card"))))
+                .hasMessageContaining("unmask[0]: a pattern must not be empty");
+        assertThatThrownBy(() -> Permissions.fromClaim(Map.of("unmask", List.of("orders:/card/"))))
+                .hasMessageContaining("must not end with '/'");
+        assertThatThrownBy(() -> Permissions.fromClaim(Map.of("unmask", "orders:*")))
+                .hasMessageContaining("unmask: expected a list of strings");
+        assertThatThrownBy(() -> Permissions.fromClaim(Map.of("unmask", java.util.Collections.nCopies(65, "orders:*"))))
+                .hasMessageContaining("unmask: more than 64 grants");
+        assertThatThrownBy(() -> Permissions.fromClaim(Map.of("unmask", List.of("o:/" + "x".repeat(600)))))
+                .hasMessageContaining("unmask[0]: longer than 512 characters");
+    }
 }
