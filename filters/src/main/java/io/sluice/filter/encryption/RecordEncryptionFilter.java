@@ -32,6 +32,7 @@ import io.sluice.auth.KeyAccess;
 import io.sluice.auth.Permissions;
 import io.sluice.filter.jwt.JwtAuth;
 import io.sluice.filter.records.BatchRewriter;
+import io.sluice.filter.records.FetchedRecords;
 import io.sluice.filter.records.RecordReader;
 import io.sluice.filter.records.RecordReaders;
 import io.sluice.filter.records.RefusedPartitions;

@@ -1,4 +1,4 @@
-package io.sluice.filter.encryption;
+package io.sluice.filter.records;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -15,16 +15,16 @@ import org.apache.kafka.common.record.MemoryRecords;
 
 /**
  * The partitions of a response that carries records to a client, seen one way whichever it is: Fetch, or ShareFetch
- * (KIP-932 share groups, on by default from Kafka 4.2). Every API that delivers records must be decrypted, or a client
+ * (KIP-932 share groups, on by default from Kafka 4.2). Every API that delivers records must be decrypted (and masked), or a client
  * using the other one would get ciphertext as if it were the value.
  */
-final class FetchedRecords {
+public final class FetchedRecords {
 
     private FetchedRecords() {
     }
 
     /** One partition's records and error, to read and replace. */
-    interface Partition {
+    public interface Partition {
         int index();
 
         BaseRecords records();
@@ -36,11 +36,11 @@ final class FetchedRecords {
     }
 
     /** A topic as the response names it: by name (older Fetch versions) or only by id. */
-    record Topic(String name, Uuid id, List<Partition> partitions) {
+    public record Topic(String name, Uuid id, List<Partition> partitions) {
     }
 
     /** The topics of a Fetch response; the partitions write through to the response. */
-    static List<Topic> of(FetchResponseData fetch) {
+    public static List<Topic> of(FetchResponseData fetch) {
         List<Topic> topics = new ArrayList<>(fetch.responses().size());
         for (FetchResponseData.FetchableTopicResponse topic : fetch.responses()) {
             List<Partition> partitions = new ArrayList<>(topic.partitions().size());
@@ -51,7 +51,7 @@ final class FetchedRecords {
     }
 
     /** The topics of a ShareFetch response (by id only); the partitions write through to the response. */
-    static List<Topic> of(ShareFetchResponseData share) {
+    public static List<Topic> of(ShareFetchResponseData share) {
         List<Topic> topics = new ArrayList<>(share.responses().size());
         for (ShareFetchResponseData.ShareFetchableTopicResponse topic : share.responses()) {
             List<Partition> partitions = new ArrayList<>(topic.partitions().size());
