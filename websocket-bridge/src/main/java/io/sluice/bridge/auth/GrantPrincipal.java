@@ -52,6 +52,11 @@ record GrantPrincipal(Grant grant) implements Principal {
     }
 
     @Override
+    public boolean unmasked(String topic, String path) {
+        return grant.permissions().unmasked(topic, path);
+    }
+
+    @Override
     public Map<String, JsonNode> rowFilters() {
         return trees(grant.permissions().rowFilters());
     }

@@ -36,6 +36,14 @@ public interface Principal {
         return Map.of();
     }
 
+    /**
+     * Whether the token shows {@code path} (a JSON Pointer into the value) of {@code topic} whole although a mask of
+     * {@code masking} names it (docs/masking.md). None by default.
+     */
+    default boolean unmasked(String topic, String path) {
+        return false;
+    }
+
     /** The row filters that apply to a topic, by pattern, in pattern order. */
     default Map<String, JsonNode> rowFilters(String topic) {
         return Map.of();

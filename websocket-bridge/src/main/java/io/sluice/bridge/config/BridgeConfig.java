@@ -9,6 +9,7 @@ import com.fasterxml.jackson.databind.annotation.JsonDeserialize;
 
 import io.sluice.bridge.selection.FilterLimits;
 import io.sluice.format.FormatRule;
+import io.sluice.format.mask.MaskingConfig;
 import io.sluice.format.registry.RegistryConfig;
 import io.sluice.config.ManagementConfig;
 
@@ -32,7 +33,8 @@ public record BridgeConfig(ServerConfig server,
                            RegistryConfig schemaRegistry,
                            CatalogueConfig catalogue,
                            HttpConfig http,
-                           MqttConfig mqtt) {
+                           MqttConfig mqtt,
+                           MaskingConfig masking) {
 
     public BridgeConfig {
         server = server == null ? ServerConfig.defaults() : server;
@@ -50,6 +52,7 @@ public record BridgeConfig(ServerConfig server,
         catalogue = catalogue == null ? CatalogueConfig.defaults() : catalogue;
         http = http == null ? HttpConfig.defaults() : http;
         mqtt = mqtt == null ? MqttConfig.defaults() : mqtt;
+        masking = masking == null ? new MaskingConfig(null, null) : masking;
     }
 
     @JsonCreator
@@ -69,9 +72,10 @@ public record BridgeConfig(ServerConfig server,
                                  @JsonProperty("schemaRegistry") RegistryConfig schemaRegistry,
                                  @JsonProperty("catalogue") CatalogueConfig catalogue,
                                  @JsonProperty("http") HttpConfig http,
-                                 @JsonProperty("mqtt") MqttConfig mqtt) {
+                                 @JsonProperty("mqtt") MqttConfig mqtt,
+                                 @JsonProperty("masking") MaskingConfig masking) {
         return new BridgeConfig(server, kafka, topics, endpoints, auth, outbound, recovery, management, connections,
-                requests, delta, filters, formats, schemaRegistry, catalogue, http, mqtt);
+                requests, delta, filters, formats, schemaRegistry, catalogue, http, mqtt, masking);
     }
 
     /** Every endpoint mapping: the explicit ones first, then one {@code /<topic>/*} per entry of {@code topics}. */

@@ -44,6 +44,7 @@ final class BridgeConfigValidator {
         if (config.schemaRegistry() != null) {
             config.schemaRegistry().validate(v.problems, "schemaRegistry");
         }
+        config.masking().validate("masking", v.problems);
         for (int i = 0; i < config.formats().size(); i++) {
             config.formats().get(i).validate(i, config.schemaRegistry() != null, v.problems);
         }

@@ -27,6 +27,8 @@ public final class RecordMessages {
 
     /** The gap reason for a record whose value its format cannot decode. */
     public static final String GAP_UNDECODABLE = "undecodable";
+    /** A record whose value the subscriber's masks cannot be applied to (docs/masking.md): never sent unmasked. */
+    public static final String GAP_UNMASKABLE = "unmaskable";
 
     /** Told of every record whose key or value does not decode: the topic, which part, and why (no record bytes). */
     public interface DecodeFailures {

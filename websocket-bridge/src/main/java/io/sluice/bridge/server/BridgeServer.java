@@ -32,6 +32,7 @@ import io.sluice.bridge.auth.Authenticator;
 import io.sluice.bridge.config.BridgeConfig;
 import io.sluice.format.FormatLimits;
 import io.sluice.format.Formats;
+import io.sluice.format.mask.Masks;
 import io.sluice.format.SchemaFileException;
 import io.sluice.format.registry.CachingSchemaSource;
 import io.sluice.format.registry.RegisteredSchema;
@@ -164,7 +165,7 @@ public final class BridgeServer implements AutoCloseable {
         SessionServices services = new SessionServices(node, hub, authenticator, publisher,
                 new KafkaRecovery(logReader, PooledByteBufAllocator.DEFAULT, metrics, formats), metrics, config.auth(), config.outbound(),
                 config.server().maxSubscriptionsPerConnection(), config.requests(), config.recovery(), readerStartup(), config.filters(), formats,
-                new SubjectConnections(config.connections().maxConnectionsPerSubject()));
+                new SubjectConnections(config.connections().maxConnectionsPerSubject()), Masks.build(config.masking(), "masking"));
         // The proxy's TLS material loading (PEM or key store, passwords, protocols): one home for both listeners.
         // With http.http2, ALPN offers h2 before http/1.1; BridgeChannelInitializer builds the pipeline the client chose.
         SslContext tls = config.server().tls() == null ? null : SslContexts.forServer(config.server().tls(), "server.tls",

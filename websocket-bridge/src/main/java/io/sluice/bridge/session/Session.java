@@ -1,5 +1,6 @@
 package io.sluice.bridge.session;
 
+import io.sluice.format.mask.ValueMask;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -238,8 +239,9 @@ public final class Session {
         SubscriptionFilter filter = mandatory == null ? request.filter() : request.filter() == null ? mandatory : mandatory.and(request.filter());
         SubscriptionState state = new SubscriptionState(request.delta());
         state.mandatory = mandatory == null ? null : mandatory.canonical();
+        ValueMask mask = FieldMasks.forPattern(principal(), services.hub().table(), request.endpoint(), services.masks(), request.id());
         Subscription<SubscriptionState> subscription = new Subscription<>(outbound, request.endpoint(), request.delta(), filter,
-                request.fields(), state);
+                request.fields(), mask, state);
         RecoveryPlan plan;
         try {
             plan = services.hub().subscribe(subscription, request.recover(), request.snapshot());

@@ -6,6 +6,7 @@ import io.sluice.bridge.config.OutboundConfig;
 import io.sluice.bridge.config.RecoveryConfig;
 import io.sluice.bridge.selection.FilterLimits;
 import io.sluice.format.Formats;
+import io.sluice.format.mask.Masks;
 import io.sluice.bridge.config.RequestLimitsConfig;
 import io.sluice.bridge.kafka.Publisher;
 import io.sluice.bridge.metrics.BridgeMetrics;
@@ -22,10 +23,11 @@ import io.sluice.bridge.subscription.Hub;
  * @param filters          bounds on subscription filters and field lists
  * @param formats          the topics' record formats, for publish
  * @param subjects         sessions held per token subject ({@code connections.maxConnectionsPerSubject})
+ * @param masks            the fields masked per reader ({@code masking})
  */
 public record SessionServices(String nodeName, Hub hub, Authenticator authenticator, Publisher publisher,
                               KafkaRecovery kafkaRecovery, BridgeMetrics metrics, AuthConfig auth,
                               OutboundConfig outbound, int maxSubscriptions, RequestLimitsConfig requests,
                               RecoveryConfig recovery, ReaderStartup readerStartup, FilterLimits filters,
-                              Formats formats, SubjectConnections subjects) {
+                              Formats formats, SubjectConnections subjects, Masks masks) {
 }

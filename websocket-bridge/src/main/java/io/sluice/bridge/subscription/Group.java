@@ -14,9 +14,14 @@ import io.sluice.bridge.selection.Projection;
 import io.sluice.bridge.protocol.EncodedMessage;
 import io.sluice.bridge.protocol.MessageEncoder;
 import io.sluice.bridge.protocol.PerRecord;
+import io.sluice.bridge.protocol.RecordMessages;
+import io.sluice.format.mask.MaskFailure;
+import io.sluice.format.mask.UnmaskableException;
+import io.sluice.format.mask.ValueMask;
 
 /**
- * The subscriptions on a node that select the same part of the stream: one filter and one field list. The node
+ * The subscriptions on a node that select the same part of the stream: one filter, one field list and one mask (the
+ * fields hidden from their principals, docs/masking.md). The node
  * evaluates the filter and encodes the projection once per record and group, not once per subscriber, so fan-out cost
  * stays flat however many clients share a selection (docs/bridge-filters.md, "Groups").
  *
@@ -41,6 +46,7 @@ public final class Group {
 
     private final SubscriptionFilter filter;
     private final Projection projection;
+    private final ValueMask mask;
     private final String key;
     // Counted under the hub's lock; read by the reader thread.
     volatile int members;
@@ -52,14 +58,21 @@ public final class Group {
 
     /** @param filter null for every record; @param projection null for whole payloads; not both null */
     Group(SubscriptionFilter filter, Projection projection) {
-        this.filter = filter;
-        this.projection = projection;
-        this.key = keyOf(filter, projection);
+        this(filter, projection, null);
     }
 
-    /** The identity of a selection: the canonical forms of its filter and field list. */
-    static String keyOf(SubscriptionFilter filter, Projection projection) {
-        return (filter == null ? "" : filter.canonical()) + "\u0000" + (projection == null ? "" : projection.canonical());
+    /** @param mask null for no masked field; not all three null */
+    Group(SubscriptionFilter filter, Projection projection, ValueMask mask) {
+        this.filter = filter;
+        this.projection = projection;
+        this.mask = mask;
+        this.key = keyOf(filter, projection, mask);
+    }
+
+    /** The identity of a selection: the canonical forms of its filter and field list, and which masks it applies. */
+    static String keyOf(SubscriptionFilter filter, Projection projection, ValueMask mask) {
+        return (filter == null ? "" : filter.canonical()) + "\u0000" + (projection == null ? "" : projection.canonical())
+                + "\u0000" + (mask == null ? "" : mask.key());
     }
 
     String key() {
@@ -154,6 +167,9 @@ public final class Group {
         if (message.notice()) {
             return message.retain();
         }
+        if (mask != null) {
+            return masked(message, view, allocator);
+        }
         if (filter != null && !filter.matches(view)) {
             return null;
         }
@@ -162,6 +178,31 @@ public final class Group {
             return message.retain();
         }
         return MessageEncoder.projected(allocator, message, projection.project(value));
+    }
+
+    /**
+     * The selection with the mask applied first: the filter sees the masked value too, so that a subscriber cannot
+     * learn a hidden field by filtering on it. A tombstone passes (it holds no field); a value the mask cannot take is
+     * never sent unmasked: a gap notice in its place ({@code onFailure: refuse}) or nothing ({@code drop}).
+     */
+    private EncodedMessage masked(EncodedMessage message, MessageView view, ByteBufAllocator allocator) {
+        JsonNode value = view.value();
+        if (value == null || value.isNull()) {
+            return filter == null || filter.matches(view) ? message.retain() : null;
+        }
+        JsonNode masked;
+        try {
+            masked = mask.apply(value);
+        }
+        catch (UnmaskableException e) {
+            return mask.onFailure() == MaskFailure.DROP ? null : MessageEncoder.gap(allocator, message.endpoint(), message.epoch(),
+                    message.seq(), message.seq(), RecordMessages.GAP_UNMASKABLE);
+        }
+        MaskedView maskedView = new MaskedView(view, masked);
+        if (filter != null && !filter.matches(maskedView)) {
+            return null;
+        }
+        return MessageEncoder.projected(allocator, message, projection == null ? masked : projection.project(masked));
     }
 
     /** Releases the delta bases: the group has no delta subscriber left, or no subscriber at all. Reader thread only. */

@@ -39,10 +39,10 @@ final class Groups {
 
     /** Puts a selecting subscription in the group of its (filter, fields), refusing a group too many. */
     void join(Subscription<?> subscription) throws TooManyGroupsException {
-        if (subscription.filter() == null && subscription.projection() == null) {
+        if (subscription.filter() == null && subscription.projection() == null && subscription.mask() == null) {
             return;
         }
-        String key = Group.keyOf(subscription.filter(), subscription.projection());
+        String key = Group.keyOf(subscription.filter(), subscription.projection(), subscription.mask());
         Group group = groups.get(key);
         Map<Group, Integer> onPattern = groupsByPattern.get(subscription.pattern());
         boolean newOnPattern = group == null || onPattern == null || !onPattern.containsKey(group);
@@ -50,7 +50,7 @@ final class Groups {
             throw new TooManyGroupsException(subscription.pattern(), maxGroupsPerEndpoint);
         }
         if (group == null) {
-            group = new Group(subscription.filter(), subscription.projection());
+            group = new Group(subscription.filter(), subscription.projection(), subscription.mask());
             groups.put(key, group);
             metrics.groupAdded();
         }

@@ -4,6 +4,7 @@ import io.netty.util.concurrent.EventExecutor;
 import io.sluice.bridge.selection.SubscriptionFilter;
 import io.sluice.bridge.selection.Projection;
 import io.sluice.bridge.protocol.EncodedMessage;
+import io.sluice.format.mask.ValueMask;
 
 /**
  * One subscription of one connection: an exact endpoint or a prefix ({@code /scores/live/*}). The hub knows only the
@@ -20,6 +21,7 @@ public final class Subscription<S> {
     private final boolean delta;
     private final SubscriptionFilter filter;
     private final Projection projection;
+    private final ValueMask mask;
     // Set by the hub when the subscription joins (under its lock), before any message is dispatched to it.
     private volatile Group group;
     private final S state;
@@ -29,6 +31,12 @@ public final class Subscription<S> {
      * only touched on the outlet's event loop
      */
     public Subscription(Outlet<S> outlet, String pattern, boolean delta, SubscriptionFilter filter, Projection projection, S state) {
+        this(outlet, pattern, delta, filter, projection, null, state);
+    }
+
+    /** @param mask the fields masked for this subscription's principal (docs/masking.md), null for none */
+    public Subscription(Outlet<S> outlet, String pattern, boolean delta, SubscriptionFilter filter, Projection projection, ValueMask mask,
+                        S state) {
         this.outlet = outlet;
         this.state = state;
         this.executor = outlet.executor();
@@ -36,6 +44,12 @@ public final class Subscription<S> {
         this.delta = delta;
         this.filter = filter;
         this.projection = projection;
+        this.mask = mask;
+    }
+
+    /** The fields masked for this subscription's principal; null when none. */
+    public ValueMask mask() {
+        return mask;
     }
 
     public SubscriptionFilter filter() {
