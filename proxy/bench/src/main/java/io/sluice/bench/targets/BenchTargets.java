@@ -14,7 +14,7 @@ import java.util.Map;
 
 /**
  * The targets benchmarks know by name, and those a user names with a configuration file. Built in: {@code direct}
- * (the broker), {@code passthrough}, {@code encryption}, {@code jwt}, {@code jwt-audit}, {@code governance}, {@code keyrouting} and {@code validating}
+ * (the broker), {@code passthrough}, {@code encryption}, {@code jwt}, {@code jwt-audit}, {@code governance}, {@code keyrouting}, {@code validating} and {@code masking}
  * (the proxy with the configuration of that name beside this class). Anything else is {@code name=path/to/proxy.yaml}.
  */
 public final class BenchTargets {
@@ -30,6 +30,7 @@ public final class BenchTargets {
         BUILT_IN.put("governance", "the jwt-audit target with Quotas after JwtAuth, counting every byte and request, throttling none");
         BUILT_IN.put("keyrouting", "the proxy routing every benchmark topic as a virtual topic (KeyRouting)");
         BUILT_IN.put("validating", "the proxy checking every value is JSON (RecordValidation), the clients writing JSON");
+        BUILT_IN.put("masking", "the proxy masking a field of every fetched JSON value (FieldMasking), the clients writing JSON");
     }
 
     private BenchTargets() {
@@ -37,7 +38,8 @@ public final class BenchTargets {
 
     /** What the benchmark's clients add for a built-in target ({@link BenchTarget#clientConfig}). */
     private static final Map<String, Map<String, Object>> CLIENT_CONFIG =
-            Map.of("validating", Map.of("interceptor.classes", JsonBenchValues.class.getName()));
+            Map.of("validating", Map.of("interceptor.classes", JsonBenchValues.class.getName()),
+                    "masking", Map.of("interceptor.classes", JsonBenchValues.class.getName()));
 
     public static List<String> builtInNames() {
         return List.copyOf(BUILT_IN.keySet());

@@ -32,6 +32,7 @@ class BenchTargetsTest {
         assertThat(BenchTargets.resolve("jwt").unavailableReason(ENV)).hasValueSatisfying(reason -> assertThat(reason).contains("JwtAuth"));
         assertThat(BenchTargets.resolve("jwt-audit").unavailableReason(ENV)).hasValueSatisfying(reason -> assertThat(reason).contains("Audit"));
         assertThat(BenchTargets.resolve("validating").unavailableReason(ENV)).hasValueSatisfying(reason -> assertThat(reason).contains("RecordValidation"));
+        assertThat(BenchTargets.resolve("masking").unavailableReason(ENV)).hasValueSatisfying(reason -> assertThat(reason).contains("FieldMasking"));
     }
 
     @Test
