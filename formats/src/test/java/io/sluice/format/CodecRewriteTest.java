@@ -74,6 +74,16 @@ class CodecRewriteTest {
         assertThatThrownBy(() -> codec.rewrite("orders", bytes, v -> ((ObjectNode) v).putNull("id")))
                 .isInstanceOf(EncodeException.class).hasMessageContaining("/id");
         assertThatThrownBy(() -> codec.rewrite("orders", Arrays.copyOf(bytes, 9), v -> v)).isInstanceOf(DecodeException.class);
+        // A removed member is written as its default (docs/masking.md), or refused when it has none.
+        byte[] noNote = codec.rewrite("orders", bytes, v -> {
+            ((ObjectNode) v).remove("note");
+            return v;
+        });
+        assertThat(AvroBinary.read(schema, Arrays.copyOfRange(noNote, 5, noNote.length)).get("note")).isNull();
+        assertThatThrownBy(() -> codec.rewrite("orders", bytes, v -> {
+            ((ObjectNode) v).remove("amount");
+            return v;
+        })).isInstanceOf(EncodeException.class).hasMessageContaining("/amount: missing required field");
     }
 
     @Test
@@ -101,6 +111,9 @@ class CodecRewriteTest {
         assertThat(read.getField(type.findFieldByName("id"))).isEqualTo(7L);
         assertThatThrownBy(() -> codec.rewrite("orders", bytes, v -> ((ObjectNode) v).put("amount", "***")))
                 .isInstanceOf(EncodeException.class).hasMessageContaining("/amount");
+        byte[] cleared = codec.rewrite("orders", bytes, v -> ((ObjectNode) v).putNull("cardNumber"));
+        assertThat(DynamicMessage.parseFrom(type, Arrays.copyOfRange(cleared, 7, cleared.length)).hasField(type.findFieldByName("card_number")))
+                .as("null clears a Protobuf field").isFalse();
     }
 
     @Test
