@@ -59,6 +59,9 @@ final class FieldMask {
     }
 
     private JsonNode masked(JsonNode current) throws UnmaskableException {
+        if (current.isNull() && (kind == MaskKind.HASH || kind == MaskKind.KEEP_FIRST || kind == MaskKind.KEEP_LAST)) {
+            return current; // an optional field left empty: null hides nothing, and a schema allowing it allows it still
+        }
         return switch (kind) {
             case NULL -> NullNode.getInstance();
             case FIXED -> fixed.deepCopy();

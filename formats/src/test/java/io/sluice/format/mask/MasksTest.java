@@ -98,6 +98,8 @@ class MasksTest {
         JsonNode masked = mask.apply(json("{\"card\": {\"number\": \"411\"}, \"lines\": []}"));
 
         assertThat(masked.toString()).isEqualTo("{\"card\":{\"number\":\"***\"},\"lines\":[]}");
+        assertThat(mask.apply(json("{\"card\": {\"number\": null, \"holder\": null}, \"email\": null}")).toString())
+                .as("an optional field left empty").isEqualTo("{\"card\":{\"number\":null,\"holder\":null},\"email\":null}");
         assertThat(FieldMask.keep("😀😀ab", 2, false)).as("code points, not chars").isEqualTo("**ab");
         assertThat(FieldMask.keep("😀😀ab", 1, true)).isEqualTo("😀***");
     }
