@@ -233,12 +233,7 @@ final class RecordEncryptionFilter implements ProduceRequestFilter, FetchRespons
 
     private CompletionStage<ResponseFilterResult> decryptResponse(ResponseHeaderData header, ApiMessage response, List<FetchedRecords.Topic> topics,
                                                                   FilterContext context) {
-        List<Uuid> ids = new ArrayList<>();
-        topics.forEach(t -> {
-            if (t.name() == null || t.name().isEmpty()) {
-                ids.add(t.id());
-            }
-        });
+        List<Uuid> ids = FetchedRecords.unnamedIds(topics);
         // Topic names are needed for the associated data; with topic ids they come from the connection's cache.
         CompletionStage<Map<Uuid, String>> names = ids.isEmpty() ? CompletableFuture.completedFuture(Map.of()) : context.topicNames(ids);
         PartitionDecryptor decryptor = new PartitionDecryptor(keys, cipher, readers.forFetch(),

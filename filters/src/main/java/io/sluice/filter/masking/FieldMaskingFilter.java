@@ -1,6 +1,5 @@
 package io.sluice.filter.masking;
 
-import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.IdentityHashMap;
@@ -58,12 +57,7 @@ final class FieldMaskingFilter implements FetchResponseFilter, ShareFetchRespons
 
     private CompletionStage<ResponseFilterResult> mask(ResponseHeaderData header, ApiMessage response, List<FetchedRecords.Topic> topics,
                                                        FilterContext context) {
-        List<Uuid> ids = new ArrayList<>();
-        topics.forEach(t -> {
-            if (t.name() == null || t.name().isEmpty()) {
-                ids.add(t.id());
-            }
-        });
+        List<Uuid> ids = FetchedRecords.unnamedIds(topics);
         if (ids.isEmpty() && topics.stream().noneMatch(t -> shared.masks().names(t.name()))) {
             return context.responseFilterResultBuilder().forward(header, response).completed();
         }

@@ -39,6 +39,17 @@ public final class FetchedRecords {
     public record Topic(String name, Uuid id, List<Partition> partitions) {
     }
 
+    /** The ids of the topics named only by id (newer Fetch versions, ShareFetch), for the connection's name cache. */
+    public static List<Uuid> unnamedIds(List<Topic> topics) {
+        List<Uuid> ids = new ArrayList<>();
+        for (Topic topic : topics) {
+            if (topic.name() == null || topic.name().isEmpty()) {
+                ids.add(topic.id());
+            }
+        }
+        return ids;
+    }
+
     /** The topics of a Fetch response; the partitions write through to the response. */
     public static List<Topic> of(FetchResponseData fetch) {
         List<Topic> topics = new ArrayList<>(fetch.responses().size());

@@ -138,6 +138,52 @@ class FieldMaskingEndToEndTest {
         }
     }
 
+    /**
+     * Share groups (KIP-932) read records by ShareFetch, which is masked as well. JwtAuth lets only admins use share
+     * groups (docs/jwt.md), and admins see every field, so the chain here has no JwtAuth: a connection without a
+     * principal gets every mask.
+     */
+    @Test
+    void shareConsumersReadMaskedRecords(KafkaCluster cluster) throws Exception {
+        String topic = "mask-e2e-share";
+        String group = "mask-share-" + java.util.UUID.randomUUID();
+        try (org.apache.kafka.clients.admin.Admin admin = org.apache.kafka.clients.admin.Admin.create(cluster.getKafkaClientConfiguration())) {
+            admin.incrementalAlterConfigs(Map.of(new org.apache.kafka.common.config.ConfigResource(org.apache.kafka.common.config.ConfigResource.Type.GROUP, group),
+                    List.of(new org.apache.kafka.clients.admin.AlterConfigOp(new org.apache.kafka.clients.admin.ConfigEntry("share.auto.offset.reset", "earliest"),
+                            org.apache.kafka.clients.admin.AlterConfigOp.OpType.SET)))).all().get();
+        }
+        JwtProxy proxy = JwtProxy.start(cluster, """
+                - name: mask
+                  type: FieldMasking
+                  config:
+                    masking:
+                      rules:
+                        - topics: "mask-e2e-share"
+                          fields: [{path: /card, mask: keepLast, chars: 4}]
+                """, List.of("mask"));
+        try {
+            proxy.createTopics(topic);
+            Map<String, Object> plain = Map.of(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, proxy.bootstrapServers());
+            try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(plain, new ByteArraySerializer(), new ByteArraySerializer())) {
+                producer.send(new ProducerRecord<>(topic, "k".getBytes(), ("{\"card\":\"" + CARD + "\"}").getBytes(StandardCharsets.UTF_8))).get();
+            }
+            Map<String, Object> config = new HashMap<>(plain);
+            config.put(ConsumerConfig.GROUP_ID_CONFIG, group);
+            List<String> read = new ArrayList<>();
+            try (org.apache.kafka.clients.consumer.KafkaShareConsumer<byte[], byte[]> consumer = new org.apache.kafka.clients.consumer.KafkaShareConsumer<>(
+                    config, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
+                consumer.subscribe(List.of(topic));
+                long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+                while (read.isEmpty() && System.nanoTime() < deadline) {
+                    consumer.poll(Duration.ofMillis(200)).forEach(r -> read.add(new String(r.value(), StandardCharsets.UTF_8)));
+                }
+            }
+            assertThat(read).containsExactly("{\"card\":\"************1111\"}");
+        } finally {
+            proxy.close();
+        }
+    }
+
     static byte[] order(Schema schema, long id, String email) {
         GenericRecord order = new GenericData.Record(schema);
         GenericRecord card = new GenericData.Record(schema.getField("card").schema());
