@@ -200,6 +200,17 @@ public final class AvroCodec implements SchemaCodec {
         }
     }
 
+    @Override
+    public JsonNode sample(String topic) throws SchemaLookupException {
+        Schema schema = publishSchema(topic);
+        try {
+            return json.toJson(AvroSamples.sample(schema), schema);
+        }
+        catch (DecodeException e) {
+            throw new SchemaLookupException("no sample of " + schema.getFullName() + ": " + e.getMessage());
+        }
+    }
+
     private byte[] write(Schema schema, JsonNode value, Integer schemaId) throws EncodeException {
         Object datum = json.fromJson(value, schema);
         ByteArrayOutputStream out = schemaId == null ? new ByteArrayOutputStream()

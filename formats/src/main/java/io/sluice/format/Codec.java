@@ -27,6 +27,16 @@ public interface Codec {
         return null;
     }
 
+    /**
+     * A value of the schema a publish into {@code topic} is written with (the local schema, or the latest of the topic's
+     * subject) with every field present, as {@link #decode} would give it: what masks are checked against when the
+     * configuration is loaded (docs/masking.md), encoded back with {@link #encode}. Null when the format has no schema
+     * to draw one from (json, string, bytes, JSON Schema). May ask the registry: never on an event loop.
+     */
+    default JsonNode sample(String topic) throws SchemaLookupException {
+        return null;
+    }
+
     /** A change to a decoded value: returns the new value (it may change its argument, which is the caller's copy). */
     @FunctionalInterface
     interface ValueChange {

@@ -290,6 +290,19 @@ public final class ProtobufCodec implements SchemaCodec {
         }
     }
 
+    /** Every field at its default, printed with the defaults (JsonFormat leaves them out otherwise): nested messages absent. */
+    @Override
+    public JsonNode sample(String topic) throws SchemaLookupException {
+        Descriptor type = publishType(topic);
+        JsonFormat.TypeRegistry types = localType != null ? localTypes : JsonFormat.TypeRegistry.newBuilder().add(type).build();
+        try {
+            return json.read(printer.includingDefaultValueFields().usingTypeRegistry(types).print(DynamicMessage.getDefaultInstance(type)));
+        }
+        catch (IOException | DecodeException | RuntimeException e) {
+            throw new SchemaLookupException("no sample of " + type.getFullName() + ": " + e.getMessage());
+        }
+    }
+
     /** JSON field names as written in the .proto ({@code preservingProtoFieldNames}) rather than lowerCamel. */
     public boolean preservingProtoFieldNames() {
         return preservingProtoFieldNames;

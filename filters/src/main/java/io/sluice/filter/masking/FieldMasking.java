@@ -3,6 +3,9 @@ package io.sluice.filter.masking;
 import java.util.ArrayList;
 import java.util.List;
 
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
 import io.sluice.filter.records.RecordLimits;
 import io.sluice.filter.records.RecordReaders;
 import io.sluice.format.FormatLimits;
@@ -47,6 +50,8 @@ import io.sluice.proxy.filter.FilterFactoryContext;
  */
 public final class FieldMasking implements FilterFactory<FieldMasking.Config, FieldMasking.Shared> {
 
+    private static final Logger LOG = LoggerFactory.getLogger(FieldMasking.class);
+
     /**
      * @param schemaRegistry the registry (docs/bridge-registry.md's section); required when a format reads from it
      * @param formats        the topics' value formats, as the bridge's {@code formats}; a masked topic no rule names is
@@ -83,6 +88,14 @@ public final class FieldMasking implements FilterFactory<FieldMasking.Config, Fi
                 registry.close();
             }
             throw new IllegalArgumentException(e.getMessage(), e);
+        }
+        List<String> problems = masks.checkSchemas(formats, masks.literalTopics(),
+                why -> LOG.warn("{}: cannot check the masks against the schema of {} now; its records are checked as they come", context.filterName(), why));
+        if (!problems.isEmpty()) {
+            if (registry != null) {
+                registry.close();
+            }
+            throw new IllegalArgumentException(String.join("; ", problems));
         }
         return new Shared(formats, masks, registry, new RecordReaders(RecordLimits.orDefaults(config.records()), context.meterRegistry(),
                 context.filterName()), new MaskingMetrics(context.meterRegistry(), context.filterName()), limits);

@@ -1,11 +1,19 @@
 package io.sluice.format.mask;
 
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Consumer;
 import java.util.regex.Pattern;
+
+import com.fasterxml.jackson.databind.JsonNode;
+
+import io.sluice.format.EncodeException;
+import io.sluice.format.Formats;
+import io.sluice.format.SchemaLookupException;
 
 /**
  * The masking rules, compiled once at startup (docs/masking.md). For a topic, the first rule whose pattern matches it;
@@ -105,6 +113,67 @@ public final class Masks {
             }
         }
         return applied.isEmpty() ? null : new ValueMask(rule.index(), applied, indexes, rule.onFailure());
+    }
+
+    /**
+     * Checks the rule of each topic against the schema its value is written with (docs/masking.md, "When the schema is
+     * checked"): each mask applied alone to a sample value of the schema with every field present ({@link Codec#sample})
+     * and written back ({@link Codec#encode}); a mask the field cannot carry (keepLast on an Avro int, null on a field
+     * that is not nullable, remove of a field without a default) is a problem naming the rule's field. For the topics the
+     * configuration names (the bridge's, a rule's literal topic): others are checked by their first record. May ask the
+     * registry; never on an event loop.
+     *
+     * @param formats   the topics' formats; a topic without one is JSON, which has no schema to check against
+     * @param unchecked told why a topic could not be checked now (the registry does not answer): its records still fail
+     *                  closed
+     * @return the problems, each naming {@code masking.rules[i].fields[j]} and its path
+     */
+    public List<String> checkSchemas(Formats formats, Collection<String> topics, Consumer<String> unchecked) {
+        List<String> problems = new ArrayList<>();
+        for (String topic : topics) {
+            Rule rule = rule(topic);
+            Formats.TopicFormat format = rule == null ? null : formats.forTopic(topic);
+            if (format == null || format.value() == null) {
+                continue;
+            }
+            JsonNode sample;
+            try {
+                sample = format.value().sample(topic);
+            } catch (SchemaLookupException e) {
+                unchecked.accept("topic " + topic + ": " + e.getMessage());
+                continue;
+            }
+            if (sample == null) {
+                continue;
+            }
+            for (int i = 0; i < rule.fields().size(); i++) {
+                FieldMask mask = rule.fields().get(i);
+                String where = "masking.rules[" + rule.index() + "].fields[" + i + "] (" + mask.path() + ", topic " + topic + ")";
+                try {
+                    JsonNode masked = sample.deepCopy();
+                    mask.apply(masked);
+                    format.value().encode(topic, masked);
+                } catch (EncodeException e) {
+                    problems.add(where + ": " + mask.kind().yamlName() + " does not fit the schema: " + e.getMessage());
+                }
+            }
+        }
+        return problems;
+    }
+
+    /** A topic name {@code topics} matches alone (a regular expression without metacharacters, dots escaped or not). */
+    public static Optional<String> literalTopic(String topics) {
+        String unescaped = topics.replace("\\.", ".");
+        return unescaped.chars().anyMatch(c -> "\\[](){}*+?|^$".indexOf(c) >= 0) ? Optional.empty() : Optional.of(unescaped);
+    }
+
+    /** The literal topics the rules name ({@link #literalTopic}). */
+    public List<String> literalTopics() {
+        List<String> out = new ArrayList<>();
+        for (Rule rule : rules) {
+            literalTopic(rule.topics().pattern()).ifPresent(out::add);
+        }
+        return out;
     }
 
     private Rule rule(String topic) {

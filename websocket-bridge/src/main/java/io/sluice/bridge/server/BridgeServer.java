@@ -140,6 +140,31 @@ public final class BridgeServer implements AutoCloseable {
         }
     }
 
+    /**
+     * The masks, checked against the schemas of the topics the node reads (docs/masking.md): a mask a field cannot carry
+     * stops startup naming the field; a schema the registry cannot give now is checked by the topic's first record.
+     */
+    private Masks masks(BridgeConfig config, Formats formats) {
+        Masks masks;
+        List<String> problems;
+        try {
+            masks = Masks.build(config.masking(), "masking");
+            problems = masks.checkSchemas(formats, config.readTopics(),
+                    why -> LOG.warn("masking: cannot check the masks against the schema of {} now; its records are checked as they come", why));
+        }
+        catch (IllegalArgumentException e) {
+            problems = List.of(e.getMessage());
+            masks = null;
+        }
+        if (!problems.isEmpty()) {
+            if (schemas != null) {
+                schemas.close();
+            }
+            throw new ConfigException(problems);
+        }
+        return masks;
+    }
+
     private BridgeServer(BridgeConfig config, Authenticator authenticator, StaticContent content) {
         this.config = config;
         this.jvmMetrics = JvmMetrics.bind(registry);
@@ -148,6 +173,7 @@ public final class BridgeServer implements AutoCloseable {
         // One registry client and schema cache for the node: the reader's decoding and the publishes share it.
         this.schemas = config.schemaRegistry() == null ? null : CachingSchemaSource.create(config.schemaRegistry(), registry);
         Formats formats = formats(config);
+        Masks masks = masks(config, formats);
         // The AsyncAPI document and catalogue page, only when asked for: the document names every topic and schema.
         this.catalogue = config.catalogue().enabled() ? Catalogue.start(config, formats) : null;
         if (catalogue != null) {
@@ -165,7 +191,7 @@ public final class BridgeServer implements AutoCloseable {
         SessionServices services = new SessionServices(node, hub, authenticator, publisher,
                 new KafkaRecovery(logReader, PooledByteBufAllocator.DEFAULT, metrics, formats), metrics, config.auth(), config.outbound(),
                 config.server().maxSubscriptionsPerConnection(), config.requests(), config.recovery(), readerStartup(), config.filters(), formats,
-                new SubjectConnections(config.connections().maxConnectionsPerSubject()), Masks.build(config.masking(), "masking"));
+                new SubjectConnections(config.connections().maxConnectionsPerSubject()), masks);
         // The proxy's TLS material loading (PEM or key store, passwords, protocols): one home for both listeners.
         // With http.http2, ALPN offers h2 before http/1.1; BridgeChannelInitializer builds the pipeline the client chose.
         SslContext tls = config.server().tls() == null ? null : SslContexts.forServer(config.server().tls(), "server.tls",
