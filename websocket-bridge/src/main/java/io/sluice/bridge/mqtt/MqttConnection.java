@@ -844,7 +844,10 @@ final class MqttConnection extends ChannelInboundHandlerAdapter {
             // Before the session's subscriptions end: their positions are what is written.
             persistent.end();
         }
-        releaseReservation();
+        else {
+            // Never held: nothing will be read back. A held one's place goes once its first record is.
+            releaseReservation();
+        }
         if (session != null) {
             endSession();
             wire.release();
