@@ -302,7 +302,11 @@ public final class SessionStore implements AutoCloseable {
 
     /** The connection {@code owner} holds the session now: {@code takenOver} runs (on the reader thread) if a newer holder writes. */
     void hold(SessionKey key, String owner, long generation, Runnable takenOver) {
-        holders.put(key, new Holder(owner, generation, takenOver));
+        Holder previous = holders.put(key, new Holder(owner, generation, takenOver));
+        if (previous != null && !previous.owner().equals(owner)) {
+            // Taken over on this node: the reader would no longer find the old holder to tell.
+            previous.takenOver().run();
+        }
     }
 
     void release(SessionKey key, String owner) {

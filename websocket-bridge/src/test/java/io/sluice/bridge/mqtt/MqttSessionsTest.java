@@ -20,8 +20,10 @@ import org.junit.jupiter.params.provider.ValueSource;
 import io.sluice.bridge.auth.TestAuthenticator;
 import io.sluice.bridge.server.BridgeFixture;
 import io.sluice.bridge.server.KafkaHelper;
+import io.sluice.config.ConfigException;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * Persistent MQTT sessions (docs/bridge-mqtt.md#sessions) across two nodes on one broker: a session left on one node
@@ -210,6 +212,43 @@ class MqttSessionsTest {
             c.send(RawMqtt.connect(4, client, token("alice"), false, 0));
             assertThat(RawMqtt.sessionPresent(c.read())).isFalse();
         }
+    }
+
+    @Test
+    void aConnectionTakingTheSessionOnAnotherNodeEndsTheOneHoldingIt() throws Exception {
+        String client = "taken";
+        try (RawMqtt first = RawMqtt.open(a.server().mqttPort()); RawMqtt second = RawMqtt.open(b.server().mqttPort())) {
+            first.send(RawMqtt.connect(5, client, token("alice"), false, 3600));
+            assertThat(RawMqtt.sessionPresent(first.read())).isFalse();
+            first.send(RawMqtt.subscribe(5, 1, 1, topic + "/taken/#"));
+            assertThat(first.read().type()).isEqualTo(RawMqtt.SUBACK);
+            // Its first record read back on the other node: wait for the subscription in it, then take the session.
+            Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> {
+                JsonNode last = latest("alice", client);
+                return last != null && last.path("filters").size() == 1;
+            });
+            second.send(RawMqtt.connect(5, client, token("alice"), false, 3600));
+            assertThat(RawMqtt.sessionPresent(second.read())).isTrue();
+            RawMqtt.Packet disconnect = first.read();
+            assertThat(disconnect.type()).isEqualTo(RawMqtt.DISCONNECT);
+            assertThat(disconnect.reason(0)).isEqualTo(0x8E);
+            assertThat(first.closedWithin(Duration.ofSeconds(10))).isTrue();
+            // The session is the second connection's: it gets the messages.
+            kafka.send(topic, "taken/k", "for-the-second");
+            assertThat(readAndAck(second, 5, 1)).containsExactly("for-the-second");
+        }
+    }
+
+    @Test
+    void aSessionsTopicThatIsNotCompactedStopsStartUpNamingTheField() throws Exception {
+        String deleting = kafka.createTopic(1);
+        assertThatThrownBy(() -> MqttNodes.start(kafka, "node-sessions-bad", topic, """
+                sessions:
+                  maxExpiry: 1h
+                  topic: %s
+                """.formatted(deleting)))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("mqtt.sessions.topic: topic " + deleting + " exists with cleanup.policy=delete");
     }
 
     // ---- helpers
