@@ -60,9 +60,11 @@ import io.sluice.flow.WritabilityGate;
  * {@link Session#validate}, exactly as a WebSocket {@code connect}; SUBSCRIBE and UNSUBSCRIBE become the session's
  * subscriptions (every check and limit a WebSocket subscribe gets); PUBLISH goes through {@link Publishes}, the one
  * publish path of every transport, and is acknowledged only once Kafka has it ({@code acks=all}); the will is published
- * the same way when the connection ends without a DISCONNECT. Nothing is read from the socket while a CONNECT is
- * validated or while the connection has {@code requests.publishesInFlight} publishes waiting for Kafka. Event loop
- * only.
+ * the same way when the connection ends without a DISCONNECT. With {@code mqtt.sessions} on, a CONNECT that asks for
+ * a persistent session (or to resume one) has it read from the {@link SessionStore} before its CONNACK, its
+ * subscriptions made again by {@link SessionRestore}, and held by a {@link PersistentSession} until the connection
+ * ends. Nothing is read from the socket while a CONNECT is validated (or its session read) or while the connection has
+ * {@code requests.publishesInFlight} publishes waiting for Kafka. Event loop only.
  */
 final class MqttConnection extends ChannelInboundHandlerAdapter {
 
