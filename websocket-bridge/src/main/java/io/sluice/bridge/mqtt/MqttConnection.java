@@ -480,8 +480,13 @@ final class MqttConnection extends ChannelInboundHandlerAdapter {
             if (sessionKey == null) {
                 sessionKey = new SessionKey(principal.subject(), clientId);
             }
-            if (state != null || store.index().get(sessionKey) != null) {
-                // A clean start, or a session resumed to end with this connection: it is over for every node.
+            SessionIndex.Entry known = store.index().get(sessionKey);
+            if (known != null) {
+                // A clean start, or a session resumed to end with this connection: it is over for every node. Taken
+                // first (a newer generation), so that a connection holding it on any node is closed as MQTT requires,
+                // then ended; one producer, one partition: in that order.
+                store.write(sessionKey, new SessionState(known.generation() + 1, services.nodeName() + "/" + UUID.randomUUID(), true, 0,
+                        System.currentTimeMillis(), java.util.Map.of(), java.util.Map.of()));
                 store.end(sessionKey);
             }
             return;

@@ -118,31 +118,20 @@ public final class SessionStore implements AutoCloseable {
         try {
             reader.assign(all);
             reader.seekToBeginning(all);
-            Map<TopicPartition, Long> startEnds = reader.endOffsets(all);
+            Map<TopicPartition, Long> startEnds = null;
             while (!closed) {
-                for (ConsumerRecord<byte[], byte[]> r : reader.poll(POLL)) {
-                    apply(r);
-                }
-                boolean caughtUp = true;
-                synchronized (waiters) {
-                    for (TopicPartition tp : all) {
-                        positions[tp.partition()] = reader.position(tp);
-                        caughtUp &= positions[tp.partition()] >= startEnds.getOrDefault(tp, 0L);
+                try {
+                    if (startEnds == null) {
+                        startEnds = reader.endOffsets(all);
                     }
-                    for (Iterator<Waiter> it = waiters.iterator(); it.hasNext(); ) {
-                        Waiter w = it.next();
-                        if (positions[w.partition()] >= w.offset()) {
-                            it.remove();
-                            w.future().complete(null);
-                        }
+                    for (ConsumerRecord<byte[], byte[]> r : reader.poll(POLL)) {
+                        apply(r);
                     }
+                    caughtUp(all, startEnds);
                 }
-                if (caughtUp && !ready.isDone()) {
-                    LOG.info("Read {} persistent MQTT session(s) from {}", index.size(), topic);
-                    ready.complete(null);
-                }
-                if (ready.isDone()) {
-                    sweep();
+                catch (org.apache.kafka.common.errors.RetriableException e) {
+                    // Kafka unreachable for a while: loads time out meanwhile (server unavailable); the reader goes on.
+                    LOG.debug("Reading {}: {}", topic, e.toString());
                 }
             }
         }
@@ -157,6 +146,31 @@ public final class SessionStore implements AutoCloseable {
         finally {
             ready.completeExceptionally(new IllegalStateException("the sessions reader stopped"));
             reader.close();
+        }
+    }
+
+    /** Publishes the reader's positions to the loads waiting for them; the first time it has read everything, it is ready. */
+    private void caughtUp(List<TopicPartition> all, Map<TopicPartition, Long> startEnds) {
+        boolean caughtUp = true;
+        synchronized (waiters) {
+            for (TopicPartition tp : all) {
+                positions[tp.partition()] = reader.position(tp);
+                caughtUp &= positions[tp.partition()] >= startEnds.getOrDefault(tp, 0L);
+            }
+            for (Iterator<Waiter> it = waiters.iterator(); it.hasNext(); ) {
+                Waiter w = it.next();
+                if (positions[w.partition()] >= w.offset()) {
+                    it.remove();
+                    w.future().complete(null);
+                }
+            }
+        }
+        if (caughtUp && !ready.isDone()) {
+            LOG.info("Read {} persistent MQTT session(s) from {}", index.size(), topic);
+            ready.complete(null);
+        }
+        if (ready.isDone()) {
+            sweep();
         }
     }
 
