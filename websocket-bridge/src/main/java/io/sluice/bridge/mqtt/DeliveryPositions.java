@@ -47,9 +47,14 @@ final class DeliveryPositions {
     private final Map<String, List<SessionState.Mark>> resumed = new HashMap<>();
     private boolean dirty;
 
-    /** A subscription of a resumed session is about to be made from these marks: its recover positions. */
-    List<ClientRequest.Position> resume(String pattern, List<SessionState.Mark> marks) {
+    /** A subscription of a resumed session is to be made from these marks (now, or once the node can recover it). */
+    void resume(String pattern, List<SessionState.Mark> marks) {
         resumed.put(pattern, marks);
+    }
+
+    /** The recover positions of a subscription to be made from resumed marks. */
+    List<ClientRequest.Position> recover(String pattern) {
+        List<SessionState.Mark> marks = resumed.getOrDefault(pattern, List.of());
         List<ClientRequest.Position> recover = new ArrayList<>(marks.size());
         marks.forEach(m -> recover.add(new ClientRequest.Position(m.epoch(), m.from())));
         return recover;
@@ -161,6 +166,8 @@ final class DeliveryPositions {
             });
             out.put(pattern, marks);
         });
+        // Subscriptions still waiting to be made keep the marks they will recover from.
+        resumed.forEach(out::putIfAbsent);
         return out;
     }
 

@@ -466,15 +466,12 @@ final class MqttConnection extends ChannelInboundHandlerAdapter {
     /**
      * After the CONNACK of a node with persistent sessions: a resumed session's subscriptions are made again (each
      * checked against this token, recovering from its marks), then the session is held and written, or ended when its
-     * expiry is 0. A resume this node cannot serve now (recovery or the reader busy) closes the connection and leaves
-     * the session as it was, for a retry.
+     * expiry is 0.
      */
     private void holdSession(DeliveryPositions positions, int window) {
         SessionState state = loaded == null ? null : loaded.state();
-        if (state != null && !new SessionRestore(session, principal, subscriptions, positions, wire).restore(state)) {
-            releaseReservation();
-            disconnect(Reasons.SERVER_BUSY, "the node cannot recover this session now; reconnect after a backoff");
-            return;
+        if (state != null) {
+            new SessionRestore(session, principal, subscriptions, positions, wire, channel).restore(state);
         }
         if (sessionExpiry == 0) {
             if (sessionKey == null) {

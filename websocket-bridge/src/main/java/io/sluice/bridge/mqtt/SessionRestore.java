@@ -1,13 +1,16 @@
 package io.sluice.bridge.mqtt;
 
+import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.TimeUnit;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import io.netty.channel.Channel;
 import io.sluice.bridge.auth.Principal;
 import io.sluice.bridge.protocol.ClientRequest;
 import io.sluice.bridge.protocol.ErrorCodes;
@@ -25,14 +28,18 @@ import io.sluice.bridge.session.Session;
 final class SessionRestore {
 
     private static final Logger LOG = LoggerFactory.getLogger(SessionRestore.class);
+    static final long RETRY_MILLIS = 200;
 
     private final Session session;
     private final Principal principal;
     private final MqttSubscriptions subscriptions;
     private final DeliveryPositions positions;
     private final MqttWire wire;
+    private final Channel channel;
 
-    SessionRestore(Session session, Principal principal, MqttSubscriptions subscriptions, DeliveryPositions positions, MqttWire wire) {
+    SessionRestore(Session session, Principal principal, MqttSubscriptions subscriptions, DeliveryPositions positions, MqttWire wire,
+                   Channel channel) {
+        this.channel = channel;
         this.session = session;
         this.principal = principal;
         this.subscriptions = subscriptions;
@@ -41,10 +48,13 @@ final class SessionRestore {
     }
 
     /**
-     * Makes the subscriptions; false when the node cannot now (recovery busy, its reader not started): the caller then
-     * closes, so that the session stays as Kafka has it and a later resume gets everything.
+     * Makes the subscriptions. One whose recovery cannot start now (the connection's or node's log reads are taken,
+     * or the node's reader has not started) is tried again every {@link #RETRY_MILLIS} while the connection lasts:
+     * it recovers from the same marks whenever it is made, so waiting loses nothing, and a session with more
+     * subscriptions than {@code recovery.kafkaReadsPerConnection} still resumes. Its marks stay in the session's record
+     * meanwhile.
      */
-    boolean restore(SessionState state) {
+    void restore(SessionState state) {
         Set<String> patterns = new LinkedHashSet<>();
         for (Map.Entry<String, Integer> f : state.filters().entrySet()) {
             MqttTopics.Mapping mapping = MqttTopics.map(f.getKey());
@@ -54,23 +64,52 @@ final class SessionRestore {
             subscriptions.put(f.getKey(), mapping.pattern(), Math.min(1, Math.max(0, f.getValue())));
             patterns.add(mapping.pattern());
         }
+        List<String> later = new ArrayList<>();
         for (String pattern : patterns) {
-            List<ClientRequest.Position> recover = positions.resume(pattern, state.marks().getOrDefault(pattern, List.of()));
-            ClientRequest.Subscribe request = new ClientRequest.Subscribe(null, pattern, recover, false, false);
-            try {
-                session.check(principal, request);
-                session.subscribeChecked(request);
-            }
-            catch (RequestRefusedException e) {
-                positions.forget(pattern);
-                wire.unsubscribed(pattern);
-                if (e.code().equals(ErrorCodes.BUSY) || e.code().equals(ErrorCodes.TOO_MANY_GROUPS)) {
-                    return false;
-                }
-                LOG.debug("MQTT session of {}: subscription {} dropped on resume: {} {}", principal.subject(), pattern, e.code(), e.getMessage());
-                subscriptions.filtersOn(pattern).forEach(subscriptions::remove);
+            positions.resume(pattern, state.marks().getOrDefault(pattern, List.of()));
+            if (!subscribe(pattern)) {
+                later.add(pattern);
             }
         }
-        return true;
+        retryLater(later);
+    }
+
+    /** Makes the pattern's subscription from its resumed marks; false when it must wait (busy). */
+    private boolean subscribe(String pattern) {
+        ClientRequest.Subscribe request = new ClientRequest.Subscribe(null, pattern, positions.recover(pattern), false, false);
+        try {
+            session.check(principal, request);
+            session.subscribeChecked(request);
+            return true;
+        }
+        catch (RequestRefusedException e) {
+            if (e.code().equals(ErrorCodes.BUSY)) {
+                return false;
+            }
+            LOG.debug("MQTT session of {}: subscription {} dropped on resume: {} {}", principal.subject(), pattern, e.code(), e.getMessage());
+            positions.forget(pattern);
+            wire.unsubscribed(pattern);
+            subscriptions.filtersOn(pattern).forEach(subscriptions::remove);
+            return true;
+        }
+    }
+
+    private void retryLater(List<String> patterns) {
+        if (patterns.isEmpty()) {
+            return;
+        }
+        channel.eventLoop().schedule(() -> {
+            if (!channel.isActive()) {
+                return;
+            }
+            List<String> still = new ArrayList<>();
+            for (String pattern : patterns) {
+                // Unsubscribed meanwhile (UNSUBSCRIBE of its filters): nothing to make.
+                if (positions.resuming(pattern) && !subscribe(pattern)) {
+                    still.add(pattern);
+                }
+            }
+            retryLater(still);
+        }, RETRY_MILLIS, TimeUnit.MILLISECONDS);
     }
 }

@@ -42,6 +42,8 @@ class MqttSessionsTest {
     private static String sessions;
     private static BridgeFixture a;
     private static BridgeFixture b;
+    // Reads the Kafka log for almost every recovery (one message cached per endpoint), one read per connection at once.
+    private static BridgeFixture c;
 
     @BeforeAll
     static void start() throws Exception {
@@ -57,10 +59,20 @@ class MqttSessionsTest {
                 """.formatted(sessions);
         a = MqttNodes.start(kafka, "node-sessions-a", topic, mqtt);
         b = MqttNodes.start(kafka, "node-sessions-b", topic, mqtt);
+        c = BridgeFixture.start(kafka.bootstrap(), "node-sessions-c", """
+                topics: %s
+                recovery:
+                  cacheMessagesPerEndpoint: 1
+                  kafkaReadsPerConnection: 1
+                mqtt:
+                  enabled: true
+                  listen: "127.0.0.1:0"
+                %s""".formatted(topic, mqtt.indent(2)));
     }
 
     @AfterAll
     static void stop() {
+        c.close();
         b.close();
         a.close();
     }
@@ -140,6 +152,37 @@ class MqttSessionsTest {
             RawMqtt.Packet live = readPublishes(c, 5, 1).get(0);
             assertThat(RawMqtt.payloadOf(live, 5)).isEqualTo("fourth");
             assertThat(RawMqtt.dup(live)).isFalse();
+        }
+    }
+
+    @Test
+    void aSessionWithMoreSubscriptionsThanTheConnectionsLogReadsResumesThemAll() throws Exception {
+        String client = "many";
+        try (RawMqtt m = RawMqtt.open(a.server().mqttPort())) {
+            m.send(RawMqtt.connect(5, client, token("alice"), false, 3600));
+            assertThat(RawMqtt.sessionPresent(m.read())).isFalse();
+            // Three exact filters: three bridge subscriptions, each recovering on its own.
+            m.send(RawMqtt.subscribe(5, 1, 1, topic + "/many/k0", topic + "/many/k1", topic + "/many/k2"));
+            assertThat(m.read().type()).isEqualTo(RawMqtt.SUBACK);
+            m.send(RawMqtt.disconnect(5));
+            assertThat(m.closedWithin(Duration.ofSeconds(10))).isTrue();
+        }
+        awaitDisconnectedRecord("alice", client);
+        List<String> missed = new ArrayList<>();
+        for (int k = 0; k < 3; k++) {
+            for (int i = 0; i < 3; i++) {
+                kafka.send(topic, "many/k" + k, "k" + k + "-" + i);
+                missed.add("k" + k + "-" + i);
+            }
+        }
+        try (RawMqtt m = RawMqtt.open(c.server().mqttPort())) {
+            m.send(RawMqtt.connect(5, client, token("alice"), false, 3600));
+            assertThat(RawMqtt.sessionPresent(m.read())).isTrue();
+            assertThat(readAndAck(m, 5, missed.size())).containsExactlyInAnyOrderElementsOf(missed);
+            // Some had to wait for the log read before them: they were made again later, from the same marks.
+            assertThat(c.metric("sluice_bridge_requests_refused_total", "reason=\"recovery_connection_busy\"")).isPositive();
+            kafka.send(topic, "many/k1", "live");
+            assertThat(readAndAck(m, 5, 1)).containsExactly("live");
         }
     }
 
