@@ -187,6 +187,39 @@ class MqttSessionsTest {
     }
 
     @Test
+    void aRestoredSubscriptionTheNewTokenMayNotReadIsDropped() throws Exception {
+        String client = "narrowed";
+        try (RawMqtt m = RawMqtt.open(a.server().mqttPort())) {
+            m.send(RawMqtt.connect(4, client, token("alice"), false, 0));
+            assertThat(RawMqtt.sessionPresent(m.read())).isFalse();
+            m.send(RawMqtt.subscribe(4, 1, 1, topic + "/open/#", topic + "/secret/#"));
+            assertThat(m.read().type()).isEqualTo(RawMqtt.SUBACK);
+            m.send(RawMqtt.disconnect(4));
+            assertThat(m.closedWithin(Duration.ofSeconds(10))).isTrue();
+        }
+        awaitDisconnectedRecord("alice", client);
+        kafka.send(topic, 0, "secret/k", "hidden");
+        kafka.send(topic, 0, "open/k", "shown");
+        // The same subject, a token that no longer reads secret/.
+        String narrower = TestAuthenticator.token("alice", topic + "/open/*", "");
+        try (RawMqtt m = RawMqtt.open(b.server().mqttPort())) {
+            m.send(RawMqtt.connect(4, client, narrower, false, 0));
+            assertThat(RawMqtt.sessionPresent(m.read())).isTrue();
+            assertThat(readAndAck(m, 4, 1)).containsExactly("shown");
+            m.send(RawMqtt.disconnect(4));
+            assertThat(m.closedWithin(Duration.ofSeconds(10))).isTrue();
+        }
+        // Gone from the session, not just from that connection.
+        Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> {
+            JsonNode last = latest("alice", client);
+            return last != null && last != TOMBSTONE && !last.path("connected").asBoolean(true);
+        });
+        JsonNode last = latest("alice", client);
+        assertThat(last.path("filters")).hasSize(1);
+        assertThat(last.path("filters").get(0).path("filter").asText()).isEqualTo(topic + "/open/#");
+    }
+
+    @Test
     void anotherSubjectsTokenCannotResumeTheSession() throws Exception {
         String client = "shared-id";
         try (RawMqtt c = RawMqtt.open(a.server().mqttPort())) {
