@@ -4,7 +4,9 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
 import org.slf4j.Logger;
@@ -333,7 +335,7 @@ final class MqttConnection extends ChannelInboundHandlerAdapter {
      */
     private void loadSession(int keepAlive, int window, long clientMaxPacket) {
         sessionKey = new SessionKey(principal.subject(), clientId);
-        java.util.concurrent.CompletableFuture<SessionStore.Loaded> load = store.load(sessionKey);
+        CompletableFuture<SessionStore.Loaded> load = store.load(sessionKey);
         if (load == null) {
             refuse(MqttConnectReturnCode.CONNECTION_REFUSED_SERVER_UNAVAILABLE, MqttConnectReturnCode.CONNECTION_REFUSED_SERVER_BUSY,
                     "the node has mqtt.sessions.maxLoads sessions to read; reconnect after a backoff");
@@ -483,7 +485,7 @@ final class MqttConnection extends ChannelInboundHandlerAdapter {
                 // first (a newer generation), so that a connection holding it on any node is closed as MQTT requires,
                 // then ended; one producer, one partition: in that order.
                 store.write(sessionKey, new SessionState(known.generation() + 1, services.nodeName() + "/" + UUID.randomUUID(), true, 0,
-                        System.currentTimeMillis(), java.util.Map.of(), java.util.Map.of()));
+                        System.currentTimeMillis(), Map.of(), Map.of()));
                 store.end(sessionKey);
             }
             return;
