@@ -29,10 +29,11 @@ import io.sluice.config.TlsValidator;
  * @param websocketListen  when set, MQTT over WebSocket (subprotocol {@code mqtt}, for MQTT.js in browsers) on this
  *                         address and port of its own, with {@code tls} too when that is set; null (default): none
  * @param websocketPath    the HTTP path of the MQTT WebSocket upgrade (MQTT.js's default is {@code /mqtt})
+ * @param sessions         persistent sessions, their state in Kafka ({@link MqttSessionsConfig}); off by default
  */
 public record MqttConfig(boolean enabled, HostPort listen, TlsServerConfig tls, int maxPacketBytes, int maxInflight,
                          int maxTopicAliases, Duration maxKeepAlive, int maxClientIdBytes, HostPort websocketListen,
-                         String websocketPath) {
+                         String websocketPath, MqttSessionsConfig sessions) {
 
     public static final HostPort DEFAULT_LISTEN = new HostPort("127.0.0.1", 1883);
     public static final int DEFAULT_MAX_PACKET_BYTES = 256 * 1024;
@@ -48,11 +49,12 @@ public record MqttConfig(boolean enabled, HostPort listen, TlsServerConfig tls, 
         listen = listen == null ? DEFAULT_LISTEN : listen;
         maxKeepAlive = maxKeepAlive == null ? DEFAULT_MAX_KEEP_ALIVE : maxKeepAlive;
         websocketPath = websocketPath == null ? DEFAULT_WEBSOCKET_PATH : websocketPath;
+        sessions = sessions == null ? MqttSessionsConfig.defaults() : sessions;
     }
 
     public static MqttConfig defaults() {
         return new MqttConfig(false, null, null, DEFAULT_MAX_PACKET_BYTES, DEFAULT_MAX_INFLIGHT, DEFAULT_MAX_TOPIC_ALIASES, null,
-                DEFAULT_MAX_CLIENT_ID_BYTES, null, null);
+                DEFAULT_MAX_CLIENT_ID_BYTES, null, null, null);
     }
 
     /** The URL scheme clients use: {@code mqtts} with TLS, {@code mqtt} without. */
@@ -70,12 +72,13 @@ public record MqttConfig(boolean enabled, HostPort listen, TlsServerConfig tls, 
                                @JsonProperty("maxKeepAlive") Duration maxKeepAlive,
                                @JsonProperty("maxClientIdBytes") Integer maxClientIdBytes,
                                @JsonProperty("websocketListen") HostPort websocketListen,
-                               @JsonProperty("websocketPath") String websocketPath) {
+                               @JsonProperty("websocketPath") String websocketPath,
+                               @JsonProperty("sessions") MqttSessionsConfig sessions) {
         return new MqttConfig(enabled != null && enabled, listen, tls,
                 maxPacketBytes == null ? DEFAULT_MAX_PACKET_BYTES : maxPacketBytes,
                 maxInflight == null ? DEFAULT_MAX_INFLIGHT : maxInflight,
                 maxTopicAliases == null ? DEFAULT_MAX_TOPIC_ALIASES : maxTopicAliases,
-                maxKeepAlive, maxClientIdBytes == null ? DEFAULT_MAX_CLIENT_ID_BYTES : maxClientIdBytes, websocketListen, websocketPath);
+                maxKeepAlive, maxClientIdBytes == null ? DEFAULT_MAX_CLIENT_ID_BYTES : maxClientIdBytes, websocketListen, websocketPath, sessions);
     }
 
     /** Problems, each naming its field under {@code mqtt.}. */
@@ -108,5 +111,6 @@ public record MqttConfig(boolean enabled, HostPort listen, TlsServerConfig tls, 
         if (tls != null) {
             new TlsValidator(problems).server(tls, "mqtt.tls");
         }
+        sessions.validate(problems);
     }
 }

@@ -17,7 +17,7 @@ public final class KafkaClients {
     private KafkaClients() {
     }
 
-    static Map<String, Object> common(KafkaConfig kafka, String clientId) {
+    public static Map<String, Object> common(KafkaConfig kafka, String clientId) {
         Map<String, Object> props = new HashMap<>(kafka.properties());
         props.put(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers());
         props.put(CommonClientConfigs.CLIENT_ID_CONFIG, clientId);
@@ -25,7 +25,7 @@ public final class KafkaClients {
     }
 
     /** A group-less consumer: the bridge assigns partitions itself and never commits offsets. */
-    static Map<String, Object> consumer(KafkaConfig kafka, String clientId) {
+    public static Map<String, Object> consumer(KafkaConfig kafka, String clientId) {
         Map<String, Object> props = common(kafka, clientId);
         props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
         props.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class);
@@ -34,7 +34,7 @@ public final class KafkaClients {
         return props;
     }
 
-    static Map<String, Object> producer(KafkaConfig kafka, String clientId) {
+    public static Map<String, Object> producer(KafkaConfig kafka, String clientId) {
         Map<String, Object> props = common(kafka, clientId);
         props.put(ProducerConfig.ACKS_CONFIG, "all");
         props.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);

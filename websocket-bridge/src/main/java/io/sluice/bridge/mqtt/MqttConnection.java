@@ -4,7 +4,9 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
 import org.slf4j.Logger;
@@ -60,9 +62,11 @@ import io.sluice.flow.WritabilityGate;
  * {@link Session#validate}, exactly as a WebSocket {@code connect}; SUBSCRIBE and UNSUBSCRIBE become the session's
  * subscriptions (every check and limit a WebSocket subscribe gets); PUBLISH goes through {@link Publishes}, the one
  * publish path of every transport, and is acknowledged only once Kafka has it ({@code acks=all}); the will is published
- * the same way when the connection ends without a DISCONNECT. Nothing is read from the socket while a CONNECT is
- * validated or while the connection has {@code requests.publishesInFlight} publishes waiting for Kafka. Event loop
- * only.
+ * the same way when the connection ends without a DISCONNECT. With {@code mqtt.sessions} on, a CONNECT that asks for
+ * a persistent session (or to resume one) has it read from the {@link SessionStore} before its CONNACK, its
+ * subscriptions made again by {@link SessionRestore}, and held by a {@link PersistentSession} until the connection
+ * ends. Nothing is read from the socket while a CONNECT is validated (or its session read) or while the connection has
+ * {@code requests.publishesInFlight} publishes waiting for Kafka. Event loop only.
  */
 final class MqttConnection extends ChannelInboundHandlerAdapter {
 
@@ -95,6 +99,19 @@ final class MqttConnection extends ChannelInboundHandlerAdapter {
     private final Runnable connected;
     private final Runnable connectRead;
     private final MqttSubscriptions subscriptions = new MqttSubscriptions();
+    // Persistent sessions (docs/bridge-mqtt.md#sessions); null when mqtt.sessions is off: sessions end with connections.
+    private final SessionStore store;
+    private boolean cleanStart;
+    // The session expiry in force, in seconds (0: the session ends with the connection).
+    private long sessionExpiry;
+    private String clientId;
+    // The client sent none (MQTT 5): the CONNACK tells it this one.
+    private boolean assignedId;
+    private SessionKey sessionKey;
+    private SessionStore.Loaded loaded;
+    // A place among the subject's sessions taken for a new one, until its first record is read back.
+    private boolean reserved;
+    private PersistentSession persistent;
     private ChannelHandlerContext ctx;
     private Channel channel;
     private boolean v5;
@@ -120,8 +137,9 @@ final class MqttConnection extends ChannelInboundHandlerAdapter {
      * @param connected   told once the CONNECT is accepted (the connection leaves the handshake pool)
      * @param connectRead told when a CONNECT has been read, before it is validated (a WebSocket's frame limit rises)
      */
-    MqttConnection(SessionServices services, MqttConfig config, PacketLimit limit, Runnable connected, Runnable connectRead) {
+    MqttConnection(SessionServices services, MqttConfig config, SessionStore store, PacketLimit limit, Runnable connected, Runnable connectRead) {
         this.services = services;
+        this.store = store;
         this.config = config;
         this.limit = limit;
         this.connected = connected;
@@ -209,6 +227,8 @@ final class MqttConnection extends ChannelInboundHandlerAdapter {
             return;
         }
         MqttProperties properties = connect.variableHeader().properties();
+        cleanStart = connect.variableHeader().isCleanSession();
+        sessionExpiry = requestedExpiry(properties);
         if (v5 && properties.getProperty(MqttProperties.AUTHENTICATION_METHOD) != null) {
             refuse(null, MqttConnectReturnCode.CONNECTION_REFUSED_BAD_AUTHENTICATION_METHOD,
                     "enhanced authentication is not supported; send the token as the password");
@@ -281,37 +301,121 @@ final class MqttConnection extends ChannelInboundHandlerAdapter {
         }
         int effectiveWindow = window;
         long effectiveMaxPacket = clientMaxPacket;
+        assignedId = v5 && clientId.isEmpty();
+        this.clientId = assignedId ? "sluice-" + UUID.randomUUID() : clientId;
+        if (store == null || cleanStart && sessionExpiry == 0) {
+            startWhenReading(keepAlive, effectiveWindow, effectiveMaxPacket);
+            return;
+        }
+        loadSession(keepAlive, effectiveWindow, effectiveMaxPacket);
+    }
+
+    /**
+     * The session expiry the client asked for, bounded by {@code mqtt.sessions.maxExpiry}: MQTT 5's Session Expiry
+     * Interval, or for 3.1.1 the maximum unless {@code cleanSession}. 0 when persistent sessions are off.
+     */
+    private long requestedExpiry(MqttProperties properties) {
+        if (store == null) {
+            return 0;
+        }
+        long max = store.config().maxExpiry().toSeconds();
+        if (!v5) {
+            return cleanStart ? 0 : max;
+        }
+        MqttProperties.MqttProperty<?> expiry = properties.getProperty(MqttProperties.SESSION_EXPIRY_INTERVAL);
+        // Four bytes, unsigned: 0xFFFFFFFF (never) arrives as -1.
+        long asked = expiry != null && expiry.value() instanceof Integer i ? Integer.toUnsignedLong(i) : 0;
+        return Math.min(asked, max);
+    }
+
+    /**
+     * Reads the client's session from Kafka before the CONNACK (docs/bridge-mqtt.md#sessions): an expired one is
+     * ended, a clean start discards it, and a new persistent session takes a place among its subject's
+     * ({@code mqtt.sessions.maxPerSubject}). Reading is still paused meanwhile.
+     */
+    private void loadSession(int keepAlive, int window, long clientMaxPacket) {
+        sessionKey = new SessionKey(principal.subject(), clientId);
+        CompletableFuture<SessionStore.Loaded> load = store.load(sessionKey);
+        if (load == null) {
+            refuse(MqttConnectReturnCode.CONNECTION_REFUSED_SERVER_UNAVAILABLE, MqttConnectReturnCode.CONNECTION_REFUSED_SERVER_BUSY,
+                    "the node has mqtt.sessions.maxLoads sessions to read; reconnect after a backoff");
+            return;
+        }
+        load.whenComplete((result, error) -> channel.eventLoop().execute(() -> {
+            if (!channel.isActive()) {
+                return;
+            }
+            if (error != null) {
+                LOG.debug("{}: MQTT session not read: {}", channel.remoteAddress(), error.toString());
+                refuse(MqttConnectReturnCode.CONNECTION_REFUSED_SERVER_UNAVAILABLE, MqttConnectReturnCode.CONNECTION_REFUSED_SERVER_UNAVAILABLE_5,
+                        "the session could not be read from Kafka; reconnect after a backoff");
+                return;
+            }
+            SessionState state = result.state();
+            if (state != null && state.expiresAt() < System.currentTimeMillis()) {
+                // Expired: it starts clean, and ends for every node.
+                store.end(sessionKey);
+                state = null;
+            }
+            if (cleanStart) {
+                state = null;
+            }
+            if (sessionExpiry > 0 && store.index().get(sessionKey) == null) {
+                String over = store.index().reserve(sessionKey, store.config().maxPerSubject(), store.config().maxSessions());
+                if (over != null) {
+                    refuse(MqttConnectReturnCode.CONNECTION_REFUSED_SERVER_UNAVAILABLE, MqttConnectReturnCode.CONNECTION_REFUSED_QUOTA_EXCEEDED, over);
+                    return;
+                }
+                reserved = true;
+            }
+            loaded = new SessionStore.Loaded(state, result.nextGeneration());
+            startWhenReading(keepAlive, window, clientMaxPacket);
+        }));
+    }
+
+    private void releaseReservation() {
+        if (reserved) {
+            reserved = false;
+            store.index().release(sessionKey);
+        }
+    }
+
+    private void startWhenReading(int keepAlive, int effectiveWindow, long effectiveMaxPacket) {
         if (services.readerStartup().reading().isDone() || services.readerStartup().waitOver().isDone()) {
-            open(keepAlive, clientId, effectiveWindow, effectiveMaxPacket);
+            open(keepAlive, effectiveWindow, effectiveMaxPacket);
         }
         else {
             // As a WebSocket subscribe during startup: the CONNACK waits for the reader, up to recovery.startupWait,
             // so that the client's subscribes find the node's epochs.
             services.readerStartup().waitOver().whenComplete((ignored, error) -> channel.eventLoop().execute(() -> {
                 if (channel.isActive()) {
-                    open(keepAlive, clientId, effectiveWindow, effectiveMaxPacket);
+                    open(keepAlive, effectiveWindow, effectiveMaxPacket);
                 }
             }));
         }
     }
 
     /** The session, once it may start: its subject's place taken ({@code connections.maxConnectionsPerSubject}), or refused. */
-    private void open(int keepAlive, String clientId, int window, long clientMaxPacket) {
-        MqttWire newWire = new MqttWire(channel, v5, subscriptions, services.outbound(), window, clientMaxPacket);
+    private void open(int keepAlive, int window, long clientMaxPacket) {
+        boolean present = loaded != null && loaded.state() != null;
+        DeliveryPositions positions = sessionExpiry > 0 || present ? new DeliveryPositions() : null;
+        MqttWire newWire = new MqttWire(channel, v5, subscriptions, services.outbound(), window, clientMaxPacket, positions);
         Session newSession = new Session(channel, newWire, services, NO_INBOUND_LIMIT);
         String overSubjectLimit = newSession.admit(principal);
         if (overSubjectLimit != null) {
             // Nothing was taken: the session never opened.
+            releaseReservation();
             refuse(MqttConnectReturnCode.CONNECTION_REFUSED_SERVER_UNAVAILABLE, MqttConnectReturnCode.CONNECTION_REFUSED_QUOTA_EXCEEDED, overSubjectLimit);
             return;
         }
         wire = newWire;
         session = newSession;
         wire.attach(session);
-        accepted(keepAlive, clientId);
+        accepted(keepAlive, positions, window);
     }
 
-    private void accepted(int keepAlive, String clientId) {
+    private void accepted(int keepAlive, DeliveryPositions positions, int window) {
+        boolean present = loaded != null && loaded.state() != null;
         session.openedWith(principal);
         limit.raise(config.maxPacketBytes());
         acks = new PubAckOrder(this::pubAck);
@@ -320,12 +424,13 @@ final class MqttConnection extends ChannelInboundHandlerAdapter {
         int effectiveKeepAlive = keepAlive == 0 || keepAlive > maxKeepAlive ? (v5 ? maxKeepAlive : keepAlive) : keepAlive;
         MqttConnAckMessage connAck;
         if (v5) {
-            String assigned = clientId.isEmpty() ? "sluice-" + UUID.randomUUID() : null;
+            String assigned = assignedId ? clientId : null;
             int serverKeepAlive = effectiveKeepAlive;
-            connAck = MqttMessageBuilders.connAck().returnCode(MqttConnectReturnCode.CONNECTION_ACCEPTED).sessionPresent(false)
+            int expiry = (int) sessionExpiry;
+            connAck = MqttMessageBuilders.connAck().returnCode(MqttConnectReturnCode.CONNECTION_ACCEPTED).sessionPresent(present)
                     .properties(p -> {
-                        // Sessions do not outlive the connection (yet): a client asking for more is told 0.
-                        p.sessionExpiryInterval(0)
+                        // The expiry in force: 0 when sessions end with their connection, else at most mqtt.sessions.maxExpiry.
+                        p.sessionExpiryInterval(expiry)
                                 .receiveMaximum(services.requests().publishesInFlight())
                                 .maximumQos((byte) 1)
                                 .retainAvailable(true)
@@ -343,9 +448,12 @@ final class MqttConnection extends ChannelInboundHandlerAdapter {
                     }).build();
         }
         else {
-            connAck = MqttMessageBuilders.connAck().returnCode(MqttConnectReturnCode.CONNECTION_ACCEPTED).sessionPresent(false).build();
+            connAck = MqttMessageBuilders.connAck().returnCode(MqttConnectReturnCode.CONNECTION_ACCEPTED).sessionPresent(present).build();
         }
         channel.writeAndFlush(connAck, channel.voidPromise());
+        if (store != null) {
+            holdSession(positions, window);
+        }
         if (effectiveKeepAlive > 0) {
             // MQTT: a client silent for one and a half keep-alives is gone.
             ctx.pipeline().addBefore(NAME, "mqtt-keepalive", new IdleStateHandler(effectiveKeepAlive * 1500L, 0, 0, TimeUnit.MILLISECONDS));
@@ -355,6 +463,37 @@ final class MqttConnection extends ChannelInboundHandlerAdapter {
         accepted = true;
         WritabilityGate.resumeReading(channel, this);
         drain();
+    }
+
+    /**
+     * After the CONNACK of a node with persistent sessions: a resumed session's subscriptions are made again (each
+     * checked against this token, recovering from its marks), then the session is held and written, or ended when its
+     * expiry is 0.
+     */
+    private void holdSession(DeliveryPositions positions, int window) {
+        SessionState state = loaded == null ? null : loaded.state();
+        if (state != null) {
+            new SessionRestore(session, principal, subscriptions, positions, wire, channel).restore(state);
+        }
+        if (sessionExpiry == 0) {
+            if (sessionKey == null) {
+                sessionKey = new SessionKey(principal.subject(), clientId);
+            }
+            SessionIndex.Entry known = store.index().get(sessionKey);
+            if (known != null) {
+                // A clean start, or a session resumed to end with this connection: it is over for every node. Taken
+                // first (a newer generation), so that a connection holding it on any node is closed as MQTT requires,
+                // then ended; one producer, one partition: in that order.
+                store.write(sessionKey, new SessionState(known.generation() + 1, services.nodeName() + "/" + UUID.randomUUID(), true, 0,
+                        System.currentTimeMillis(), Map.of(), Map.of()));
+                store.end(sessionKey);
+            }
+            return;
+        }
+        persistent = new PersistentSession(store, sessionKey, services.nodeName() + "/" + UUID.randomUUID(), loaded.nextGeneration(),
+                sessionExpiry, subscriptions, positions, channel, window);
+        persistent.start(() -> disconnect(Reasons.SESSION_TAKEN_OVER, "another connection took over this session"))
+                .whenComplete((ignored, error) -> channel.eventLoop().execute(this::releaseReservation));
     }
 
     /** Whether packets read now must wait: a CONNECT is being validated, or publishes pause reading. */
@@ -413,10 +552,21 @@ final class MqttConnection extends ChannelInboundHandlerAdapter {
         if (subscriptions.has(filter) || subscriptions.hasPattern(pattern)) {
             // Already carried by a bridge subscription: only the QoS (or the filters riding on it) change. Such a
             // filter gets no retained messages (docs/bridge-mqtt.md#retained-messages).
-            if (!subscriptions.has(filter) && subscriptions.size() >= services.maxSubscriptions()) {
+            boolean added = !subscriptions.has(filter);
+            if (added && subscriptions.size() >= services.maxSubscriptions()) {
                 return v5 ? Reasons.QUOTA_EXCEEDED : Reasons.UNSPECIFIED;
             }
+            Integer before = subscriptions.filters().get(filter);
             subscriptions.put(filter, pattern, qos);
+            if (persistent != null) {
+                if (added && !persistent.fits()) {
+                    subscriptions.remove(filter);
+                    return v5 ? Reasons.QUOTA_EXCEEDED : Reasons.UNSPECIFIED;
+                }
+                if (before == null || before != qos) {
+                    persistent.subscriptionsChanged();
+                }
+            }
             return qos;
         }
         boolean retained = s.option().retainHandling() != MqttSubscriptionOption.RetainedHandlingPolicy.DONT_SEND_AT_SUBSCRIBE;
@@ -424,6 +574,16 @@ final class MqttConnection extends ChannelInboundHandlerAdapter {
         subscriptions.put(filter, pattern, qos);
         try {
             session.subscribeRequest(new ClientRequest.Subscribe(null, pattern, List.of(), retained, false));
+            if (persistent != null) {
+                if (!persistent.fits()) {
+                    // The session's state would outgrow mqtt.sessions.maxStateBytes (too many partitions or filters).
+                    subscriptions.remove(filter);
+                    session.unsubscribe(pattern);
+                    wire.unsubscribed(pattern);
+                    return v5 ? Reasons.QUOTA_EXCEEDED : Reasons.UNSPECIFIED;
+                }
+                persistent.subscriptionsChanged();
+            }
             return qos;
         }
         catch (RequestRefusedException e) {
@@ -444,6 +604,9 @@ final class MqttConnection extends ChannelInboundHandlerAdapter {
                 wire.unsubscribed(pattern);
             }
             codes.add((short) (had ? Reasons.SUCCESS : Reasons.NO_SUBSCRIPTION_EXISTED));
+            if (had && persistent != null) {
+                persistent.subscriptionsChanged();
+            }
         }
         int packetId = unsubscribe.idAndPropertiesVariableHeader().messageId();
         MqttMessageBuilders.UnsubAckBuilder ack = MqttMessageBuilders.unsubAck().packetId(packetId);
@@ -587,10 +750,16 @@ final class MqttConnection extends ChannelInboundHandlerAdapter {
 
     private void disconnect(MqttMessage packet) {
         clientDisconnected = true;
-        if (v5 && packet.variableHeader() instanceof MqttReasonCodeAndPropertiesVariableHeader reason
-                && reason.reasonCode() == 0x04) {
-            // "Disconnect with Will Message": the client asks for its will.
-            clientDisconnected = false;
+        if (v5 && packet.variableHeader() instanceof MqttReasonCodeAndPropertiesVariableHeader reason) {
+            if (reason.reasonCode() == 0x04) {
+                // "Disconnect with Will Message": the client asks for its will.
+                clientDisconnected = false;
+            }
+            MqttProperties.MqttProperty<?> expiry = reason.properties().getProperty(MqttProperties.SESSION_EXPIRY_INTERVAL);
+            if (persistent != null && expiry != null && expiry.value() instanceof Integer seconds) {
+                // MQTT 5 lets a client change its session's expiry as it leaves (to 0: end it now).
+                persistent.expiry(Integer.toUnsignedLong(seconds));
+            }
         }
         channel.close();
     }
@@ -677,6 +846,14 @@ final class MqttConnection extends ChannelInboundHandlerAdapter {
     public void channelInactive(ChannelHandlerContext ctx) throws Exception {
         held.forEach(ReferenceCountUtil::release);
         held.clear();
+        if (persistent != null) {
+            // Before the session's subscriptions end: their positions are what is written.
+            persistent.end();
+        }
+        else {
+            // Never held: nothing will be read back. A held one's place goes once its first record is.
+            releaseReservation();
+        }
         if (session != null) {
             endSession();
             wire.release();

@@ -26,13 +26,16 @@ public final class MqttPipeline {
 
     private final SessionServices services;
     private final MqttConfig config;
+    private final SessionStore store;
     private final int preConnectBytes;
     /** MQTT over WebSocket's frames once connected: a whole packet fits one (MQTT.js sends each packet as a frame). */
     private final WebSocketDecoderConfig frames;
     private static final int MAX_HANDSHAKE_BYTES = 16 * 1024;
 
-    public MqttPipeline(MqttConfig config, SessionServices services) {
+    /** @param store persistent sessions' state in Kafka, or null when {@code mqtt.sessions} is off */
+    public MqttPipeline(MqttConfig config, SessionServices services, SessionStore store) {
         this.services = services;
+        this.store = store;
         this.config = config;
         this.preConnectBytes = PacketLimit.preConnectBytes(services.requests().maxTokenBytes(), config.maxClientIdBytes(),
                 config.maxPacketBytes());
@@ -77,6 +80,6 @@ public final class MqttPipeline {
         // PacketLimit passes whole packets within the limit in force; the decoder's own bound only backs it up.
         p.addLast("mqtt-decoder", new MqttDecoder(config.maxPacketBytes() + 8, config.maxClientIdBytes()));
         p.addLast("mqtt-encoder", MqttEncoder.INSTANCE);
-        p.addLast(MqttConnection.NAME, new MqttConnection(services, config, limit, connected, connectRead));
+        p.addLast(MqttConnection.NAME, new MqttConnection(services, config, store, limit, connected, connectRead));
     }
 }

@@ -1,9 +1,14 @@
 package io.sluice.bridge.mqtt;
 
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.HashSet;
 import java.util.Map;
 import java.util.Set;
+
+import io.sluice.bridge.subscription.EndpointTable;
 
 /**
  * One MQTT connection's topic filters and the bridge subscriptions they ride on: in, the filters granted by SUBSCRIBE
@@ -73,6 +78,30 @@ final class MqttSubscriptions {
             }
         }
         return qos;
+    }
+
+    /** The bridge patterns of this connection that cover the endpoint (a conflated message went out for all of them). */
+    List<String> patternsCovering(String endpoint) {
+        List<String> out = new ArrayList<>(1);
+        for (String pattern : filtersOf.keySet()) {
+            if (EndpointTable.matches(pattern, endpoint)) {
+                out.add(pattern);
+            }
+        }
+        return out;
+    }
+
+    /** The filters riding on the pattern. */
+    List<String> filtersOn(String pattern) {
+        Set<String> filters = filtersOf.get(pattern);
+        return filters == null ? List.of() : List.copyOf(filters);
+    }
+
+    /** Every filter with its QoS, for a persistent session's state. */
+    Map<String, Integer> filters() {
+        Map<String, Integer> all = new LinkedHashMap<>(exact);
+        all.putAll(wildcards);
+        return all;
     }
 
     private static boolean isWildcard(String filter) {

@@ -57,11 +57,13 @@ final class MqttWire implements Wire {
     private final OutboundConfig outbound;
     private final int window;
     private final long clientMaxPacket;
+    // A persistent session's positions (docs/bridge-mqtt.md#sessions), or null: the session ends with the connection.
+    private final DeliveryPositions positions;
     private Session session;
     // Per pattern, per epoch: the node's position when the subscription was made; messages up to it are retained ones.
     private final Map<String, Map<String, Long>> retainedUpTo = new HashMap<>();
     // QoS 1 deliveries sent and not acknowledged, by packet id.
-    private final Map<Integer, Integer> unacked = new HashMap<>();
+    private final Map<Integer, Delivery> unacked = new HashMap<>();
     private final ArrayDeque<Pending> waiting = new ArrayDeque<>();
     private long waitingBytes;
     private int nextPacketId = 1;
@@ -69,15 +71,23 @@ final class MqttWire implements Wire {
     private int closeCode;
 
     /** A QoS 1 delivery waiting for room in the window. */
-    private record Pending(String topic, boolean retain, EncodedMessage message, FramePayload payload) {
+    private record Pending(String topic, boolean retain, boolean dup, EncodedMessage message, FramePayload payload, Delivery delivery) {
     }
+
+    /** Which positions a QoS 1 delivery holds back until its PUBACK: the patterns it went out for, its epoch and seq. */
+    private record Delivery(List<String> patterns, String epoch, long seq) {
+    }
+
+    private static final Delivery UNTRACKED = new Delivery(List.of(), "", -1);
 
     /**
      * @param window          QoS 1 deliveries that may be unacknowledged at once
      * @param clientMaxPacket the client's maximum packet size (MQTT 5), or {@link Long#MAX_VALUE}
      */
-    MqttWire(Channel channel, boolean v5, MqttSubscriptions subscriptions, OutboundConfig outbound, int window, long clientMaxPacket) {
+    MqttWire(Channel channel, boolean v5, MqttSubscriptions subscriptions, OutboundConfig outbound, int window, long clientMaxPacket,
+             DeliveryPositions positions) {
         this.channel = channel;
+        this.positions = positions;
         this.v5 = v5;
         this.subscriptions = subscriptions;
         this.outbound = outbound;
@@ -97,14 +107,25 @@ final class MqttWire implements Wire {
 
     @Override
     public void subscribed(String pattern, List<ClientRequest.Position> recover, List<ClientRequest.Position> positions) {
+        if (this.positions != null) {
+            boolean resuming = this.positions.resuming(pattern);
+            this.positions.subscribed(pattern, positions);
+            if (resuming) {
+                // What a resumed subscription recovers is what the session missed, not retained messages.
+                return;
+            }
+        }
         Map<String, Long> upTo = new HashMap<>();
         positions.forEach(p -> upTo.put(p.epoch(), p.seq()));
         retainedUpTo.put(pattern, upTo);
     }
 
-    /** The bridge subscription ended: its retained marks go. */
+    /** The bridge subscription ended: its retained marks go, and its positions. */
     void unsubscribed(String pattern) {
         retainedUpTo.remove(pattern);
+        if (positions != null) {
+            positions.forget(pattern);
+        }
     }
 
     @Override
@@ -112,40 +133,62 @@ final class MqttWire implements Wire {
         if (message.notice() || delta) {
             return;
         }
+        List<String> patterns = positions == null ? List.of() : pattern != null ? List.of(pattern) : subscriptions.patternsCovering(message.endpoint());
+        DeliveryPositions.Verdict verdict = positions == null || pattern == null ? DeliveryPositions.Verdict.SEND
+                : positions.verdict(pattern, message.epoch(), message.seq());
         String topic = MqttTopics.topicOf(message.endpoint());
-        int qos = topic == null ? -1 : subscriptions.qosFor(topic);
-        if (qos < 0) {
-            return;
-        }
-        FramePayload payload = FramePayload.of(frame);
+        int qos = topic == null || verdict == DeliveryPositions.Verdict.SKIP ? -1 : subscriptions.qosFor(topic);
+        FramePayload payload = qos < 0 ? null : FramePayload.of(frame);
         if (payload == null) {
+            // Not for this client (or done before a resume): done all the same, its position passed.
+            done(patterns, message);
             return;
         }
         boolean retain = retained(pattern, message);
+        boolean dup = verdict == DeliveryPositions.Verdict.RESEND;
+        if (qos == 0 || retain) {
+            // Retained messages are the endpoint's latest at subscribe time, owed to nobody: a resume does not resend them.
+            done(patterns, message);
+        }
         if (qos == 0) {
-            send(topic, retain, message, payload, MqttQoS.AT_MOST_ONCE, 0);
+            send(topic, retain, false, message, payload, MqttQoS.AT_MOST_ONCE, 0, UNTRACKED);
             return;
         }
+        Delivery delivery = UNTRACKED;
+        if (positions != null && !retain) {
+            delivery = new Delivery(patterns, message.epoch(), message.seq());
+            positions.owed(patterns, message.epoch(), message.seq());
+        }
         if (waiting.isEmpty() && unacked.size() < window) {
-            send(topic, retain, message, payload, MqttQoS.AT_LEAST_ONCE, packetId());
+            send(topic, retain, dup, message, payload, MqttQoS.AT_LEAST_ONCE, packetId(), delivery);
             return;
         }
         // The payload holds the bytes (a retained slice of the frame, or a copy); the message only its fields.
-        waiting.add(new Pending(topic, retain, message, payload));
+        waiting.add(new Pending(topic, retain, dup, message, payload, delivery));
         waitingBytes += message.bytes();
         windowFull();
     }
 
+    private void done(List<String> patterns, EncodedMessage message) {
+        if (positions != null && !patterns.isEmpty()) {
+            positions.done(patterns, message.epoch(), message.seq());
+        }
+    }
+
     /** A PUBACK from the client: its delivery is done, and the next waiting one goes out. */
     void acked(int packetId) {
-        if (unacked.remove(packetId) == null) {
+        Delivery delivery = unacked.remove(packetId);
+        if (delivery == null) {
             return;
+        }
+        if (positions != null && delivery != UNTRACKED) {
+            positions.acknowledged(delivery.patterns(), delivery.epoch(), delivery.seq());
         }
         boolean wrote = false;
         while (!waiting.isEmpty() && unacked.size() < window) {
             Pending next = waiting.poll();
             waitingBytes -= next.message().bytes();
-            send(next.topic(), next.retain(), next.message(), next.payload(), MqttQoS.AT_LEAST_ONCE, packetId());
+            send(next.topic(), next.retain(), next.dup(), next.message(), next.payload(), MqttQoS.AT_LEAST_ONCE, packetId(), next.delivery());
             wrote = true;
         }
         if (wrote) {
@@ -191,18 +234,23 @@ final class MqttWire implements Wire {
     }
 
     /** Writes one PUBLISH (not flushed); takes the payload's reference. */
-    private void send(String topic, boolean retain, EncodedMessage message, FramePayload payload, MqttQoS qos, int packetId) {
+    private void send(String topic, boolean retain, boolean dup, EncodedMessage message, FramePayload payload, MqttQoS qos, int packetId,
+                      Delivery delivery) {
         MqttProperties properties = v5 ? properties(message, payload.format()) : MqttProperties.NO_PROPERTIES;
         ByteBuf bytes = payload.bytes();
         if (clientMaxPacket != Long.MAX_VALUE && estimate(topic, bytes, message) > clientMaxPacket) {
             // MQTT 5 (3.1.2.11.4): a packet over the client's maximum is not sent; the client never sees it.
             bytes.release();
+            if (positions != null && delivery != UNTRACKED) {
+                positions.acknowledged(delivery.patterns(), delivery.epoch(), delivery.seq());
+            }
             return;
         }
         if (qos == MqttQoS.AT_LEAST_ONCE) {
-            unacked.put(packetId, packetId);
+            unacked.put(packetId, delivery);
         }
-        MqttPublishMessage publish = new MqttPublishMessage(new MqttFixedHeader(MqttMessageType.PUBLISH, false, qos, retain, 0),
+        // DUP: a resumed session's delivery that may have reached the client before (MQTT 3.1.1 4.4, 5.0 4.4).
+        MqttPublishMessage publish = new MqttPublishMessage(new MqttFixedHeader(MqttMessageType.PUBLISH, dup, qos, retain, 0),
                 new MqttPublishVariableHeader(topic, packetId, properties), bytes);
         channel.write(publish, channel.voidPromise());
     }

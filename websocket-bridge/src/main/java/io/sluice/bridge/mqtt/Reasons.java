@@ -20,6 +20,7 @@ final class Reasons {
     static final int SERVER_SHUTTING_DOWN = 0x8B;
     static final int BAD_AUTHENTICATION_METHOD = 0x8C;
     static final int KEEP_ALIVE_TIMEOUT = 0x8D;
+    static final int SESSION_TAKEN_OVER = 0x8E;
     static final int TOPIC_FILTER_INVALID = 0x8F;
     static final int TOPIC_NAME_INVALID = 0x90;
     static final int TOPIC_ALIAS_INVALID = 0x94;

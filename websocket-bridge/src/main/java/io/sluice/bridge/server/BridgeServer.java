@@ -43,6 +43,7 @@ import io.sluice.bridge.kafka.KafkaReader;
 import io.sluice.bridge.kafka.LogReader;
 import io.sluice.bridge.kafka.PartitionEpochs;
 import io.sluice.bridge.kafka.Publisher;
+import io.sluice.bridge.mqtt.SessionStore;
 import io.sluice.bridge.metrics.BridgeMetrics;
 import io.sluice.bridge.protocol.CloseCodes;
 import io.sluice.bridge.protocol.MessageEncoder;
@@ -90,6 +91,8 @@ public final class BridgeServer implements AutoCloseable {
     private final ServerBootstrap bootstrap;
     // The MQTT listener's, or null when mqtt.enabled is false.
     private final ServerBootstrap mqttBootstrap;
+    // Persistent MQTT sessions' state in Kafka, or null unless MQTT is on with mqtt.sessions.maxExpiry above 0.
+    private final SessionStore mqttSessions;
     // MQTT over WebSocket's, or null without mqtt.websocketListen.
     private final ServerBootstrap mqttWebSocketBootstrap;
     private Channel listener;
@@ -167,8 +170,12 @@ public final class BridgeServer implements AutoCloseable {
 
     private BridgeServer(BridgeConfig config, Authenticator authenticator, StaticContent content) {
         this.config = config;
-        this.jvmMetrics = JvmMetrics.bind(registry);
         String node = config.server().nodeName();
+        // First, before anything that would need closing: a sessions topic that cannot hold sessions stops start-up,
+        // naming mqtt.sessions.topic.
+        this.mqttSessions = config.mqtt().enabled() && config.mqtt().sessions().enabled()
+                ? SessionStore.start(config.kafka(), config.mqtt().sessions(), node) : null;
+        this.jvmMetrics = JvmMetrics.bind(registry);
         PartitionEpochs epochs = new PartitionEpochs();
         // One registry client and schema cache for the node: the reader's decoding and the publishes share it.
         this.schemas = config.schemaRegistry() == null ? null : CachingSchemaSource.create(config.schemaRegistry(), registry);
@@ -221,9 +228,9 @@ public final class BridgeServer implements AutoCloseable {
             // The same event loops, socket options and connection gate as the WebSocket listener (docs/bridge-mqtt.md).
             SslContext mqttTls = config.mqtt().tls() == null ? null : SslContexts.forServer(config.mqtt().tls(), "mqtt.tls", List.of());
             this.mqttBootstrap = bootstrap.clone()
-                    .childHandler(new MqttChannelInitializer(config.mqtt(), config.connections(), mqttTls, services, http, false));
+                    .childHandler(new MqttChannelInitializer(config.mqtt(), config.connections(), mqttTls, services, mqttSessions, http, false));
             this.mqttWebSocketBootstrap = config.mqtt().websocketListen() == null ? null : bootstrap.clone()
-                    .childHandler(new MqttChannelInitializer(config.mqtt(), config.connections(), mqttTls, services, http, true));
+                    .childHandler(new MqttChannelInitializer(config.mqtt(), config.connections(), mqttTls, services, mqttSessions, http, true));
         }
         else {
             this.mqttBootstrap = null;
@@ -400,6 +407,10 @@ public final class BridgeServer implements AutoCloseable {
         reader.close();
         logReader.close();
         publisher.close();
+        if (mqttSessions != null) {
+            // After the connections drained: their last session records are written by now or lost to a crash alike.
+            mqttSessions.close();
+        }
         if (catalogue != null) {
             catalogue.close();
         }

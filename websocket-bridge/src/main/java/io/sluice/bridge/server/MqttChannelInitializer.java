@@ -6,6 +6,7 @@ import io.netty.handler.ssl.SslContext;
 import io.sluice.bridge.config.ConnectionsConfig;
 import io.sluice.bridge.config.MqttConfig;
 import io.sluice.bridge.mqtt.MqttPipeline;
+import io.sluice.bridge.mqtt.SessionStore;
 import io.sluice.bridge.session.SessionServices;
 
 /**
@@ -40,13 +41,13 @@ final class MqttChannelInitializer extends ChannelInitializer<SocketChannel> {
      *                      writability gate this one shares
      * @param overWebSocket MQTT over WebSocket (mqtt.websocketListen) rather than over TCP
      */
-    MqttChannelInitializer(MqttConfig config, ConnectionsConfig limits, SslContext tls, SessionServices services,
+    MqttChannelInitializer(MqttConfig config, ConnectionsConfig limits, SslContext tls, SessionServices services, SessionStore sessions,
                            BridgeChannelInitializer http, boolean overWebSocket) {
         this.tls = tls;
         this.limits = limits;
         this.http = http;
         this.overWebSocket = overWebSocket;
-        this.mqtt = new MqttPipeline(config, services);
+        this.mqtt = new MqttPipeline(config, services, sessions);
     }
 
     @Override

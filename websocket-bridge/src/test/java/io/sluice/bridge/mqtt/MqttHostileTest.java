@@ -27,6 +27,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 class MqttHostileTest {
 
     private static final int MAX_PACKET = 4096;
+    private static final int SESSIONS_PER_SUBJECT = 3;
 
     // The test kit's one broker for this JVM: the MQTT classes need a broker, not one each.
     @RegisterExtension
@@ -64,7 +65,12 @@ class MqttHostileTest {
                           maxPacketBytes: %d
                           maxInflight: 4
                           maxTopicAliases: 2
-                        """.formatted(topic, MAX_PACKET));
+                          sessions:
+                            maxExpiry: 1h
+                            topic: %s
+                            partitions: 1
+                            maxPerSubject: %d
+                        """.formatted(topic, MAX_PACKET, KafkaHelper.newTopicName(), SESSIONS_PER_SUBJECT));
     }
 
     @AfterAll
@@ -137,6 +143,40 @@ class MqttHostileTest {
         }
         while (p != null && p.type() == RawMqtt.PUBLISH && type != RawMqtt.PUBLISH);
         return p;
+    }
+
+    @Test
+    void aFloodOfPersistentSessionsFromOneSubjectIsBoundedWhileOthersAreServed() throws Exception {
+        String flooder = TestAuthenticator.token("flooder", topic + "/*", topic + "/*");
+        List<Integer> codes = new ArrayList<>();
+        for (int i = 0; i < 4 * SESSIONS_PER_SUBJECT; i++) {
+            try (RawMqtt c = RawMqtt.open(port())) {
+                // Each a new client id, each asking for a session that outlives it.
+                c.send(RawMqtt.connect(5, "flood-" + i, flooder, false, 3600));
+                RawMqtt.Packet connAck = c.read();
+                assertThat(connAck.type()).isEqualTo(RawMqtt.CONNACK);
+                codes.add(connAck.reason(1));
+                if (connAck.reason(1) == 0) {
+                    c.send(RawMqtt.disconnect(5));
+                }
+                assertThat(c.closedWithin(Duration.ofSeconds(10))).isTrue();
+            }
+        }
+        assertThat(codes.subList(0, SESSIONS_PER_SUBJECT)).containsOnly(0);
+        assertThat(codes.subList(SESSIONS_PER_SUBJECT, codes.size())).containsOnly(Reasons.QUOTA_EXCEEDED);
+        // The subject's own sessions still resume, and another subject gets one of its own.
+        try (RawMqtt c = RawMqtt.open(port())) {
+            c.send(RawMqtt.connect(5, "flood-0", flooder, false, 3600));
+            RawMqtt.Packet connAck = c.read();
+            assertThat(connAck.reason(1)).isZero();
+            assertThat(RawMqtt.sessionPresent(connAck)).isTrue();
+        }
+        try (RawMqtt c = RawMqtt.open(port())) {
+            c.send(RawMqtt.connect(5, "flood-0", token, false, 3600));
+            RawMqtt.Packet connAck = c.read();
+            assertThat(connAck.reason(1)).isZero();
+            assertThat(RawMqtt.sessionPresent(connAck)).isFalse();
+        }
     }
 
     @Test

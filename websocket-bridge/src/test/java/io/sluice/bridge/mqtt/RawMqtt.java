@@ -135,6 +135,62 @@ final class RawMqtt implements AutoCloseable {
         return b.packet(0x10);
     }
 
+    /**
+     * CONNECT asking for a session: {@code cleanStart} (3.1.1's clean session) or not, and on MQTT 5 a Session Expiry
+     * Interval of {@code expirySeconds} (3.1.1 has none: its server decides).
+     */
+    static byte[] connect(int version, String clientId, String token, boolean cleanStart, int expirySeconds) {
+        Bytes b = new Bytes().string("MQTT").u8(version).u8(cleanStart ? 0xC2 : 0xC0).u16(60);
+        if (version == 5) {
+            b.varint(5).u8(0x11).u16(expirySeconds >>> 16).u16(expirySeconds & 0xffff);
+        }
+        b.string(clientId).string("device").string(token);
+        return b.packet(0x10);
+    }
+
+    /** DISCONNECT (normal): the will is discarded; a persistent session stays. */
+    static byte[] disconnect(int version) {
+        return version == 5 ? new byte[] {(byte) 0xE0, 1, 0} : new byte[] {(byte) 0xE0, 0};
+    }
+
+    /** Whether a CONNACK says the session was present (its first byte's bit 0). */
+    static boolean sessionPresent(Packet connAck) {
+        return (connAck.body()[0] & 1) == 1;
+    }
+
+    /** The topic of a PUBLISH. */
+    static String topicOf(Packet publish) {
+        int topicLength = (publish.body()[0] & 0xff) << 8 | publish.body()[1] & 0xff;
+        return new String(publish.body(), 2, topicLength, StandardCharsets.UTF_8);
+    }
+
+    /** The payload of a QoS 1 PUBLISH, as text, after its topic, packet id and (MQTT 5) properties. */
+    static String payloadOf(Packet publish, int version) {
+        byte[] body = publish.body();
+        int at = 2 + ((body[0] & 0xff) << 8 | body[1] & 0xff);
+        if ((publish.flags() & 0x06) != 0) {
+            at += 2;
+        }
+        if (version == 5) {
+            int length = 0;
+            int shift = 0;
+            int digit;
+            do {
+                digit = body[at++] & 0xff;
+                length |= (digit & 0x7f) << shift;
+                shift += 7;
+            }
+            while ((digit & 0x80) != 0);
+            at += length;
+        }
+        return new String(body, at, body.length - at, StandardCharsets.UTF_8);
+    }
+
+    /** Whether a PUBLISH has its DUP flag set. */
+    static boolean dup(Packet publish) {
+        return (publish.flags() & 0x08) != 0;
+    }
+
     static byte[] subscribe(int version, int packetId, int qos, String... filters) {
         Bytes b = new Bytes().u16(packetId);
         if (version == 5) {
