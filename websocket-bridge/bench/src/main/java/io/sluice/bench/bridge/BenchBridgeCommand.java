@@ -31,7 +31,7 @@ public final class BenchBridgeCommand implements Callable<Integer> {
     int connections;
 
     @Option(names = "--transport", paramLabel = "NAME", defaultValue = "websocket",
-            description = "How subscribers read: websocket (a WebSocket each) or sse (a GET {path}/sse event stream each) (default: ${DEFAULT-VALUE}).")
+            description = "How subscribers read: websocket (a WebSocket each), sse (a GET {path}/sse event stream each) or mqtt (an MQTT 3.1.1 connection each, QoS 0) (default: ${DEFAULT-VALUE}).")
     String transport;
 
     @Option(names = "--endpoints", paramLabel = "K", defaultValue = "100",
@@ -160,8 +160,8 @@ public final class BenchBridgeCommand implements Callable<Integer> {
         if (outDir != null) {
             String name = scenario != null ? scenario
                     : (settings.shape().structured() ? value.toLowerCase(Locale.ROOT) + "-structured" : "fanout-" + settings.payloadBytes() + "b")
-                    // SSE points are another curve: they must not be fitted together with the WebSocket ones.
-                    + (settings.transport() == BenchTransport.SSE ? "-sse" : "");
+                    // SSE and MQTT points are other curves: they must not be fitted together with the WebSocket ones.
+                    + (settings.transport() == BenchTransport.WEBSOCKET ? "" : "-" + settings.transport().label());
             Path file = SizingPoints.append(outDir, name, result,
                     Runtime.getRuntime().availableProcessors(), CpuSampler.cgroupCpuLimitCores());
             out.println("added this run as a point to " + file + " (for ./sluice size bridge --runs " + outDir + ")");
@@ -190,10 +190,11 @@ public final class BenchBridgeCommand implements Callable<Integer> {
             throw new UsageException("--pin goes with the bench's own bridge: pin a running bridge yourself (taskset -a -c -p CPUS PID)");
         }
         // With SSE the streams are plain HTTP under the same path; http:// says so more plainly, and either is accepted.
-        boolean plain = "ws".equals(bridge.getScheme()) || settings.transport() == BenchTransport.SSE && "http".equals(bridge.getScheme());
+        boolean plain = settings.transport() == BenchTransport.MQTT ? "mqtt".equals(bridge.getScheme())
+                : "ws".equals(bridge.getScheme()) || settings.transport() == BenchTransport.SSE && "http".equals(bridge.getScheme());
         if (!plain || bridge.getPort() < 0) {
-            throw new UsageException("--bridge takes ws://HOST:PORT/PATH" + (settings.transport() == BenchTransport.SSE ? " or http://HOST:PORT/PATH" : "")
-                    + " (TLS is not supported by the bench)");
+            throw new UsageException("--bridge takes " + (settings.transport() == BenchTransport.MQTT ? "mqtt://HOST:PORT (the MQTT listener)"
+                    : "ws://HOST:PORT/PATH" + (settings.transport() == BenchTransport.SSE ? " or http://HOST:PORT/PATH" : "")) + " (TLS is not supported by the bench)");
         }
         if (kafka == null || kafka.isBlank() || token == null) {
             throw new UsageException((kafka == null || kafka.isBlank() ? "--kafka" : "--token") + " is required with --bridge");

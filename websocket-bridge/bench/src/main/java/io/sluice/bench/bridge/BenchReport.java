@@ -19,8 +19,11 @@ public final class BenchReport {
                 r.transport(), r.seconds(), Runtime.getRuntime().availableProcessors(), r.loadAverageStart(), r.loadAverageEnd());
         out.println("| Metric | Value |");
         out.println("|---|---|");
-        row(out, "Transport", "websocket".equals(r.transport()) ? "websocket (one WebSocket per client)"
-                : "sse (one GET {path}/sse event stream per client, HTTP/1.1 chunked)");
+        row(out, "Transport", switch (r.transport()) {
+            case "websocket" -> "websocket (one WebSocket per client)";
+            case "mqtt" -> "mqtt (one MQTT 3.1.1 connection per client, QoS 0)";
+            default -> "sse (one GET {path}/sse event stream per client, HTTP/1.1 chunked)";
+        });
         row(out, "Concurrent clients", "%,d (of %,d; %,d failed to connect, %,d closed by the bridge)".formatted(
                 r.connectionsSubscribed(), r.connectionsRequested(), r.connectFailures(), r.serverCloses()));
         row(out, "Outgoing throughput", "%,.0f messages/s (expected %,.0f)".formatted(r.msgsPerSecondOut(), r.expectedMsgsPerSecondOut()));
@@ -41,7 +44,11 @@ public final class BenchReport {
         out.printf("%,d messages delivered (%,d without a readable stamp) from %,d produced; publisher at most %.1f ms behind its schedule%n",
                 r.messagesDelivered(), r.messagesUnstamped(), r.messagesProduced(), r.publisherMaxLagMs());
         out.println("latency: scheduled send time in benchpub -> frame or event read in benchsub (same JVM clock); MB/s: "
-                + ("websocket".equals(r.transport()) ? "WebSocket frame bytes" : "SSE body bytes (chunk framing, ids, heartbeats)")
+                + switch (r.transport()) {
+                    case "websocket" -> "WebSocket frame bytes";
+                    case "mqtt" -> "MQTT packet bytes";
+                    default -> "SSE body bytes (chunk framing, ids, heartbeats)";
+                }
                 + " received; CPU: bridge process utime+stime from /proc (kernel: stime, which on loopback includes the subscribers' TCP input); memory: (with connections - before) / connections");
         if (r.firstProblem() != null) {
             out.println("first problem seen: " + r.firstProblem());

@@ -108,8 +108,11 @@ final class BenchSubscribers implements AutoCloseable {
             attempted.incrementAndGet();
             int endpoint = random.nextInt(endpoints);
             // The handler is set per connection: Bootstrap copies it into the new channel's pipeline during connect.
-            bootstrap.handler(settings.transport() == BenchTransport.SSE ? new SseSubscriberConnection(this, endpoint, maxSseLineBytes)
-                            : new SubscriberConnection(this, endpoint))
+            bootstrap.handler(switch (settings.transport()) {
+                        case SSE -> new SseSubscriberConnection(this, endpoint, maxSseLineBytes);
+                        case MQTT -> new MqttSubscriberConnection(this, endpoint, i);
+                        case WEBSOCKET -> new SubscriberConnection(this, endpoint);
+                    })
                     .connect(server, sourceAddress(i, perAddress))
                     .addListener(f -> {
                         if (f.isSuccess()) {
@@ -214,6 +217,29 @@ final class BenchSubscribers implements AutoCloseable {
                     ? LatencyStamp.read(frame, stampAt) : -1;
         }
         record(stamp);
+    }
+
+    /**
+     * An MQTT PUBLISH's payload at {@code start}: the record's value as the bridge delivers it over MQTT (the text, or
+     * the decoded JSON of a structured value), so the stamp is at its start, or in its JSON.
+     */
+    void onMqttMessage(ByteBuf packet, int start, int length) {
+        messages.increment();
+        long stamp;
+        if (settings.shape().structured()) {
+            stamp = LatencyStamp.find(packet, start, start + length, VALUE_STAMP);
+        } else {
+            stamp = length >= LatencyStamp.MIN_PAYLOAD && packet.getByte(start + LatencyStamp.DIGITS) == ' ' ? LatencyStamp.read(packet, start) : -1;
+        }
+        record(stamp);
+    }
+
+    String token() {
+        return token;
+    }
+
+    String topic() {
+        return topic;
     }
 
     /** A {@code delta} frame's JSON at {@code start}: the stamp is the value of the patch operation on the timestamp. */

@@ -4,10 +4,14 @@ import java.util.Locale;
 
 import io.sluice.cli.UsageException;
 
-/** How the bench's subscribers talk to the bridge: a WebSocket each, or a Server-Sent Events stream each ({@code GET {path}/sse}). */
+/**
+ * How the bench's subscribers talk to the bridge: a WebSocket each, a Server-Sent Events stream each ({@code GET
+ * {path}/sse}), or an MQTT 3.1.1 connection each (the bridge's MQTT listener, QoS 0).
+ */
 public enum BenchTransport {
     WEBSOCKET,
-    SSE;
+    SSE,
+    MQTT;
 
     /** The name on the command line, in the summary and in the result. */
     String label() {
@@ -20,6 +24,6 @@ public enum BenchTransport {
                 return t;
             }
         }
-        throw new UsageException("--transport takes websocket or sse, not " + name);
+        throw new UsageException("--transport takes websocket, sse or mqtt, not " + name);
     }
 }

@@ -26,6 +26,11 @@ final class BridgeBenchmark {
      * @param pid   its process, when known (CPU and RSS are measured)
      */
     record Target(String bootstrap, String topic, URI url, String token, LocalBridge local, OptionalLong pid) {
+
+        /** The same bridge reached at another address (its MQTT listener). */
+        Target at(URI other) {
+            return new Target(bootstrap, topic, other, token, local, pid);
+        }
     }
 
     private static final long SETTLE_MILLIS = 3_000;

@@ -34,12 +34,15 @@ final class LocalBridge implements AutoCloseable {
     static final String PATH = "/ws";
     // The listener check's detail in /readyz (BridgeServer).
     private static final Pattern LISTENING = Pattern.compile("listening on port (\\d+)");
+    // BridgeServer's start-up line for the MQTT listener (the readiness check names the main port only).
+    private static final Pattern MQTT_LISTENING = Pattern.compile("MQTT listener on mqtt://[^:\\s]+:(\\d+)");
 
     private final Process process;
     private final Path dir;
     private final int managementPort;
     private final String nodeName;
     private int port;
+    private int mqttPort;
     private long lastCpuNanos;
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
 
@@ -123,6 +126,10 @@ final class LocalBridge implements AutoCloseable {
                 management:
                   bindAddress: 127.0.0.1
                   port: %d
+                # For --transport mqtt; an idle listener costs the other transports nothing.
+                mqtt:
+                  enabled: true
+                  listen: "0.0.0.0:0"
                 """.formatted(PATH, workerThreads, transport, nodeName, bootstrap, new ObjectMapper().writeValueAsString(kafkaProperties), topic, formats, managementPort));
         Path log = dir.resolve("bridge.log");
         ProcessBuilder builder = new ProcessBuilder(JavaCommand.of(jvmOptions, BenchBridgeNode.class.getName(), List.of(config.toString(), topic)))
@@ -151,6 +158,12 @@ final class LocalBridge implements AutoCloseable {
                     throw new IOException("bench bridge ready but its port is not in /readyz: " + ready.get().body());
                 }
                 port = Integer.parseInt(listening.group(1));
+                Matcher mqtt = MQTT_LISTENING.matcher(Files.readString(log));
+                if (!mqtt.find()) {
+                    close();
+                    throw new IOException("bench bridge ready but its MQTT listener is not in its log: " + LocalKafka.tail(log));
+                }
+                mqttPort = Integer.parseInt(mqtt.group(1));
                 return;
             }
             Thread.sleep(200);
@@ -171,6 +184,11 @@ final class LocalBridge implements AutoCloseable {
 
     int port() {
         return port;
+    }
+
+    /** Where its MQTT listener is, for {@code --transport mqtt}. */
+    String mqttUrl() {
+        return "mqtt://127.0.0.1:" + mqttPort;
     }
 
     /** CPU (user + system) the node's process has used, from /proc; once it is gone, what it had used at the last reading. */

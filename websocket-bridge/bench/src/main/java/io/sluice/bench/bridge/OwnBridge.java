@@ -58,7 +58,8 @@ public record OwnBridge(String topic, int partitions, int bridgeThreads, String 
 
     /** The same, with {@code beside} running beside the fan-out against the same bridge and in the same window. */
     public BenchResult run(BenchSettings settings, BesideTraffic beside, PrintStream out) throws Exception {
-        return withBridge(settings.shape(), out, target -> new BridgeBenchmark(settings, target, out, beside).run());
+        return withBridge(settings.shape(), out, target -> new BridgeBenchmark(settings,
+                settings.transport() == BenchTransport.MQTT ? target.at(URI.create(target.local().mqttUrl())) : target, out, beside).run());
     }
 
     /** Starts Kafka and the bridge, runs only publishing clients against them (warm-up, then the window), stops both. */

@@ -119,12 +119,36 @@ class BenchBridgeCommandTest {
     }
 
     @Test
+    void tinyMqttRunDeliversStampedPublishesToMqttSubscribers(@TempDir Path dir) throws Exception {
+        Path json = dir.resolve("result.json");
+        ByteArrayOutputStream captured = new ByteArrayOutputStream();
+        int exit = CommandLines.configure(new CommandLine(new BenchBridgeCommand(new PrintStream(captured, true, StandardCharsets.UTF_8)))).execute(
+                "--transport", "mqtt", "--connections", "30", "--endpoints", "3", "--rate", "20", "--payload", "128",
+                "--warmup", "2", "--duration", "3", "--bridge-jvm", "-Xmx256m", "--bridge-kafka", "fetch.max.wait.ms=5", "--json", json.toString(),
+                "--out", dir.resolve("runs").toString(), "--kafka", SharedKafka.bootstrap(), "--topic", SharedKafka.topic("mqtt"));
+        String output = captured.toString(StandardCharsets.UTF_8);
+
+        assertThat(exit).as(output).isZero();
+        assertThat(output).contains("== sluice bench bridge over mqtt:", "| Transport | mqtt ", "| Concurrent clients | 30 ", "MQTT packet bytes");
+        JsonNode result = new ObjectMapper().readTree(Files.readString(json));
+        assertThat(result.get("transport").asText()).isEqualTo("mqtt");
+        assertThat(result.get("connectionsSubscribed").asInt()).as(output).isEqualTo(30);
+        assertThat(result.get("firstProblem").isNull()).as(output).isTrue();
+        assertThat(result.get("messagesDelivered").asLong()).isPositive();
+        assertThat(result.get("messagesUnstamped").asLong()).as("every PUBLISH's payload starts with its stamp").isZero();
+        // A PUBLISH is its fixed header, the topic and the value: a few bytes over the value, far less than a JSON frame.
+        assertThat(result.get("bytesPerMessage").asDouble()).isBetween(128.0, 160.0);
+        assertThat(BridgeResultReader.readAll(dir.resolve("runs"))).singleElement()
+                .satisfies(p -> assertThat(p.scenario()).as("MQTT points are their own curve").isEqualTo("fanout-128b-mqtt"));
+    }
+
+    @Test
     void anUnknownTransportIsRefusedNamingTheOption() {
         ByteArrayOutputStream err = new ByteArrayOutputStream();
         CommandLine cli = CommandLines.configure(new CommandLine(new BenchBridgeCommand(new PrintStream(new ByteArrayOutputStream()))));
         cli.setErr(new java.io.PrintWriter(err, true, StandardCharsets.UTF_8));
         assertThat(cli.execute("--transport", "foo")).isNotZero();
-        assertThat(err.toString(StandardCharsets.UTF_8)).contains("--transport takes websocket or sse, not foo");
+        assertThat(err.toString(StandardCharsets.UTF_8)).contains("--transport takes websocket, sse or mqtt, not foo");
     }
 
     @Test
