@@ -94,9 +94,10 @@ final class PartitionMasker {
             partition.fail(Errors.CORRUPT_MESSAGE);
             return null;
         } catch (UnreadableRecords unreadable) {
-            // Counted and logged by the reader. Only the complete batches before the unreadable one can be masked, and
-            // they were not (the rewrite stopped): none of it goes on.
-            partition.fail(unreadable.error() == Errors.NONE ? Errors.CORRUPT_MESSAGE : unreadable.error());
+            // Counted and logged by the reader. The batches before the unreadable one were masked on the way and go
+            // on (over the request's read limit: the rest is fetched again); if it is the first, nothing does.
+            unreadable.fetchAnswer().ifPresentOrElse(partition::records, () -> partition.fail(Errors.CORRUPT_MESSAGE));
+            shared.metrics().masked.increment(masked[0]);
             return null;
         }
     }
