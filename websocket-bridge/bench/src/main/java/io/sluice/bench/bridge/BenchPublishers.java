@@ -43,7 +43,8 @@ final class BenchPublishers implements AutoCloseable {
     private final EventLoopGroup group;
     private final Bootstrap bootstrap;
     private final Semaphore inFlight = new Semaphore(MAX_IN_FLIGHT);
-    private final ConcurrentLinkedQueue<PublisherConnection> connected = new ConcurrentLinkedQueue<>();
+    private final ConcurrentLinkedQueue<PublishingClient> connected = new ConcurrentLinkedQueue<>();
+    private final String token;
 
     /** Publish (scheduled) → ack read here, microseconds. */
     private final Recorder ackLatency = new Recorder(3);
@@ -62,6 +63,7 @@ final class BenchPublishers implements AutoCloseable {
         this.server = new InetSocketAddress(url.getHost(), url.getPort());
         this.upgradeRequest = ClientFrames.upgradeRequest(url.getHost() + ":" + url.getPort(), url.getRawPath());
         this.connectFrame = ClientFrames.connect(token);
+        this.token = token;
         Transport transport = Transport.best();
         this.group = transport.newGroup(settings.clientThreads(), "bench-pub");
         this.bootstrap = new Bootstrap()
@@ -82,7 +84,7 @@ final class BenchPublishers implements AutoCloseable {
             }
             inFlight.acquire();
             attempted.incrementAndGet();
-            bootstrap.handler(new PublisherConnection(this, i))
+            bootstrap.handler(settings.transport() == BenchTransport.MQTT ? new MqttPublisherConnection(this, i) : new PublisherConnection(this, i))
                     .connect(server, BenchSubscribers.sourceAddress(i, settings.perAddress(), SKIP_ADDRESSES))
                     .addListener(f -> {
                         if (!f.isSuccess()) {
@@ -105,13 +107,13 @@ final class BenchPublishers implements AutoCloseable {
         Random random = new Random(seed);
         long period = settings.periodNanos();
         long now = LatencyStamp.now();
-        for (PublisherConnection c : connected) {
+        for (PublishingClient c : connected) {
             c.start(now + (long) (random.nextDouble() * period), period);
         }
     }
 
     void stop() {
-        connected.forEach(PublisherConnection::stop);
+        connected.forEach(PublishingClient::stop);
     }
 
     String topic() {
@@ -131,15 +133,28 @@ final class BenchPublishers implements AutoCloseable {
      * ({@code client:index}), a space, filler. As a JSON string it is published as the record value byte for byte.
      */
     ByteBuf publishFrame(String endpoint, long id, long stamp, String name) {
+        return ClientFrames.text("{\"type\":\"publish\",\"id\":" + id + ",\"endpoint\":\"" + endpoint + "\",\"payload\":\""
+                + new String(publishPayload(stamp, name), StandardCharsets.US_ASCII) + "\"}");
+    }
+
+    /** The payload itself, which an MQTT PUBLISH carries as it is: the record value Kafka gets either way. */
+    byte[] publishPayload(long stamp, String name) {
         byte[] payload = LatencyStamp.payload(stamp, settings.payloadBytes());
         byte[] nameBytes = name.getBytes(StandardCharsets.US_ASCII);
         System.arraycopy(nameBytes, 0, payload, LatencyStamp.DIGITS + 1, nameBytes.length);
         payload[LatencyStamp.DIGITS + 1 + nameBytes.length] = ' ';
-        return ClientFrames.text("{\"type\":\"publish\",\"id\":" + id + ",\"endpoint\":\"" + endpoint + "\",\"payload\":\""
-                + new String(payload, StandardCharsets.US_ASCII) + "\"}");
+        return payload;
     }
 
-    void onConnected(PublisherConnection connection) {
+    String token() {
+        return token;
+    }
+
+    io.netty.buffer.ByteBufAllocator allocator() {
+        return PooledByteBufAllocator.DEFAULT;
+    }
+
+    void onConnected(PublishingClient connection) {
         connected.add(connection);
         ready.incrementAndGet();
         inFlight.release();
@@ -177,7 +192,7 @@ final class BenchPublishers implements AutoCloseable {
         return ackLatency;
     }
 
-    List<PublisherConnection> connections() {
+    List<PublishingClient> connections() {
         return List.copyOf(connected);
     }
 

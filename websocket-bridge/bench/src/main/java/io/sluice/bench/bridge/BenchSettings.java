@@ -49,6 +49,12 @@ public record BenchSettings(int connections, int endpoints, double rate, int pay
                 ValueShape.RAW, List.of(), false, BenchTransport.WEBSOCKET);
     }
 
+    /** The same load over another transport. */
+    public BenchSettings over(BenchTransport other) {
+        return new BenchSettings(connections, endpoints, rate, payloadBytes, warmup, duration, connectRate, perAddress, clientThreads, seed,
+                shape, fields, delta, other);
+    }
+
     boolean idle() {
         return rate == 0;
     }

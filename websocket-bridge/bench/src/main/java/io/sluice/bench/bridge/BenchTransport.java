@@ -14,7 +14,7 @@ public enum BenchTransport {
     MQTT;
 
     /** The name on the command line, in the summary and in the result. */
-    String label() {
+    public String label() {
         return name().toLowerCase(Locale.ROOT);
     }
 

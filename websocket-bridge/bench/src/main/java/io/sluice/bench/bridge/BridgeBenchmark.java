@@ -31,6 +31,18 @@ final class BridgeBenchmark {
         Target at(URI other) {
             return new Target(bootstrap, topic, other, token, local, pid);
         }
+
+        /** Where clients of {@code transport} connect: the bench's own bridge has both listeners. */
+        URI urlFor(BenchTransport transport) {
+            boolean mqtt = "mqtt".equals(url.getScheme());
+            if ((transport == BenchTransport.MQTT) == mqtt) {
+                return url;
+            }
+            if (local == null) {
+                throw new IllegalStateException("clients over " + transport.label() + " need the bench's own bridge or a " + transport.label() + " address");
+            }
+            return URI.create(transport == BenchTransport.MQTT ? local.mqttUrl() : local.url());
+        }
     }
 
     private static final long SETTLE_MILLIS = 3_000;

@@ -13,7 +13,8 @@ import io.sluice.cli.UsageException;
  * @param clientThreads event loops of the publishing clients
  * @param seed          spreads the clients' schedules within one period, so a run can be repeated
  */
-public record PublishSettings(int clients, double ratePerClient, int payloadBytes, int connectRate, int perAddress, int clientThreads, long seed) {
+public record PublishSettings(int clients, double ratePerClient, int payloadBytes, int connectRate, int perAddress, int clientThreads, long seed,
+                              BenchTransport transport) {
 
     /** The stamp, a space, the widest {@code client:index} name, a space. */
     static final int MIN_PAYLOAD = LatencyStamp.DIGITS + 1 + 24 + 1;
@@ -25,6 +26,12 @@ public record PublishSettings(int clients, double ratePerClient, int payloadByte
         require(connectRate > 0, "--connect-rate must be at least 1");
         require(perAddress > 0 && perAddress <= 28_000, "--per-address must be 1..28000");
         require(clientThreads > 0, "--client-threads must be at least 1");
+        require(transport != BenchTransport.SSE, "publishing clients use websocket or mqtt (SSE is one way)");
+    }
+
+    /** Over WebSocket. */
+    public PublishSettings(int clients, double ratePerClient, int payloadBytes, int connectRate, int perAddress, int clientThreads, long seed) {
+        this(clients, ratePerClient, payloadBytes, connectRate, perAddress, clientThreads, seed, BenchTransport.WEBSOCKET);
     }
 
     long periodNanos() {
@@ -44,7 +51,8 @@ public record PublishSettings(int clients, double ratePerClient, int payloadByte
 
     @Override
     public String toString() {
-        return "%,d publishing clients, %s publishes/s each (%,.0f/s in all), %d B payload".formatted(clients, ratePerClient, expectedRate(), payloadBytes);
+        return "%,d publishing clients over %s, %s publishes/s each (%,.0f/s in all), %d B payload".formatted(clients, transport.label(), ratePerClient,
+                expectedRate(), payloadBytes);
     }
 
 }

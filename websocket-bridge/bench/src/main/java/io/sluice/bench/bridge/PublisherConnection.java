@@ -2,22 +2,19 @@ package io.sluice.bench.bridge;
 
 import java.nio.charset.StandardCharsets;
 import java.util.BitSet;
-import java.util.concurrent.TimeUnit;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
-import io.netty.util.concurrent.ScheduledFuture;
 
 /**
- * One bench client publishing into Kafka through the bridge: after the upgrade ({@link ClientWebSocket}) it sends
- * {@code connect}, and once told to start publishes on its own even schedule, every {@code period} from a random
- * offset, to its own endpoint ({@link BenchTopic#publishEndpoint}). Publish {@code i} is stamped with its
- * <em>scheduled</em> time, so a client that falls behind shows it as latency rather than hiding it (no coordinated
- * omission), and carries {@code <client>:<i>} so the Kafka side can tell every publish apart ({@link PublishedRecords}).
- * The {@code ack} of publish {@code i} has id {@code i + FIRST_ID}; its latency is now minus the schedule's time for i.
- * Runs on its channel's event loop only; {@link #acked()} is read once the loop has stopped publishing and the acks are in.
+ * One bench client publishing into Kafka through the bridge over WebSocket: after the upgrade ({@link ClientWebSocket})
+ * it sends {@code connect}, and once told to start publishes on its own {@link PublishSchedule} to its own endpoint
+ * ({@link BenchTopic#publishEndpoint}). Each publish carries {@code <client>:<i>} so the Kafka side can tell every
+ * publish apart ({@link PublishedRecords}). The {@code ack} of publish {@code i} has id {@code i + FIRST_ID}; its
+ * latency is now minus the schedule's time for i. Runs on its channel's event loop only; {@link #acked()} is read once
+ * the loop has stopped publishing and the acks are in.
  */
-final class PublisherConnection extends ClientWebSocket {
+final class PublisherConnection extends ClientWebSocket implements PublishingClient {
 
     /** Publish ids start above the connect's (1). */
     static final int FIRST_ID = 2;
@@ -27,12 +24,8 @@ final class PublisherConnection extends ClientWebSocket {
     private final int client;
     private final String endpoint;
     private final BitSet acked = new BitSet();
-    private ChannelHandlerContext ctx;
+    private PublishSchedule schedule;
     private boolean connected;
-    private long firstDue;
-    private long periodNanos;
-    private long next;
-    private ScheduledFuture<?> timer;
 
     PublisherConnection(BenchPublishers run, int client) {
         super(run.upgradeRequest());
@@ -41,13 +34,15 @@ final class PublisherConnection extends ClientWebSocket {
         this.endpoint = BenchTopic.publishEndpoint(run.topic(), client);
     }
 
-    int client() {
+    @Override
+    public int client() {
         return client;
     }
 
     @Override
     public void handlerAdded(ChannelHandlerContext ctx) {
-        this.ctx = ctx;
+        this.schedule = new PublishSchedule(ctx, run, (index, scheduled) ->
+                ctx.write(run.publishFrame(endpoint, index + FIRST_ID, scheduled, client + ":" + index)));
     }
 
     @Override
@@ -55,53 +50,14 @@ final class PublisherConnection extends ClientWebSocket {
         ctx.writeAndFlush(run.connectFrame());
     }
 
-    /** Starts publishing every {@code periodNanos}, the first at {@code firstDue} ({@link LatencyStamp#now()} clock). */
-    void start(long firstDue, long periodNanos) {
-        ctx.executor().execute(() -> {
-            this.firstDue = firstDue;
-            this.periodNanos = periodNanos;
-            schedule();
-        });
+    @Override
+    public void start(long firstDue, long periodNanos) {
+        schedule.start(firstDue, periodNanos);
     }
 
-    /** Stops publishing; what was sent is still acked. */
-    void stop() {
-        ctx.executor().execute(() -> {
-            if (timer != null) {
-                timer.cancel(false);
-                timer = null;
-            }
-            periodNanos = 0;
-        });
-    }
-
-    private void schedule() {
-        if (periodNanos == 0 || !ctx.channel().isActive()) {
-            return;
-        }
-        long delay = Math.max(0, due(next) - LatencyStamp.now());
-        timer = ctx.executor().schedule(this::publishDue, delay, TimeUnit.NANOSECONDS);
-    }
-
-    private long due(long index) {
-        return firstDue + index * periodNanos;
-    }
-
-    /** Every publish whose time has come, each stamped with its scheduled time, then the next wake-up. */
-    private void publishDue() {
-        long now = LatencyStamp.now();
-        boolean wrote = false;
-        while (periodNanos != 0 && due(next) <= now) {
-            long scheduled = due(next);
-            run.onSent(now - scheduled);
-            ctx.write(run.publishFrame(endpoint, next + FIRST_ID, scheduled, client + ":" + next));
-            next++;
-            wrote = true;
-        }
-        if (wrote) {
-            ctx.flush();
-        }
-        schedule();
+    @Override
+    public void stop() {
+        schedule.stop();
     }
 
     @Override
@@ -114,7 +70,7 @@ final class PublisherConnection extends ClientWebSocket {
                 synchronized (acked) {
                     acked.set((int) index);
                 }
-                run.onAcked(LatencyStamp.now() - due(index));
+                run.onAcked(LatencyStamp.now() - schedule.due(index));
                 return;
             }
         }
@@ -148,8 +104,8 @@ final class PublisherConnection extends ClientWebSocket {
         return digits == 0 ? -1 : value;
     }
 
-    /** The publish indexes acked so far: a copy. */
-    BitSet acked() {
+    @Override
+    public BitSet acked() {
         synchronized (acked) {
             return (BitSet) acked.clone();
         }
@@ -172,9 +128,7 @@ final class PublisherConnection extends ClientWebSocket {
 
     @Override
     public void channelInactive(ChannelHandlerContext ctx) throws Exception {
-        if (timer != null) {
-            timer.cancel(false);
-        }
+        schedule.cancel();
         run.onClosed(connected);
         super.channelInactive(ctx);
     }

@@ -47,7 +47,7 @@ public final class PublisherLoad implements BesideTraffic {
     @Override
     public void prepare(BridgeBenchmark.Target target, PrintStream out) throws Exception {
         records = new PublishedRecords(target.bootstrap(), target.topic()).start();
-        publishers = new BenchPublishers(target.url(), target.token(), target.topic(), settings);
+        publishers = new BenchPublishers(target.urlFor(settings.transport()), target.token(), target.topic(), settings);
         long connectStart = System.nanoTime();
         ScheduledExecutorService ticker = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "bench-publish-progress");
@@ -131,7 +131,7 @@ public final class PublisherLoad implements BesideTraffic {
         long writtenNotAcked = 0;
         long inKafka = 0;
         Set<Integer> clients = new HashSet<>(records.clients());
-        for (PublisherConnection c : publishers.connections()) {
+        for (PublishingClient c : publishers.connections()) {
             BitSet ack = c.acked();
             BitSet seen = records.seen(c.client());
             clients.remove(c.client());

@@ -49,6 +49,10 @@ public final class KafkoramaPublishScenario implements Callable<Integer> {
     @Option(names = "--payload", paramLabel = "BYTES", defaultValue = "512", description = "Published payload size: the seed's 512 B (default: ${DEFAULT-VALUE}).")
     int payload;
 
+    @Option(names = "--transport", paramLabel = "NAME", defaultValue = "websocket",
+            description = "How the clients talk to the bridge: websocket, or mqtt (MQTT 3.1.1: publishes at QoS 1, PUBACKed once Kafka has them; deliveries at QoS 0) (default: ${DEFAULT-VALUE}).")
+    String transport;
+
     @Option(names = "--warmup", paramLabel = "S", defaultValue = "15", description = "Warm-up seconds (default: ${DEFAULT-VALUE}).")
     int warmup;
 
@@ -67,7 +71,8 @@ public final class KafkoramaPublishScenario implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        PublishSettings settings = new PublishSettings(clients, rate, payload, load.connectRate, load.perAddress, load.clientThreads, 1);
+        PublishSettings settings = new PublishSettings(clients, rate, payload, load.connectRate, load.perAddress, load.clientThreads, 1,
+                ScenarioTransport.parse(transport));
         String fdProblem = FdLimit.problem(clients);
         if (fdProblem != null) {
             throw new UsageException(fdProblem.replace("--connections", "--clients"));

@@ -12,6 +12,7 @@ import picocli.CommandLine.Option;
 
 import io.sluice.bench.bridge.BenchResult;
 import io.sluice.bench.bridge.BenchSettings;
+import io.sluice.bench.bridge.BenchTransport;
 import io.sluice.bench.bridge.FdLimit;
 import io.sluice.bench.bridge.OwnBridge;
 import io.sluice.bench.bridge.PublishResult;
@@ -56,6 +57,10 @@ public final class MigratoryDataGamingScenario implements Callable<Integer> {
     @Option(names = "--payload", paramLabel = "BYTES", defaultValue = "2048", description = "Message size both ways (default: ${DEFAULT-VALUE}).")
     int payload;
 
+    @Option(names = "--transport", paramLabel = "NAME", defaultValue = "websocket",
+            description = "How the clients talk to the bridge: websocket, or mqtt (MQTT 3.1.1: publishes at QoS 1, PUBACKed once Kafka has them; deliveries at QoS 0) (default: ${DEFAULT-VALUE}).")
+    String transport;
+
     @Option(names = "--warmup", paramLabel = "S", defaultValue = "20", description = "Warm-up seconds (default: ${DEFAULT-VALUE}).")
     int warmup;
 
@@ -78,9 +83,11 @@ public final class MigratoryDataGamingScenario implements Callable<Integer> {
             throw new UsageException("--every must be above 0");
         }
         double rate = 1 / every;
+        BenchTransport over = ScenarioTransport.parse(transport);
         BenchSettings fanOut = new BenchSettings(gamers, gamers, rate, payload, Duration.ofSeconds(warmup), Duration.ofSeconds(duration),
-                load.connectRate, load.perAddress, load.clientThreads, 1);
-        PublisherLoad publishing = new PublisherLoad(new PublishSettings(gamers, rate, payload, load.connectRate, load.perAddress, load.clientThreads, 2));
+                load.connectRate, load.perAddress, load.clientThreads, 1).over(over);
+        PublisherLoad publishing = new PublisherLoad(new PublishSettings(gamers, rate, payload, load.connectRate, load.perAddress, load.clientThreads, 2,
+                over));
         String fdProblem = FdLimit.problem(2 * gamers);
         if (fdProblem != null) {
             throw new UsageException("--gamers %,d are %,d connections: ".formatted(gamers, 2 * gamers) + fdProblem);
