@@ -41,7 +41,7 @@ public final class BenchProxyCommand implements Callable<Integer> {
     String proxyHeap;
 
     @Option(names = "--targets", paramLabel = "NAMES",
-            description = "Targets, comma-separated: direct, passthrough, keyrouting, ... or name=path/to/proxy.yaml"
+            description = "Targets, comma-separated: direct, relay (haproxy relaying TCP, the floor), passthrough, keyrouting, ... or name=path/to/proxy.yaml"
                     + " (default: the demo's passthrough proxy against direct; with --rates: direct,passthrough).")
     String targets;
 
