@@ -16,6 +16,7 @@ import java.util.function.Function;
 import java.util.stream.Collectors;
 
 import io.sluice.bench.ProxyBenchmark;
+import io.sluice.bench.profile.ProxyProfiler;
 import io.sluice.bench.relay.HaproxyConfig;
 import io.sluice.bench.relay.HaproxyRelay;
 import io.sluice.bench.relay.RelayListener;
@@ -49,9 +50,10 @@ public final class ProxyBench {
      * @param load     the one-run load and its latency phase
      * @param targets  comma-separated target names, or null for the demo's passthrough proxy against direct
      * @param out      with the sweep: where results go, or null for bench-results/yyyyMMdd-HHmmss
+     * @param profile  record each proxy with JFR during the measured rounds and print its hottest methods
      */
     public record Options(String launcher, ProxyBenchmark.Settings load, String targets, String proxyHeap, Path out, String batching,
-                          int seconds, int warmupSeconds, int intervalSeconds) {
+                          int seconds, int warmupSeconds, int intervalSeconds, boolean profile) {
     }
 
     private final Options command;
@@ -76,9 +78,11 @@ public final class ProxyBench {
                 bootstraps.put("direct", kafka.bootstrapServers());
                 bootstraps.put("proxy", bootstrap);
                 System.out.printf("broker pid %d, proxy pid %d; proxy CPU is the proxy process's utime+stime from /proc%n", kafka.pid(), proxy.pid());
+                ProxyProfiler profiler = profiler(Map.of("proxy", proxy.pid()));
                 List<ProxyBenchmark.Phase> phases = new ProxyBenchmark(settings, kafka.bootstrapServers(), bootstraps,
-                        () -> CpuSampler.processCpuNanos(proxy.pid()), System.out).run();
+                        () -> CpuSampler.processCpuNanos(proxy.pid()), System.out).onRounds(profiler).run();
                 printSummary(settings, phases);
+                profiler.print();
             }
         }
         return 0;
@@ -109,6 +113,7 @@ public final class ProxyBench {
         try (LocalKafka kafka = LocalKafka.start(brokerOptions)) {
             Map<String, String> bootstraps = new LinkedHashMap<>();
             Map<String, TargetCredentials.Issued> credentials = new HashMap<>();
+            Map<String, Long> proxyPids = new LinkedHashMap<>();
             Iterator<BenchTarget> resolved = specs.iterator();
             for (String name : names) {
                 if (name.equals(RELAY)) {
@@ -140,6 +145,7 @@ public final class ProxyBench {
                 }
                 LocalProxy proxy = LocalProxy.start(command.launcher(), spec.proxyConfigTemplate(), managementPort, List.of(command.proxyHeap(), "-XX:+UseParallelGC"), env);
                 proxies.add(proxy);
+                proxyPids.put(spec.name(), proxy.pid());
                 bootstraps.put(spec.name(), bootstrap);
                 System.out.printf("target %-12s proxy pid %d at %s%n", spec.name(), proxy.pid(), bootstrap);
             }
@@ -148,9 +154,11 @@ public final class ProxyBench {
                 pids.add(relay.pid());
             }
             // Only one target carries load at a time and an idle proxy or relay costs next to nothing, so the sum is the busy one's CPU.
+            ProxyProfiler profiler = profiler(proxyPids);
             List<ProxyBenchmark.Phase> phases = new ProxyBenchmark(settings, kafka.bootstrapServers(), bootstraps, credentials,
-                    () -> pids.stream().mapToLong(CpuSampler::processCpuNanos).sum(), System.out).run();
+                    () -> pids.stream().mapToLong(CpuSampler::processCpuNanos).sum(), System.out).onRounds(profiler).run();
             printSummary(settings, phases);
+            profiler.print();
         } finally {
             proxies.forEach(LocalProxy::close);
             if (relay != null) {
@@ -158,6 +166,15 @@ public final class ProxyBench {
             }
         }
         return 0;
+    }
+
+    /**
+     * What records the proxies with --profile: a listener for the measured rounds. Without --profile it records nothing.
+     * haproxy is not a JVM, so the relay target is never profiled.
+     */
+    private ProxyProfiler profiler(Map<String, Long> pids) {
+        Path dir = Path.of("bench-results/profile-" + LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")));
+        return new ProxyProfiler(command.profile() ? pids : Map.of(), dir, System.out);
     }
 
     /** The producer batchings to run at each rate (--batching). */
