@@ -87,6 +87,9 @@ public final class ProxyProfiler implements ProxyBenchmark.RoundsListener {
             out.println();
             out.printf("== profile of %s: top %d methods by self samples of %,d (JFR jdk.ExecutionSample, measured rounds only; %s) ==%n",
                     e.getKey(), profile.top().size(), profile.samples(), e.getValue());
+            // Execution samples are taken of threads running Java code: time in system calls (the proxy's socket reads and
+            // writes, on loopback the receiver's TCP input too) is in the proxy's CPU but not here.
+            out.println("(Java code only: CPU in the kernel, socket reads and writes, is not sampled)");
             out.printf("%7s %7s  %s%n", "self %", "total %", "method");
             for (HotMethods.Method m : profile.top()) {
                 out.printf("%7.1f %7.1f  %s%n", percent(m.self(), profile.samples()), percent(m.total(), profile.samples()), m.name());
