@@ -43,12 +43,30 @@ public final class ProxyBenchmark {
                         Histogram produceLatencyMicros, Histogram endToEndLatencyMicros) {
     }
 
+    /** Told when the measured rounds begin (after warm-up) and end: what {@code --profile} records between. */
+    public interface RoundsListener {
+        void measuringStarts();
+
+        void measuringEnds();
+    }
+
+    private static final RoundsListener NO_LISTENER = new RoundsListener() {
+        @Override
+        public void measuringStarts() {
+        }
+
+        @Override
+        public void measuringEnds() {
+        }
+    };
+
     private final Settings settings;
     private final String brokerBootstrap;
     private final Map<String, String> targets;
     private final Map<String, TargetCredentials.Issued> credentials;
     private final LongSupplier proxyCpuNanos;
     private final PrintStream out;
+    private RoundsListener rounds = NO_LISTENER;
 
     /**
      * @param brokerBootstrap the broker itself, where the benchmark's topics are created: creating topics is
@@ -73,6 +91,11 @@ public final class ProxyBenchmark {
         this.out = out;
     }
 
+    public ProxyBenchmark onRounds(RoundsListener listener) {
+        this.rounds = listener;
+        return this;
+    }
+
     public List<Phase> run() throws Exception {
         List<Phase> phases = new ArrayList<>();
         List<String> names = new ArrayList<>(targets.keySet());
@@ -80,14 +103,19 @@ public final class ProxyBenchmark {
         for (String target : names) {
             throughputPhase(String.format("warm-up      %-12s", target), target, targets.get(target), Math.min(settings.records(), 50_000), 0);
         }
-        for (int round = 1; round <= settings.rounds(); round++) {
-            List<String> order = new ArrayList<>(names);
-            if (round % 2 == 0) {
-                Collections.reverse(order);
+        rounds.measuringStarts();
+        try {
+            for (int round = 1; round <= settings.rounds(); round++) {
+                List<String> order = new ArrayList<>(names);
+                if (round % 2 == 0) {
+                    Collections.reverse(order);
+                }
+                for (String target : order) {
+                    phases.add(runPhase(target, round, targets.get(target)));
+                }
             }
-            for (String target : order) {
-                phases.add(runPhase(target, round, targets.get(target)));
-            }
+        } finally {
+            rounds.measuringEnds();
         }
         return phases;
     }

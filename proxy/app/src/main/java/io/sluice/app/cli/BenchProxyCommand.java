@@ -26,6 +26,7 @@ import io.sluice.cli.UsageException;
         "With --rates: fixed-rate runs for 'sluice size' instead, each target at each produce rate."})
 public final class BenchProxyCommand implements Callable<Integer> {
 
+    private static final List<String> ONE_RUN_ONLY = List.of("--profile");
     private static final List<String> SWEEP_ONLY = List.of("--out", "--seconds", "--warmup-seconds", "--interval-seconds", "--batching");
 
     @Spec
@@ -41,7 +42,7 @@ public final class BenchProxyCommand implements Callable<Integer> {
     String proxyHeap;
 
     @Option(names = "--targets", paramLabel = "NAMES",
-            description = "Targets, comma-separated: direct, passthrough, keyrouting, ... or name=path/to/proxy.yaml"
+            description = "Targets, comma-separated: direct, relay (haproxy relaying TCP, the floor), passthrough, keyrouting, ... or name=path/to/proxy.yaml"
                     + " (default: the demo's passthrough proxy against direct; with --rates: direct,passthrough).")
     String targets;
 
@@ -66,12 +67,21 @@ public final class BenchProxyCommand implements Callable<Integer> {
             description = "With --rates: CPU and throughput sampling interval (default: ${DEFAULT-VALUE}).")
     int intervalSeconds;
 
+    @Option(names = "--profile", description = "Record each proxy with Java Flight Recorder during the measured rounds and print its 20 hottest methods"
+            + " (needs a JDK's jcmd; the recordings stay under bench-results/profile-*).")
+    boolean profile;
+
     @Override
     public Integer call() throws Exception {
         // Built here, not in a method of its own: picocli reads this class's method signatures where lib-extra/ is absent.
         var options = new ProxyBench.Options(Main.class.getName(), LoadSettings.of(load, latencySeconds), targets, proxyHeap, out, batching, seconds,
-                warmupSeconds, intervalSeconds);
+                warmupSeconds, intervalSeconds, profile);
         if (rates != null) {
+            for (String oneRunOnly : ONE_RUN_ONLY) {
+                if (spec.commandLine().getParseResult().hasMatchedOption(oneRunOnly)) {
+                    throw new UsageException(oneRunOnly + " belongs to the one-run comparison: leave out --rates");
+                }
+            }
             return new ProxyBench(options).sweep(parseRates(rates));
         }
         for (String sweepOnly : SWEEP_ONLY) {

@@ -109,6 +109,17 @@ class CommandLineTest {
     }
 
     @Test
+    void benchProxyRefusesTheOneRunOptionsWithRatesNamingThem() {
+        Run profile = run(List.of("bench", "proxy"), "--rates", "5", "--profile");
+        assertThat(profile.exit).as(profile.out + profile.err).isEqualTo(2);
+        assertThat(profile.err).contains("--profile belongs to the one-run comparison");
+
+        Run relay = run(List.of("bench", "proxy"), "--rates", "5", "--targets", "direct,relay");
+        assertThat(relay.exit).as(relay.out + relay.err).isEqualTo(2);
+        assertThat(relay.err).contains("target relay is for the one-run comparison only");
+    }
+
+    @Test
     void aGroupWithoutItsCommandAndAMissingRequiredOptionAreUsageErrors() {
         Run bench = run(List.of("bench"));
         assertThat(bench.exit).isEqualTo(2);

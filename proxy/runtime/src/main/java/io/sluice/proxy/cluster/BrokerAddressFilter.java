@@ -18,6 +18,7 @@ import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.ApiMessage;
 
 import io.sluice.config.HostPort;
+import io.sluice.proxy.codec.LeaderHints;
 import io.sluice.proxy.filter.FilterContext;
 import io.sluice.proxy.filter.ResponseFilter;
 import io.sluice.proxy.filter.ResponseFilterResult;
@@ -45,10 +46,8 @@ public final class BrokerAddressFilter implements ResponseFilter {
     @Override
     public boolean shouldHandleResponse(ApiKeys apiKey, short apiVersion) {
         return switch (apiKey) {
-            case METADATA, DESCRIBE_CLUSTER, FIND_COORDINATOR, SHARE_FETCH, SHARE_ACKNOWLEDGE -> true;
-            case PRODUCE -> apiVersion >= 10;
-            case FETCH -> apiVersion >= 16;
-            default -> false;
+            case METADATA, DESCRIBE_CLUSTER, FIND_COORDINATOR -> true;
+            default -> LeaderHints.mayCarry(apiKey, apiVersion);
         };
     }
 

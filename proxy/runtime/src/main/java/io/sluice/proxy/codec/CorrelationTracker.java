@@ -14,9 +14,14 @@ import io.sluice.proxy.filter.ResponseSizeHook;
  */
 public final class CorrelationTracker {
 
-    /** What the response decoder needs to know about the request a response answers. */
+    /**
+     * What the response decoder needs to know about the request a response answers.
+     *
+     * @param onlyForLeaderHints the response is decoded only to rewrite leader hints ({@link LeaderHints}): one without
+     *                           them is forwarded as received
+     */
     public record Pending(int upstreamId, int clientCorrelationId, ApiKeys apiKey, short apiVersion, boolean decodeResponse, OutOfBand outOfBand,
-                          List<AttachedHook> responseHooks, List<ResponseSizeHook> sizeHooks) {
+                          List<AttachedHook> responseHooks, List<ResponseSizeHook> sizeHooks, boolean onlyForLeaderHints) {
     }
 
     private final ArrayDeque<Pending> pending = new ArrayDeque<>();
@@ -27,6 +32,14 @@ public final class CorrelationTracker {
      * and size hooks filters attached to it (a request without a response drops them: they never run).
      */
     public int register(RequestFrame request, boolean decodeResponse, OutOfBand outOfBand) {
+        return register(request, decodeResponse, false, outOfBand);
+    }
+
+    /**
+     * As {@link #register(RequestFrame, boolean, OutOfBand)}, saying too whether the response is decoded only for its
+     * leader hints; hooks on the request or an out-of-band sender want it decoded whatever it carries.
+     */
+    public int register(RequestFrame request, boolean decodeResponse, boolean onlyForLeaderHints, OutOfBand outOfBand) {
         int id = nextId++;
         if (nextId < 0) {
             nextId = 0;
@@ -35,7 +48,7 @@ public final class CorrelationTracker {
             List<AttachedHook> hooks = request instanceof DecodedRequest decoded ? decoded.responseHooks() : List.of();
             List<ResponseSizeHook> sizeHooks = request instanceof DecodedRequest decoded ? decoded.sizeHooks() : List.of();
             pending.addLast(new Pending(id, request.correlationId(), request.apiKey(), request.apiVersion(), decodeResponse || !hooks.isEmpty(),
-                    outOfBand, hooks, sizeHooks));
+                    outOfBand, hooks, sizeHooks, onlyForLeaderHints && hooks.isEmpty() && outOfBand == null));
         }
         return id;
     }

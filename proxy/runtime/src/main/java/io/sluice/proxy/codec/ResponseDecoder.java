@@ -69,6 +69,11 @@ public final class ResponseDecoder extends ChannelInboundHandlerAdapter {
         ResponseHeaderData header = new ResponseHeaderData(reader, request.apiKey().responseHeaderVersion(request.apiVersion()));
         ApiMessage body = request.apiKey().messageType.newResponse();
         body.read(reader, request.apiVersion());
+        if (request.onlyForLeaderHints() && !LeaderHints.present(body)) {
+            // Nothing to rewrite: the received bytes go on, and the message read to find that out is dropped unencoded.
+            frame.setInt(start + OpaqueResponse.CORRELATION_ID_OFFSET, request.clientCorrelationId());
+            return new OpaqueResponse(request.clientCorrelationId(), frame);
+        }
         header.setCorrelationId(request.clientCorrelationId());
         return new DecodedResponse(request.apiKey(), request.apiVersion(), header, body, request.outOfBand(), backing, request.responseHooks());
     }

@@ -4,7 +4,9 @@ import java.util.List;
 
 import org.apache.kafka.common.protocol.ApiKeys;
 
+import io.sluice.proxy.cluster.BrokerAddressFilter;
 import io.sluice.proxy.codec.DecodePolicy;
+import io.sluice.proxy.codec.LeaderHints;
 
 /**
  * Decode a message when any filter on the connection handles it (a response also when a filter attached a hook to its
@@ -20,6 +22,7 @@ final class FilterChainDecodePolicy implements DecodePolicy {
     private final List<NamedFilter> filters;
     private final byte[][] requests = new byte[maxApiKey() + 1][];
     private final byte[][] responses = new byte[maxApiKey() + 1][];
+    private final byte[][] leaderHintsOnly = new byte[maxApiKey() + 1][];
 
     FilterChainDecodePolicy(List<NamedFilter> filters) {
         this.filters = filters;
@@ -43,6 +46,19 @@ final class FilterChainDecodePolicy implements DecodePolicy {
             boolean any = filters.stream().anyMatch(f -> f.responses() != null && f.responses().shouldHandleResponse(apiKey, apiVersion)
                     && f.responses().requiresDecodedResponse(apiKey, apiVersion));
             byVersion[apiVersion] = any ? YES : NO;
+        }
+        return byVersion[apiVersion] == YES;
+    }
+
+    @Override
+    public boolean decodeResponseOnlyForLeaderHints(ApiKeys apiKey, short apiVersion) {
+        byte[] byVersion = versions(leaderHintsOnly, apiKey);
+        if (byVersion[apiVersion] == UNKNOWN) {
+            // Any other filter that handles the response, even one that only observes it decoded, gets it decoded as before.
+            boolean only = LeaderHints.mayCarry(apiKey, apiVersion)
+                    && filters.stream().noneMatch(f -> f.responses() != null && !(f.filter() instanceof BrokerAddressFilter)
+                            && f.responses().shouldHandleResponse(apiKey, apiVersion));
+            byVersion[apiVersion] = only ? YES : NO;
         }
         return byVersion[apiVersion] == YES;
     }

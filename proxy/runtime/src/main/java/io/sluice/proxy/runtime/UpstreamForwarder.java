@@ -133,7 +133,8 @@ final class UpstreamForwarder extends ChannelInboundHandlerAdapter {
         OutOfBand outOfBand = request instanceof DecodedRequest decoded ? decoded.outOfBand() : null;
         ApiKeys apiKey = request.apiKey();
         boolean decodeResponse = connection.decodePolicy().decodeResponse(apiKey, request.apiVersion());
-        int upstreamId = connection.tracker().register(request, decodeResponse, outOfBand);
+        boolean onlyForLeaderHints = decodeResponse && connection.decodePolicy().decodeResponseOnlyForLeaderHints(apiKey, request.apiVersion());
+        int upstreamId = connection.tracker().register(request, decodeResponse, onlyForLeaderHints, outOfBand);
         if (request instanceof OpaqueRequest opaque) {
             backend.write(opaque.takeFrame(upstreamId), backend.voidPromise());
         } else {
