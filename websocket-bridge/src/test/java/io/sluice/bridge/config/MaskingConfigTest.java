@@ -16,12 +16,12 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  * The bridge's {@code masking} is the proxy's FieldMasking section: the block of config/examples/masking.yaml, moved to
  * the top level of a bridge configuration, binds to the same rules; its problems are named under {@code masking}.
  */
-class MaskingConfigTest {
+public class MaskingConfigTest {
 
     private static final Map<String, String> ENV = Map.of("MASK_KEY_FILE", "/etc/sluice/mask.key");
 
     /** The example's {@code masking:} block, indented as a top-level section. */
-    static String exampleBlock() throws Exception {
+    public static String exampleBlock() throws Exception {
         String text = Files.readString(Path.of("../config/examples/masking.yaml"));
         String[] lines = text.split("\n");
         StringBuilder block = new StringBuilder();

@@ -147,6 +147,60 @@ class FieldMaskingBridgeTest {
         }
     }
 
+    /**
+     * The proxy's worked example in the bridge: Avro records in the Confluent wire format, decoded through the registry,
+     * with config/examples/masking.yaml's masks. The support token reads what FieldMasking gives it through the proxy
+     * (FieldMaskingEndToEndTest): the card's last four digits, the e-mail hashed, no CVV.
+     */
+    @Test
+    void avroRecordsThroughTheRegistryAreMaskedAsTheProxyMasksThem(@TempDir Path dir) throws Exception {
+        String topic = kafka.createTopic(1);
+        Path key = Files.writeString(dir.resolve("mask.key"), "bridge-secret-bridge-secret-bridge-secret\n");
+        String schemaText = """
+                {"type": "record", "name": "Order", "namespace": "acme", "fields": [
+                  {"name": "id", "type": "long"},
+                  {"name": "card", "type": {"type": "record", "name": "Card", "fields": [
+                    {"name": "number", "type": "string"}, {"name": "cvv", "type": "string", "default": ""}]}},
+                  {"name": "customer", "type": {"type": "record", "name": "Customer", "fields": [{"name": "email", "type": "string"}]}}]}""";
+        org.apache.avro.Schema schema = new org.apache.avro.Schema.Parser().parse(schemaText);
+        try (io.sluice.format.registry.RegistryStandIn registry = io.sluice.format.registry.RegistryStandIn.start()) {
+            int id = registry.register(topic + "-value", schemaText);
+            String masking = io.sluice.bridge.config.MaskingConfigTest.exampleBlock().replace("topics: orders", "topics: " + topic);
+            String sections = "topics: " + topic + "\nschemaRegistry: {url: \"" + registry.url() + "\"}\nformats:\n  - topics: " + topic
+                    + "\n    value: {type: avro, registry: true}\n" + masking.replace("${MASK_KEY_FILE}", "\"" + key + "\"");
+            org.apache.avro.generic.GenericRecord order = new org.apache.avro.generic.GenericData.Record(schema);
+            org.apache.avro.generic.GenericRecord card = new org.apache.avro.generic.GenericData.Record(schema.getField("card").schema());
+            card.put("number", "4111111111111111");
+            card.put("cvv", "123");
+            org.apache.avro.generic.GenericRecord customer = new org.apache.avro.generic.GenericData.Record(schema.getField("customer").schema());
+            customer.put("email", "ada@example.com");
+            order.put("id", 7L);
+            order.put("card", card);
+            order.put("customer", customer);
+            byte[] body = io.sluice.format.AvroBinary.write(schema, order);
+            byte[] value = java.nio.ByteBuffer.allocate(5 + body.length).put((byte) 0).putInt(id).put(body).array();
+            try (BridgeFixture bridge = bridge("node-mask-avro", sections);
+                 WsClient support = WsClient.connected(bridge.port(), token("support-1", topic, List.of()));
+                 WsClient payments = WsClient.connected(bridge.port(), token("clerk-9", topic, List.of(topic + ":/card/number")));
+                 WsClient service = WsClient.connected(bridge.port(), token("payments-eu", topic, List.of()))) {
+                support.subscribe("/" + topic + "/*");
+                payments.subscribe("/" + topic + "/*");
+                service.subscribe("/" + topic + "/*");
+                kafka.send(new org.apache.kafka.clients.producer.ProducerRecord<>(topic, "o7".getBytes(), value));
+
+                JsonNode supportSees = support.expect("message").get("payload");
+                assertThat(supportSees.at("/card/number").asText()).isEqualTo("************1111");
+                assertThat(supportSees.at("/card").has("cvv")).as("removed: the bridge delivers JSON, so it is left out").isFalse();
+                assertThat(supportSees.at("/customer/email").asText()).hasSize(43).doesNotContain("ada");
+                JsonNode paymentsSee = payments.expect("message").get("payload");
+                assertThat(paymentsSee.at("/card/number").asText()).isEqualTo("4111111111111111");
+                assertThat(paymentsSee.at("/customer/email").asText()).isEqualTo(supportSees.at("/customer/email").asText());
+                assertThat(service.expect("message").get("payload").toString()).as("the rule's unmaskPrincipals")
+                        .isEqualTo("{\"id\":7,\"card\":{\"number\":\"4111111111111111\",\"cvv\":\"123\"},\"customer\":{\"email\":\"ada@example.com\"}}");
+            }
+        }
+    }
+
     private static JsonNode json(String text) {
         try {
             return JSON.readTree(text);
