@@ -14,7 +14,12 @@ import io.sluice.proxy.testing.ProxyFixture;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** A bridge whose Kafka is a Sluice proxy: reading, recovering from the log and publishing all pass through it. */
+/**
+ * A bridge whose Kafka is a Sluice proxy: reading, recovering from the log and publishing all pass through it. It lives
+ * in the app's tests, beside the distribution's, and not in the bridge's: a test there that needs the proxy's test-jar
+ * made the whole bridge module wait for the proxy runtime's tests (three minutes of the suite's critical path). The
+ * package is the bridge's, for its package-private test client.
+ */
 @ExtendWith(KafkaClusterExtension.class)
 class ThroughProxyTest {
 
