@@ -21,7 +21,11 @@ final class SessionIndex {
 
     private final Map<SessionKey, Entry> entries = new HashMap<>();
     private final Map<String, Integer> perSubject = new HashMap<>();
-    // New sessions a CONNECT on this node is creating, not read back yet: counted like sessions.
+    // New sessions a CONNECT on this node is creating, not read back yet: counted like sessions. Per key as well as per
+    // subject, so that reading a session's first record back ends its reservation in the same step that counts the
+    // session: the connection's own release comes later, on its event loop, and until then a CONNECT of the subject on
+    // another event loop saw the session counted twice (MqttHostileTest's flood was refused one session early).
+    private final Map<SessionKey, Integer> reservedKeys = new HashMap<>();
     private final Map<String, Integer> reserved = new HashMap<>();
     private int reservedTotal;
 
@@ -34,6 +38,10 @@ final class SessionIndex {
         Entry before = entry == null ? entries.remove(key) : entries.put(key, entry);
         if (before == null && entry != null) {
             perSubject.merge(key.subject(), 1, Integer::sum);
+            Integer pending = reservedKeys.remove(key);
+            if (pending != null) {
+                unreserve(key.subject(), pending);
+            }
         }
         else if (before != null && entry == null) {
             perSubject.computeIfPresent(key.subject(), (s, n) -> n == 1 ? null : n - 1);
@@ -42,8 +50,8 @@ final class SessionIndex {
 
     /**
      * Takes a place for a new session of the key's subject, or returns why not: the subject holds
-     * {@code maxPerSubject} sessions, or the cluster {@code maxSessions}. Released by {@link #release} once its first
-     * record is read back (or was never written).
+     * {@code maxPerSubject} sessions, or the cluster {@code maxSessions}. It ends when the session's first record is
+     * read back ({@link #apply}), or by {@link #release} if that record was never written.
      */
     synchronized String reserve(SessionKey key, int maxPerSubject, int maxSessions) {
         if (perSubject.getOrDefault(key.subject(), 0) + reserved.getOrDefault(key.subject(), 0) >= maxPerSubject) {
@@ -52,23 +60,30 @@ final class SessionIndex {
         if (entries.size() + reservedTotal >= maxSessions) {
             return "the cluster holds mqtt.sessions.maxSessions (" + maxSessions + ") persistent sessions";
         }
+        reservedKeys.merge(key, 1, Integer::sum);
         reserved.merge(key.subject(), 1, Integer::sum);
         reservedTotal++;
         return null;
     }
 
+    /** Gives back a place {@link #reserve} took; nothing if the session's first record was read back meanwhile. */
     synchronized void release(SessionKey key) {
-        Integer n = reserved.get(key.subject());
+        Integer n = reservedKeys.get(key);
         if (n == null) {
             return;
         }
         if (n == 1) {
-            reserved.remove(key.subject());
+            reservedKeys.remove(key);
         }
         else {
-            reserved.put(key.subject(), n - 1);
+            reservedKeys.put(key, n - 1);
         }
-        reservedTotal--;
+        unreserve(key.subject(), 1);
+    }
+
+    private void unreserve(String subject, int places) {
+        reserved.computeIfPresent(subject, (s, n) -> n <= places ? null : n - places);
+        reservedTotal -= places;
     }
 
     synchronized int size() {
