@@ -250,11 +250,6 @@ final class MqttWire implements Wire {
             unacked.put(packetId, delivery);
         }
         // DUP: a resumed session's delivery that may have reached the client before (MQTT 3.1.1 4.4, 5.0 4.4).
-        if (!v5) {
-            // The encoder passes a ByteBuf on as it is.
-            channel.write(PublishPacket.encode(channel.alloc(), topic, dup, qos, retain, packetId, bytes), channel.voidPromise());
-            return;
-        }
         MqttPublishMessage publish = new MqttPublishMessage(new MqttFixedHeader(MqttMessageType.PUBLISH, dup, qos, retain, 0),
                 new MqttPublishVariableHeader(topic, packetId, properties), bytes);
         channel.write(publish, channel.voidPromise());
