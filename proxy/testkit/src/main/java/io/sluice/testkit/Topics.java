@@ -33,15 +33,16 @@ import org.apache.kafka.common.errors.UnsupportedVersionException;
  * once the topics are usable: described with every partition's leader known, every partition's leader answering a
  * ListOffsets for it (that broker serves it), and every broker of the cluster knowing every partition. A broker is
  * asked directly with a DescribeProducers addressed to it (the one request a client can address to a broker of its
- * choice that names partitions): UNKNOWN_TOPIC_OR_PARTITION means its metadata lacks the partition yet; an answer, or
- * NOT_LEADER_OR_FOLLOWER from a broker that holds no replica, means it has it. A client whose next request goes to
+ * choice that names partitions): a failure means its metadata lacks the partition yet (UNKNOWN_TOPIC_OR_PARTITION,
+ * or, as kafka-clients 4.2 reports a partition the broker does not know, a timeout "waiting for a node assignment");
+ * an answer, or NOT_LEADER_OR_FOLLOWER from a broker that holds no replica, means it has it. A client whose next request goes to
  * any broker (a consumer's coordinator lookup, a metadata refresh through the proxy) then finds the topic there too.
  */
 public final class Topics {
 
     /** Generous for a busy machine: the wait normally ends within milliseconds. */
     private static final Duration WAIT = Duration.ofSeconds(30);
-    /** How long one broker is asked (the admin client retries UNKNOWN_TOPIC_OR_PARTITION within it) before the next round. */
+    /** How long one broker is asked (the admin client retries within it) before the next round. */
     private static final int PROBE_MS = 1000;
 
     private Topics() {
